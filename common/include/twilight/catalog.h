@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The deprecation catalog: one record per deprecated kernel feature, compiled
+ * from schema/catalog.json by schema/gen/catalog_gen.c (see schema/catalog.md
+ * for the fields). The table is constant data; every function here is pure
+ * and thread-safe.
+ */
+#ifndef TWILIGHT_CATALOG_H
+#define TWILIGHT_CATALOG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How a catalog message text is compared with a kernel message. */
+enum twl_match_kind {
+	TWL_MATCH_EXACT = 0, /* the whole text, trailing whitespace ignored */
+	TWL_MATCH_PREFIX =
+		1, /* a template with {name} fields, see catalog.md */
+};
+
+/* Most named fields one template may have (struct twl_match holds 8). */
+#define TWL_CATALOG_MAX_FIELDS 8
+
+/*
+ * One known text of a feature's kernel message. For TWL_MATCH_PREFIX the
+ * generator has split the template: literals[0] {field_names[0]} literals[1]
+ * ... {field_names[n_fields - 1]} literals[n_fields]; literals[0] is never
+ * empty. For TWL_MATCH_EXACT n_fields is 0 and literals[0] is the text.
+ * trimmed_len is the length of text (for PREFIX: of the last literal)
+ * without trailing whitespace, which the matcher ignores.
+ */
+struct twl_catalog_message {
+	const char *text; /* as in the data file (template for PREFIX) */
+	enum twl_match_kind match;
+	int level; /* kmsg level the kernel prints it at (4 warn, 6 info) */
+	const char *note; /* which kernels print this variant, or NULL */
+	size_t n_fields;
+	const char *const *literals; /* n_fields + 1 entries */
+	const size_t *literal_lens; /* their lengths (last one trimmed) */
+	const char *const *field_names; /* n_fields entries */
+};
+
+struct twl_feature {
+	const char *id, *subsystem, *title, *status;
+	bool warns;
+	const char *kernel_version, *commit; /* NULL when unknown / silent */
+	const char *replacement, *replacement_note;
+	/* NULL-terminated control-file names, e.g. "memory.soft_limit_in_bytes" */
+	const char *const *files;
+	/* NULL-terminated cgroup.event_control targets, e.g. "memory.oom_control" */
+	const char *const *event_files;
+	const char *warn_condition; /* NULL for silent features */
+	const struct twl_catalog_message *messages;
+	size_t n_messages;
+};
+
+/* twl_catalog_version - the data file's "version", which agents report. */
+unsigned twl_catalog_version(void);
+
+/* twl_catalog_count - number of features in the table. */
+size_t twl_catalog_count(void);
+
+/* twl_catalog_at - feature @i (data-file order), NULL when @i is out of range. */
+const struct twl_feature *twl_catalog_at(size_t i);
+
+/* twl_catalog_find - the feature with id @id, NULL if none (or @id NULL). */
+const struct twl_feature *twl_catalog_find(const char *id);
+
+/*
+ * twl_catalog_find_file - the feature whose "files" list holds control file
+ * @file (kernfs name, e.g. "memory.memsw.failcnt"), NULL if none. A file
+ * belongs to at most one feature (the generator checks this).
+ * cgroup.event_control itself is in no feature: look up its target with
+ * twl_catalog_find_event_file().
+ */
+const struct twl_feature *twl_catalog_find_file(const char *file);
+
+/*
+ * twl_catalog_find_event_file - the feature an eventfd registration via
+ * cgroup.event_control on @file counts as (e.g. "memory.oom_control" ->
+ * memcg_v1.oom_control), NULL if none.
+ */
+const struct twl_feature *twl_catalog_find_event_file(const char *file);
+
+/*
+ * twl_catalog_to_json - the catalog as served at GET /api/v1/catalog:
+ * {"version": n, "features": [...]} with every field of the data file (same
+ * member names; "note" only where the data file has one). Returns a new
+ * reference the caller must json_decref(), or NULL with errno ENOMEM.
+ */
+json_t *twl_catalog_to_json(void);
+
+/* twl_match_kind_name - "exact" or "prefix" (the data file's spelling). */
+const char *twl_match_kind_name(enum twl_match_kind kind);
+
+#endif /* TWILIGHT_CATALOG_H */

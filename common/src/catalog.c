@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lookups in the generated catalog table and its JSON form. The table
+ * itself (twl_catalog_version/count/at) is generated from
+ * schema/catalog.json into the build tree's generated/twilight_catalog.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <twilight/catalog.h>
+
+const struct twl_feature *twl_catalog_find(const char *id)
+{
+	const struct twl_feature *f;
+
+	if (!id)
+		return NULL;
+	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
+		if (!strcmp(f->id, id))
+			return f;
+	return NULL;
+}
+
+static bool list_has(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+const struct twl_feature *twl_catalog_find_file(const char *file)
+{
+	const struct twl_feature *f;
+
+	if (!file)
+		return NULL;
+	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
+		if (list_has(f->files, file))
+			return f;
+	return NULL;
+}
+
+const struct twl_feature *twl_catalog_find_event_file(const char *file)
+{
+	const struct twl_feature *f;
+
+	if (!file)
+		return NULL;
+	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
+		if (list_has(f->event_files, file))
+			return f;
+	return NULL;
+}
+
+const char *twl_match_kind_name(enum twl_match_kind kind)
+{
+	return kind == TWL_MATCH_PREFIX ? "prefix" : "exact";
+}
+
+/* A JSON string, or null for NULL. */
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *list_to_json(const char *const *list)
+{
+	json_t *a = json_array();
+
+	for (; a && *list; list++) {
+		if (json_array_append_new(a, json_string(*list))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *message_to_json(const struct twl_catalog_message *m)
+{
+	json_t *o = json_pack("{s:s, s:s, s:i}", "text", m->text, "match",
+			      twl_match_kind_name(m->match), "level", m->level);
+
+	if (o && m->note &&
+	    json_object_set_new(o, "note", json_string(m->note))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *feature_to_json(const struct twl_feature *f)
+{
+	json_t *msgs = json_array();
+	json_t *o;
+
+	for (size_t i = 0; msgs && i < f->n_messages; i++) {
+		if (json_array_append_new(msgs,
+					  message_to_json(&f->messages[i]))) {
+			json_decref(msgs);
+			return NULL;
+		}
+	}
+	/* "o" steals references; json_pack fails (and frees them) on any NULL. */
+	o = json_pack(
+		"{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:o}",
+		"id", f->id, "subsystem", f->subsystem, "title", f->title,
+		"status", f->status, "warns", f->warns, "kernel_version",
+		str_or_null(f->kernel_version), "commit",
+		str_or_null(f->commit), "warn_condition",
+		str_or_null(f->warn_condition), "replacement", f->replacement,
+		"replacement_note", f->replacement_note, "files",
+		list_to_json(f->files), "event_files",
+		list_to_json(f->event_files), "messages", msgs);
+	return o;
+}
+
+json_t *twl_catalog_to_json(void)
+{
+	const struct twl_feature *f;
+	json_t *feats = json_array();
+	json_t *doc;
+
+	for (size_t i = 0; feats && (f = twl_catalog_at(i)); i++) {
+		if (json_array_append_new(feats, feature_to_json(f))) {
+			json_decref(feats);
+			feats = NULL;
+		}
+	}
+	doc = json_pack("{s:I, s:o}", "version",
+			(json_int_t)twl_catalog_version(), "features", feats);
+	if (!doc)
+		errno = ENOMEM;
+	return doc;
+}
