@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small utilities shared by agent and server: logging, capped buffers,
+ * strict UTF-8 checking, random hex ids, SHA-256, atomic file writes.
+ *
+ * Conventions: functions that can fail return 0 or a negative errno and log
+ * nothing; the caller logs once, with context.
+ */
+#ifndef TWILIGHT_UTIL_H
+#define TWILIGHT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <syslog.h>
+
+/*
+ * twl_log_init - set the program name printed before each log line and the
+ * least important priority still printed (LOG_ERR .. LOG_DEBUG). Before the
+ * first call the name is "twilight" and the limit LOG_INFO. @prog is copied
+ * (at most 31 bytes kept).
+ */
+void twl_log_init(const char *prog, int max_prio);
+
+/*
+ * twl_log - print one line "prog: level: message" to stderr when @prio is at
+ * most the limit set by twl_log_init(). A trailing newline in @fmt is not
+ * needed (one is added). Lines are capped at 1024 bytes.
+ */
+void twl_log(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * twl_utf8_valid - true when @s[0..@len) is valid UTF-8 text: shortest-form
+ * sequences only (no overlongs), no UTF-16 surrogates (U+D800..U+DFFF), no
+ * code point above U+10FFFF, no truncated sequence, and no NUL byte.
+ */
+bool twl_utf8_valid(const char *s, size_t len);
+
+/*
+ * Capped growable byte buffer. data is NULL until the first append and is
+ * always NUL-terminated afterwards (the NUL is not counted in len, and is
+ * not counted against max). Never grows past max bytes of content.
+ */
+struct twl_buf {
+	char *data;
+	size_t len, cap, max;
+};
+
+/* twl_buf_init - make @b an empty buffer that holds at most @max bytes. */
+void twl_buf_init(struct twl_buf *b, size_t max);
+
+/*
+ * twl_buf_append - append @n bytes from @p. Returns 0, -E2BIG when the
+ * content would exceed max, or -ENOMEM. On error the buffer is unchanged
+ * (nothing partial is appended).
+ */
+int twl_buf_append(struct twl_buf *b, const void *p, size_t n);
+
+/*
+ * twl_buf_printf - append printf-formatted text. Same return values and
+ * all-or-nothing behaviour as twl_buf_append(); -EINVAL on a format error.
+ */
+int twl_buf_printf(struct twl_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* twl_buf_reset - empty @b but keep its memory for reuse. */
+void twl_buf_reset(struct twl_buf *b);
+
+/* twl_buf_fini - free the memory of @b (NULL-safe) and leave it empty. */
+void twl_buf_fini(struct twl_buf *b);
+
+/*
+ * twl_random_hex - fill @out with 2 * @nbytes lowercase hex digits of
+ * kernel randomness (getrandom) and a NUL; @out must hold 2 * @nbytes + 1
+ * bytes. Returns 0 or a negative errno (-EINVAL for @nbytes 0 or > 256).
+ */
+int twl_random_hex(char *out, size_t nbytes);
+
+/* twl_hex_encode - write @n bytes of @p as lowercase hex plus NUL into @out (2n+1 bytes). */
+void twl_hex_encode(const void *p, size_t n, char *out);
+
+/* twl_sha256_hex - SHA-256 of @p[0..@n) as 64 lowercase hex digits and a NUL. */
+void twl_sha256_hex(const void *p, size_t n, char out[65]);
+
+/*
+ * twl_write_file_atomic - replace @path with @n bytes from @p so that a
+ * crash leaves either the old or the new content: writes "@path.tmp.XXXXXX"
+ * in the same directory with @mode, fsyncs it, renames it over @path and
+ * fsyncs the directory. Returns 0 or a negative errno; the temporary file
+ * is removed on failure.
+ */
+int twl_write_file_atomic(const char *path, const void *p, size_t n,
+			  mode_t mode);
+
+/*
+ * twl_read_file - read all of @path into a new NUL-terminated buffer
+ * (*@out, free() it) and its length (*@len, may be NULL). Returns 0,
+ * -EFBIG when the file holds more than @max bytes, or another negative
+ * errno. *@out is NULL on error.
+ */
+int twl_read_file(const char *path, size_t max, char **out, size_t *len);
+
+#endif /* TWILIGHT_UTIL_H */

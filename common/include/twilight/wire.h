@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The twilight report wire format (schema/wire-format.md is its
+ * documentation) and its one validator, used by agent tests and the server.
+ */
+#ifndef TWILIGHT_WIRE_H
+#define TWILIGHT_WIRE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* The version this code writes; receivers accept it and the one before. */
+#define TWL_WIRE_VERSION 1
+/* Oldest accepted version: TWL_WIRE_VERSION - 1, but never below 1. */
+#define TWL_WIRE_MIN_VERSION (TWL_WIRE_VERSION > 1 ? TWL_WIRE_VERSION - 1 : 1)
+
+/* Limits. A batch over any of them is invalid: the agent splits batches. */
+#define TWL_WIRE_MAX_DOC_BYTES (16u << 20) /* encoded document, uncompressed */
+#define TWL_WIRE_MAX_DEPTH 16 /* nesting of [ and {, root object = 1 */
+#define TWL_WIRE_MAX_STR 1024 /* bytes, any string unless said below */
+#define TWL_WIRE_MAX_ID 64 /* host_id, boot_id, batch_id: [0-9a-f-] */
+#define TWL_WIRE_MAX_NAME 255 /* hostname */
+#define TWL_WIRE_MAX_SHORT 64 /* kernel, agent_version, file, probe name */
+#define TWL_WIRE_MAX_COMM 16 /* usage[].comm */
+#define TWL_WIRE_MAX_FEATURE 64 /* catalog ids */
+#define TWL_WIRE_MAX_WARNINGS 256
+#define TWL_WIRE_MAX_UNKNOWN 32
+#define TWL_WIRE_MAX_USAGE 4096
+#define TWL_WIRE_MAX_FIELDS 8 /* warnings[].fields members */
+#define TWL_WIRE_MAX_FIELD_NAME 15 /* fits struct twl_match name[16] */
+#define TWL_WIRE_MAX_FIELD_VALUE 127 /* fits struct twl_match value[128] */
+#define TWL_WIRE_MAX_HIERARCHIES 64
+#define TWL_WIRE_MAX_CONTROLLERS 32
+#define TWL_WIRE_MAX_KNOBS 4096
+#define TWL_WIRE_MAX_PROBES 64
+#define TWL_WIRE_MAX_INT 9007199254740991LL /* 2^53 - 1: exact in JS */
+
+/* Error codes (struct twl_verr.code); the server sends them as "error". */
+#define TWL_VERR_INVALID_JSON "invalid_json"
+#define TWL_VERR_WRONG_TYPE "wrong_type"
+#define TWL_VERR_MISSING_FIELD "missing_field"
+#define TWL_VERR_UNKNOWN_FIELD "unknown_field"
+#define TWL_VERR_UNKNOWN_FEATURE "unknown_feature"
+#define TWL_VERR_TOO_LONG "too_long"
+#define TWL_VERR_INVALID_UTF8 "invalid_utf8"
+#define TWL_VERR_TOO_MANY "too_many"
+#define TWL_VERR_OUT_OF_RANGE "out_of_range"
+#define TWL_VERR_BAD_VALUE "bad_value"
+#define TWL_VERR_TOO_DEEP "too_deep"
+#define TWL_VERR_UNSUPPORTED_VERSION "unsupported_version"
+
+/*
+ * Why a document was rejected: @code is one of TWL_VERR_*, @field the JSON
+ * path of the offending member ("usage[3].comm", "" for the whole
+ * document), @reason a sentence a person can act on. Always NUL-terminated;
+ * overlong paths are cut with "...".
+ */
+struct twl_verr {
+	char code[32];
+	char field[128];
+	char reason[192];
+};
+
+/*
+ * twl_report_validate - check that @doc is a valid report of a version this
+ * code accepts (see schema/wire-format.md): types, required and unknown
+ * members, string lengths and UTF-8, array caps, integer ranges, enums,
+ * cross-member rules and feature ids against the compiled catalog.
+ * Returns 0; -EINVAL with @err filled; or -EPROTONOSUPPORT with code
+ * "unsupported_version" for a version other than TWL_WIRE_MIN_VERSION ..
+ * TWL_WIRE_VERSION. @err may be NULL. Walks only the known schema, so
+ * depth is bounded whatever @doc holds. Does not modify @doc.
+ */
+int twl_report_validate(const json_t *doc, struct twl_verr *err);
+
+/*
+ * twl_report_parse - decode @len bytes at @buf (UTF-8 JSON, need not be
+ * NUL-terminated) and validate the result. Before jansson sees the text it
+ * checks the size cap (TWL_WIRE_MAX_DOC_BYTES), the nesting depth
+ * (TWL_WIRE_MAX_DEPTH) and the UTF-8 of every string, so those errors name
+ * the member they are in. Duplicate member names are rejected. Returns the
+ * document (caller json_decref()s it) or NULL with @err filled (@err may be
+ * NULL); errno is set to EINVAL or EPROTONOSUPPORT.
+ */
+json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err);
+
+/*
+ * twl_verr_to_json - the server's error body for @err:
+ * {"error": code, "field": path, "reason": sentence}. NULL on ENOMEM.
+ */
+json_t *twl_verr_to_json(const struct twl_verr *err);
+
+#endif /* TWILIGHT_WIRE_H */

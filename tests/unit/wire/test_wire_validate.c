@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Table-driven checks of twl_report_validate()/twl_report_parse(): each
+ * case changes one member of a valid base report and states the expected
+ * outcome. Boundaries are tested exactly at and one past each cap.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <twilight/util.h>
+#include <twilight/wire.h>
+
+#define BOOT "2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f"
+
+static const char base_text[] =
+	"{\"v\":1,\"batch_id\":\"0123456789abcdef\",\"seq\":5,\"sent_time\":1764732000,"
+	"\"host\":{\"host_id\":\"abcdef\",\"hostname\":\"h\",\"boot_id\":\"" BOOT
+	"\","
+	"\"kernel\":\"6.1.0\",\"cgroup_mode\":\"v1\",\"agent_version\":\"0.1.0\","
+	"\"catalog_version\":1},"
+	"\"warnings\":[{\"feature\":\"cgroup_v1.remount\",\"text\":\"option changes via remount "
+	"are deprecated (pid=1 comm=mount)\",\"kmsg_seq\":10,\"mono_us\":100,\"time\":1764732000,"
+	"\"level\":4,\"fields\":{\"pid\":\"1\",\"comm\":\"mount\"},\"origin\":\"kmsg\"}],"
+	"\"unknown\":[{\"text\":\"foo is deprecated\",\"kmsg_seq\":11,\"mono_us\":101,"
+	"\"time\":1764732000,\"count\":1,\"origin\":\"kmsg\"}],"
+	"\"usage\":[{\"boot_id\":\"" BOOT
+	"\",\"feature\":\"memcg_v1.soft_limit\","
+	"\"file\":\"memory.soft_limit_in_bytes\",\"op\":\"write\",\"cgroup\":\"/a\",\"comm\":\"bash\","
+	"\"uid\":0,\"writer_cgroup\":\"/\",\"container\":\"\",\"last_pid\":1,\"count\":3,"
+	"\"failed\":1,\"condition_met\":3,\"first_seen\":1764732000,\"last_seen\":1764732001}],"
+	"\"census\":{\"time\":1764732000,\"hierarchies\":[{\"kind\":\"v1\","
+	"\"mount\":\"/sys/fs/cgroup/memory\",\"controllers\":[\"memory\"]}],"
+	"\"knobs\":[{\"feature\":\"memcg_v1.swappiness\",\"file\":\"memory.swappiness\","
+	"\"cgroup\":\"/a\",\"value\":\"10\"}],\"cgroups_walked\":2,\"truncated\":false},"
+	"\"health\":{\"records_lost\":0,\"probes\":[{\"name\":\"cgroup_file_write\","
+	"\"state\":\"attached\",\"reason\":\"\"}],\"probe_missing\":[\"memcg_v1.oom_control\"],"
+	"\"last_error\":\"\",\"key_rejected\":false}}";
+
+static json_t *base(void)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(base_text, 0, &jerr);
+
+	if (!doc)
+		fail_msg("base report does not parse: %s", jerr.text);
+	return doc;
+}
+
+/*
+ * Walk "a.b[2].c" in @doc and set the last step to @value (stolen), or
+ * delete it when @value is NULL. An index equal to the array size appends.
+ */
+static void set_at(json_t *doc, const char *path, json_t *value)
+{
+	char key[128];
+	json_t *cur = doc;
+	const char *p = path;
+
+	for (;;) {
+		bool is_index = *p == '[';
+		size_t idx = 0, n = 0;
+		json_t *next;
+
+		if (is_index) {
+			idx = strtoul(p + 1, (char **)&p, 10);
+			assert_true(*p == ']');
+			p++;
+		} else {
+			while (*p && *p != '.' && *p != '[' &&
+			       n + 1 < sizeof(key))
+				key[n++] = *p++;
+			key[n] = '\0';
+		}
+		if (*p == '.')
+			p++;
+		if (!*p) {
+			if (is_index && value && idx == json_array_size(cur))
+				assert_int_equal(
+					json_array_append_new(cur, value), 0);
+			else if (is_index && value)
+				assert_int_equal(
+					json_array_set_new(cur, idx, value), 0);
+			else if (is_index)
+				assert_int_equal(json_array_remove(cur, idx),
+						 0);
+			else if (value)
+				assert_int_equal(json_object_set_new(cur, key,
+								     value),
+						 0);
+			else
+				assert_int_equal(json_object_del(cur, key), 0);
+			return;
+		}
+		next = is_index ? json_array_get(cur, idx) :
+				  json_object_get(cur, key);
+		if (!next)
+			fail_msg("test bug: %s has no step before '%s'", path,
+				 p);
+		cur = next;
+	}
+}
+
+static json_t *get_at(json_t *doc, const char *path)
+{
+	char key[128];
+	json_t *cur = doc;
+	const char *p = path;
+
+	while (*p && cur) {
+		size_t n = 0;
+
+		if (*p == '[') {
+			size_t idx = strtoul(p + 1, (char **)&p, 10);
+
+			p++;
+			cur = json_array_get(cur, idx);
+		} else {
+			while (*p && *p != '.' && *p != '[' &&
+			       n + 1 < sizeof(key))
+				key[n++] = *p++;
+			key[n] = '\0';
+			cur = json_object_get(cur, key);
+		}
+		if (*p == '.')
+			p++;
+	}
+	if (!cur)
+		fail_msg("test bug: no %s in the base report", path);
+	return cur;
+}
+
+/* A string of exactly @len bytes made of copies of @unit. */
+static json_t *repeat(size_t len, const char *unit)
+{
+	size_t u = strlen(unit), i;
+	char *s = malloc(len + 1);
+	json_t *v;
+
+	assert_non_null(s);
+	assert_int_equal(len % u, 0);
+	for (i = 0; i < len; i += u)
+		memcpy(s + i, unit, u);
+	s[len] = '\0';
+	v = json_stringn(s, len);
+	free(s);
+	assert_non_null(v);
+	return v;
+}
+
+static void expect(json_t *doc, const char *code, const char *field,
+		   const char *what)
+{
+	struct twl_verr err;
+	int ret = twl_report_validate(doc, &err);
+
+	if (!code) {
+		if (ret)
+			fail_msg("%s: rejected with %s at '%s': %s", what,
+				 err.code, err.field, err.reason);
+		return;
+	}
+	if (!ret)
+		fail_msg("%s: accepted, expected %s at '%s'", what, code,
+			 field);
+	if (strcmp(err.code, code) || strcmp(err.field, field))
+		fail_msg("%s: got %s at '%s' (%s), expected %s at '%s'", what,
+			 err.code, err.field, err.reason, code, field);
+	assert_int_equal(ret, strcmp(code, TWL_VERR_UNSUPPORTED_VERSION) ?
+				      -EINVAL :
+				      -EPROTONOSUPPORT);
+	assert_true(err.reason[0] != '\0');
+}
+
+struct mcase {
+	const char *path; /* member to change */
+	const char *json; /* new value as JSON text; NULL: delete (or use rep) */
+	size_t rep; /* instead of json: a string of rep bytes of unit */
+	const char *unit;
+	const char *code; /* NULL: must be accepted */
+	const char *field;
+};
+
+#define OK(p, j)                          \
+	{                                 \
+		p, j, 0, NULL, NULL, NULL \
+	}
+#define BAD(p, j, c, f)             \
+	{                           \
+		p, j, 0, NULL, c, f \
+	}
+#define OK_LEN(p, n, u)                   \
+	{                                 \
+		p, NULL, n, u, NULL, NULL \
+	}
+#define BAD_LEN(p, n, u, c)         \
+	{                           \
+		p, NULL, n, u, c, p \
+	}
+#define DEL(p, c, f)                   \
+	{                              \
+		p, NULL, 0, NULL, c, f \
+	}
+
+static const struct mcase member_cases[] = {
+	/* the base itself, and optional members left out */
+	OK("seq", "5"),
+	DEL("warnings", NULL, NULL),
+	DEL("unknown", NULL, NULL),
+	DEL("usage", NULL, NULL),
+	DEL("census", NULL, NULL),
+	OK("census", "null"),
+	DEL("warnings[0].fields", NULL, NULL),
+	DEL("usage[0].container", NULL, NULL),
+	DEL("usage[0].last_pid", NULL, NULL),
+	DEL("usage[0].condition_met", NULL, NULL),
+	DEL("health.probes[0].reason", NULL, NULL),
+	OK("health", "{}"),
+	/* required members */
+	DEL("batch_id", "missing_field", "batch_id"),
+	DEL("seq", "missing_field", "seq"),
+	DEL("sent_time", "missing_field", "sent_time"),
+	DEL("host", "missing_field", "host"),
+	DEL("health", "missing_field", "health"),
+	DEL("host.cgroup_mode", "missing_field", "host.cgroup_mode"),
+	DEL("host.catalog_version", "missing_field", "host.catalog_version"),
+	DEL("warnings[0].feature", "missing_field", "warnings[0].feature"),
+	DEL("warnings[0].origin", "missing_field", "warnings[0].origin"),
+	DEL("unknown[0].count", "missing_field", "unknown[0].count"),
+	DEL("usage[0].boot_id", "missing_field", "usage[0].boot_id"),
+	DEL("usage[0].comm", "missing_field", "usage[0].comm"),
+	DEL("usage[0].failed", "missing_field", "usage[0].failed"),
+	DEL("census.truncated", "missing_field", "census.truncated"),
+	DEL("census.hierarchies[0].controllers", "missing_field",
+	    "census.hierarchies[0].controllers"),
+	DEL("health.probes[0].state", "missing_field",
+	    "health.probes[0].state"),
+	/* types */
+	BAD("seq", "\"5\"", "wrong_type", "seq"),
+	BAD("seq", "5.0", "wrong_type", "seq"),
+	BAD("host", "[]", "wrong_type", "host"),
+	BAD("host.hostname", "7", "wrong_type", "host.hostname"),
+	BAD("warnings", "{}", "wrong_type", "warnings"),
+	BAD("warnings[0]", "\"x\"", "wrong_type", "warnings[0]"),
+	BAD("warnings[0].fields", "[]", "wrong_type", "warnings[0].fields"),
+	BAD("warnings[0].fields.pid", "1", "wrong_type",
+	    "warnings[0].fields.pid"),
+	BAD("census.truncated", "0", "wrong_type", "census.truncated"),
+	BAD("health.key_rejected", "\"no\"", "wrong_type",
+	    "health.key_rejected"),
+	BAD("health.probe_missing[0]", "null", "wrong_type",
+	    "health.probe_missing[0]"),
+	BAD("health", "null", "wrong_type", "health"),
+	BAD("census.hierarchies[0].controllers[0]", "true", "wrong_type",
+	    "census.hierarchies[0].controllers[0]"),
+	/* unknown members, at every level */
+	BAD("extra", "1", "unknown_field", "extra"),
+	BAD("host.ip", "\"10.0.0.1\"", "unknown_field", "host.ip"),
+	BAD("usage[0].pid", "1", "unknown_field", "usage[0].pid"),
+	BAD("census.knobs[0].default", "\"0\"", "unknown_field",
+	    "census.knobs[0].default"),
+	BAD("health.probes[0].id", "1", "unknown_field", "health.probes[0].id"),
+	BAD("health.rss", "1", "unknown_field", "health.rss"),
+	/* feature ids */
+	OK("warnings[0].feature", "\"memcg_v1.kmem_tcp_limit\""),
+	OK("warnings[0].feature", "\"memcg_v1.oom_control\""),
+	BAD("warnings[0].feature", "\"memcg_v1.bogus\"", "unknown_feature",
+	    "warnings[0].feature"),
+	BAD("warnings[0].feature", "\"\"", "bad_value", "warnings[0].feature"),
+	BAD("usage[0].feature", "\"MEMCG_V1.SOFT_LIMIT\"", "unknown_feature",
+	    "usage[0].feature"),
+	BAD("census.knobs[0].feature", "\"x\"", "unknown_feature",
+	    "census.knobs[0].feature"),
+	BAD("health.probe_missing[0]", "\"y\"", "unknown_feature",
+	    "health.probe_missing[0]"),
+	/* string caps: exactly at the cap, one byte over */
+	OK_LEN("usage[0].comm", 16, "c"),
+	BAD_LEN("usage[0].comm", 17, "c", "too_long"),
+	OK_LEN("warnings[0].text", 1024, "t"),
+	BAD_LEN("warnings[0].text", 1025, "t", "too_long"),
+	OK_LEN("warnings[0].text", 1024,
+	       "\xc3\xa9"), /* caps count bytes: 512 x U+00E9 */
+	BAD_LEN("warnings[0].text", 1026, "\xc3\xa9", "too_long"),
+	OK_LEN("unknown[0].text", 1024, "u"),
+	BAD_LEN("unknown[0].text", 1025, "u", "too_long"),
+	OK_LEN("host.hostname", 255, "h"),
+	BAD_LEN("host.hostname", 256, "h", "too_long"),
+	OK_LEN("host.kernel", 64, "k"),
+	BAD_LEN("host.kernel", 65, "k", "too_long"),
+	OK_LEN("batch_id", 64, "a"),
+	BAD_LEN("batch_id", 65, "a", "too_long"),
+	OK_LEN("usage[0].cgroup", 1024, "/"),
+	BAD_LEN("usage[0].cgroup", 1025, "/", "too_long"),
+	OK_LEN("warnings[0].fields.comm", 127, "m"),
+	BAD_LEN("warnings[0].fields.comm", 128, "m", "too_long"),
+	OK_LEN("health.last_error", 1024, "e"),
+	BAD_LEN("health.last_error", 1025, "e", "too_long"),
+	OK("warnings[0].fields.abcdefghijklmno",
+	   "\"x\""), /* name of 15 bytes */
+	BAD("warnings[0].fields.abcdefghijklmnop", "\"x\"", "too_long",
+	    "warnings[0].fields.abcdefghijklmnop"),
+	/* empty strings and identifiers */
+	OK("usage[0].cgroup", "\"\""),
+	OK("usage[0].comm", "\"\""),
+	BAD("host.hostname", "\"\"", "bad_value", "host.hostname"),
+	BAD("warnings[0].text", "\"\"", "bad_value", "warnings[0].text"),
+	BAD("batch_id", "\"\"", "bad_value", "batch_id"),
+	BAD("batch_id", "\"abc_def\"", "bad_value", "batch_id"),
+	BAD("host.host_id", "\"ABCDEF\"", "bad_value", "host.host_id"),
+	BAD("usage[0].boot_id", "\"2f6d7a1e 8a4b\"", "bad_value",
+	    "usage[0].boot_id"),
+	/* enums */
+	OK("host.cgroup_mode", "\"v2\""),
+	OK("host.cgroup_mode", "\"hybrid\""),
+	BAD("host.cgroup_mode", "\"V1\"", "bad_value", "host.cgroup_mode"),
+	OK("usage[0].op", "\"read\""),
+	OK("usage[0].op", "\"register_event\""),
+	BAD("usage[0].op", "\"write \"", "bad_value", "usage[0].op"),
+	OK("warnings[0].origin", "\"unverified\""),
+	BAD("unknown[0].origin", "\"journal\"", "bad_value",
+	    "unknown[0].origin"),
+	BAD("census.hierarchies[0].kind", "\"hybrid\"", "bad_value",
+	    "census.hierarchies[0].kind"),
+	OK("health.probes[0].state", "\"unavailable\""),
+	BAD("health.probes[0].state", "\"\"", "bad_value",
+	    "health.probes[0].state"),
+	/* integer ranges */
+	BAD("seq", "0", "out_of_range", "seq"),
+	OK("seq", "9007199254740991"),
+	BAD("seq", "9007199254740992", "out_of_range", "seq"),
+	BAD("sent_time", "-1", "out_of_range", "sent_time"),
+	OK("warnings[0].level", "0"),
+	OK("warnings[0].level", "7"),
+	BAD("warnings[0].level", "-1", "out_of_range", "warnings[0].level"),
+	BAD("warnings[0].level", "8", "out_of_range", "warnings[0].level"),
+	OK("usage[0].uid", "4294967295"),
+	BAD("usage[0].uid", "4294967296", "out_of_range", "usage[0].uid"),
+	BAD("usage[0].uid", "-1", "out_of_range", "usage[0].uid"),
+	BAD("unknown[0].count", "0", "out_of_range", "unknown[0].count"),
+	/* unknown[] holds distinct texts */
+	OK("unknown[1]",
+	   "{\"text\":\"bar is deprecated\",\"kmsg_seq\":12,\"mono_us\":102,"
+	   "\"time\":1764732000,\"count\":2,\"origin\":\"kmsg\"}"),
+	BAD("unknown[1]",
+	    "{\"text\":\"foo is deprecated\",\"kmsg_seq\":12,\"mono_us\":102,"
+	    "\"time\":1764732000,\"count\":2,\"origin\":\"kmsg\"}",
+	    "bad_value", "unknown[1].text"),
+	BAD("host.catalog_version", "0", "out_of_range",
+	    "host.catalog_version"),
+	BAD("health.rss_kb", "-5", "out_of_range", "health.rss_kb"),
+	/* cross-member rules of usage counters */
+	OK("usage[0].failed", "3"),
+	BAD("usage[0].failed", "4", "out_of_range", "usage[0].failed"),
+	OK("usage[0].condition_met", "0"),
+	BAD("usage[0].condition_met", "4", "out_of_range",
+	    "usage[0].condition_met"),
+	OK("usage[0].last_seen", "1764732000"),
+	BAD("usage[0].last_seen", "1764731999", "out_of_range",
+	    "usage[0].first_seen"),
+	/* versions: N accepted, newer refused as unsupported_version */
+	OK("v", "1"),
+	BAD("v", "2", "unsupported_version", "v"),
+	BAD("v", "1000", "unsupported_version", "v"),
+	BAD("v", "0", "out_of_range", "v"),
+	BAD("v", "\"1\"", "wrong_type", "v"),
+	DEL("v", "missing_field", "v"),
+};
+
+static void test_member_cases(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(member_cases) / sizeof(member_cases[0]); i++) {
+		const struct mcase *c = &member_cases[i];
+		json_t *doc = base(), *v = NULL;
+		char what[256];
+
+		if (c->json) {
+			v = json_loads(c->json, JSON_DECODE_ANY, NULL);
+			if (!v)
+				fail_msg("test bug: bad JSON %s", c->json);
+		} else if (c->rep) {
+			v = repeat(c->rep, c->unit);
+		}
+		set_at(doc, c->path, v);
+		snprintf(what, sizeof(what), "case %zu: %s = %s", i, c->path,
+			 c->json ? c->json :
+			 c->rep	 ? "(repeated string)" :
+				   "(deleted)");
+		expect(doc, c->code, c->field, what);
+		json_decref(doc);
+	}
+}
+
+/* N-1: when the version is bumped the previous one must still pass. */
+static void test_version_window(void **state)
+{
+	json_t *doc = base();
+	char what[64];
+
+	assert_int_equal(TWL_WIRE_MIN_VERSION,
+			 TWL_WIRE_VERSION > 1 ? TWL_WIRE_VERSION - 1 : 1);
+	set_at(doc, "v", json_integer(TWL_WIRE_MIN_VERSION));
+	snprintf(what, sizeof(what), "v = %d (N-1 or 1)", TWL_WIRE_MIN_VERSION);
+	expect(doc, NULL, NULL, what);
+	set_at(doc, "v", json_integer(TWL_WIRE_VERSION));
+	expect(doc, NULL, NULL, "v = N");
+	/* unknown members of a newer version do not mask the version error */
+	set_at(doc, "v", json_integer(TWL_WIRE_VERSION + 1));
+	set_at(doc, "member_of_v2", json_true());
+	expect(doc, "unsupported_version", "v", "v = N+1");
+	json_decref(doc);
+}
+
+struct cap_case {
+	const char *
+		array; /* path of an array or object whose [0] entry is copied */
+	size_t cap;
+};
+
+static const struct cap_case caps[] = {
+	{ "warnings", TWL_WIRE_MAX_WARNINGS },
+	{ "unknown", TWL_WIRE_MAX_UNKNOWN },
+	{ "usage", TWL_WIRE_MAX_USAGE },
+	{ "census.hierarchies", TWL_WIRE_MAX_HIERARCHIES },
+	{ "census.hierarchies[0].controllers", TWL_WIRE_MAX_CONTROLLERS },
+	{ "census.knobs", TWL_WIRE_MAX_KNOBS },
+	{ "health.probes", TWL_WIRE_MAX_PROBES },
+	{ "health.probe_missing", TWL_WIRE_MAX_PROBES },
+	{ "warnings[0].fields", TWL_WIRE_MAX_FIELDS },
+};
+
+static void fill_to(json_t *doc, const char *path, size_t n)
+{
+	json_t *a = get_at(doc, path);
+	size_t i;
+
+	if (json_is_array(a)) {
+		json_t *item = json_array_get(a, 0);
+
+		assert_non_null(item);
+		while (json_array_size(a) < n) {
+			json_t *copy = json_deep_copy(item);
+			char text[64];
+
+			/* unknown[] texts must be distinct */
+			if (json_object_get(copy, "text")) {
+				snprintf(text, sizeof(text),
+					 "entry %zu is deprecated",
+					 json_array_size(a));
+				json_object_set_new(copy, "text",
+						    json_string(text));
+			}
+			assert_int_equal(json_array_append_new(a, copy), 0);
+		}
+		return;
+	}
+	assert_true(json_is_object(a));
+	for (i = 0; json_object_size(a) < n; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "f%zu", i);
+		assert_int_equal(json_object_set_new(a, key, json_string("v")),
+				 0);
+	}
+}
+
+static void test_array_caps(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		json_t *doc = base();
+		char what[128];
+
+		fill_to(doc, caps[i].array, caps[i].cap);
+		snprintf(what, sizeof(what), "%s with %zu entries",
+			 caps[i].array, caps[i].cap);
+		expect(doc, NULL, NULL, what);
+		fill_to(doc, caps[i].array, caps[i].cap + 1);
+		snprintf(what, sizeof(what), "%s with %zu entries",
+			 caps[i].array, caps[i].cap + 1);
+		expect(doc, "too_many", caps[i].array, what);
+		json_decref(doc);
+	}
+}
+
+/* Strings built without jansson's UTF-8 check reach the validator's own. */
+static void test_utf8_in_tree(void **state)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		bool ok;
+	} t[] = {
+		{ "caf\xc3\xa9", 5, true },
+		{ "\xf4\x8f\xbf\xbf", 4, true }, /* U+10FFFF */
+		{ "\xc0\xaf", 2, false }, /* overlong '/' */
+		{ "\xe0\x80\xaf", 3, false }, /* overlong, 3 bytes */
+		{ "\xed\xa0\x80", 3, false }, /* surrogate */
+		{ "\xf4\x90\x80\x80", 4, false }, /* > U+10FFFF */
+		{ "ab\xe2\x82", 4, false }, /* truncated */
+		{ "a\0b", 3, false }, /* NUL */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *doc = base();
+		char what[64];
+
+		set_at(doc, "usage[0].cgroup",
+		       json_stringn_nocheck(t[i].bytes, t[i].len));
+		snprintf(what, sizeof(what), "utf8 case %zu", i);
+		expect(doc, t[i].ok ? NULL : "invalid_utf8", "usage[0].cgroup",
+		       what);
+		json_decref(doc);
+	}
+}
+
+/* Member names with a NUL or odd bytes are unknown, and the path stays printable. */
+static void test_odd_member_names(void **state)
+{
+	json_t *doc = base();
+	struct twl_verr err;
+	char longname[300];
+
+	assert_int_equal(json_object_setn_new_nocheck(get_at(doc, "usage[0]"),
+						      "count\0x", 7,
+						      json_integer(1)),
+			 0);
+	expect(doc, "unknown_field", "usage[0].count", "name with NUL");
+	json_decref(doc);
+
+	doc = base();
+	set_at(doc, "host.caf\xc3\xa9", json_integer(1));
+	expect(doc, "unknown_field", "host.caf??", "non-ASCII name shown as ?");
+	json_decref(doc);
+
+	doc = base();
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(json_object_set_new(doc, longname, json_integer(1)),
+			 0);
+	assert_int_equal(twl_report_validate(doc, &err), -EINVAL);
+	assert_string_equal(err.code, "unknown_field");
+	assert_int_equal(strlen(err.field), sizeof(err.field) - 1);
+	assert_string_equal(err.field + sizeof(err.field) - 4, "...");
+	json_decref(doc);
+
+	/* a non-object document, and NULL */
+	doc = json_array();
+	expect(doc, "wrong_type", "", "array document");
+	json_decref(doc);
+	assert_int_equal(twl_report_validate(NULL, &err), -EINVAL);
+	assert_string_equal(err.code, "wrong_type");
+}
+
+static char *dump(json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_COMPACT);
+
+	assert_non_null(s);
+	return s;
+}
+
+static void parse_expect(const char *text, size_t len, const char *code,
+			 const char *field, const char *what)
+{
+	struct twl_verr err;
+	json_t *doc;
+
+	errno = 0;
+	doc = twl_report_parse(text, len, &err);
+	if (!code) {
+		if (!doc)
+			fail_msg("%s: rejected with %s at '%s': %s", what,
+				 err.code, err.field, err.reason);
+		json_decref(doc);
+		return;
+	}
+	if (doc)
+		fail_msg("%s: accepted, expected %s at '%s'", what, code,
+			 field);
+	if (strcmp(err.code, code) || strcmp(err.field, field))
+		fail_msg("%s: got %s at '%s' (%s), expected %s at '%s'", what,
+			 err.code, err.field, err.reason, code, field);
+	assert_int_equal(errno, strcmp(code, "unsupported_version") ?
+					EINVAL :
+					EPROTONOSUPPORT);
+}
+
+/*
+ * Nesting, root object = level 1: n arrays in "warnings" or n objects in
+ * "census" make n + 1 levels.
+ */
+static void test_depth(void **state)
+{
+	char path[128];
+	int kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		const char *top = kind ? "census" : "warnings";
+		json_t *doc = base(), *inner = NULL, *outer;
+		size_t n = TWL_WIRE_MAX_DEPTH - 1, i, plen;
+		char *text;
+
+		for (i = 0; i < n + 1; i++) {
+			outer = kind ? json_object() : json_array();
+			if (inner && kind)
+				json_object_set_new(outer, "x", inner);
+			else if (inner)
+				json_array_append_new(outer, inner);
+			inner = outer;
+			if (i + 1 == n) {
+				/* exactly at the cap: not too_deep, but still wrong */
+				json_incref(inner);
+				set_at(doc, top, inner);
+				text = dump(doc);
+				parse_expect(text, strlen(text),
+					     kind ? "unknown_field" :
+						    "wrong_type",
+					     kind ? "census.x" : "warnings[0]",
+					     "depth at cap");
+				free(text);
+			}
+		}
+		/* one level over: named where the 17th level opens */
+		set_at(doc, top, inner);
+		text = dump(doc);
+		plen = (size_t)snprintf(path, sizeof(path), "%s", top);
+		for (i = 0; i < TWL_WIRE_MAX_DEPTH - 1; i++)
+			plen += (size_t)snprintf(path + plen,
+						 sizeof(path) - plen, "%s",
+						 kind ? ".x" : "[0]");
+		parse_expect(text, strlen(text), "too_deep", path,
+			     "depth over cap");
+		free(text);
+		json_decref(doc);
+	}
+}
+
+/* A string literal and its length without the NUL. */
+#define S(lit) lit, sizeof(lit) - 1
+
+/* Brackets and quotes inside strings do not count as nesting. */
+static void test_prescan_strings(void **state)
+{
+	json_t *doc = base();
+	char *text;
+
+	set_at(doc, "warnings[0].text",
+	       json_string(
+		       "a \"quoted\" [[[[[[[[[[[[[[[[[[[[ {{{{{{{{{{{{{{{{{{{{ \\ \\\" ]"));
+	set_at(doc, "warnings[0].fields.comm", json_string("\\"));
+	text = dump(doc);
+	parse_expect(text, strlen(text), NULL, NULL, "brackets in strings");
+	free(text);
+	json_decref(doc);
+
+	/* raw invalid UTF-8 after escaped quotes: still found in the right member */
+	parse_expect(S("{\"v\":1,\"batch_id\":\"a\\\"\xff\"}"), "invalid_utf8",
+		     "batch_id", "raw byte after an escape");
+	parse_expect(S("{\"v\":1,\"host\":{\"x\":1,\"y\":[1,2,\"\xc0\x80\"]}}"),
+		     "invalid_utf8", "host.y[2]", "path through arrays");
+	parse_expect(S("{\"a\":1,\"b\xff\":2}"), "invalid_utf8", "",
+		     "bad key at the root");
+	parse_expect(S(""), "invalid_json", "", "empty input");
+	parse_expect(S("{\"v\":1"), "invalid_json", "", "truncated");
+	parse_expect(S("{\"v\":1}x"), "invalid_json", "", "trailing garbage");
+	parse_expect(S("{\"v\":1,\"v\":1}"), "invalid_json", "",
+		     "duplicate key");
+	parse_expect(S("{\"v\":2}"), "unsupported_version", "v",
+		     "newer version via parse");
+	parse_expect(S("[1]"), "wrong_type", "", "array document via parse");
+	assert_null(twl_report_parse(NULL, 5, NULL));
+}
+
+/* The whole-document size cap, exactly at and one byte over. */
+static void test_size_cap(void **state)
+{
+	json_t *doc = base();
+	char *text = dump(doc), *big;
+	size_t len = strlen(text), cap = TWL_WIRE_MAX_DOC_BYTES;
+
+	big = malloc(cap + 1);
+	assert_non_null(big);
+	memcpy(big, text, len);
+	memset(big + len, ' ', cap + 1 - len); /* JSON allows trailing space */
+	parse_expect(big, cap, NULL, NULL, "document of exactly the cap");
+	parse_expect(big, cap + 1, "too_long", "",
+		     "document one byte over the cap");
+	free(big);
+	free(text);
+	json_decref(doc);
+}
+
+static void test_error_json(void **state)
+{
+	struct twl_verr err;
+	json_t *doc = base(), *e;
+
+	set_at(doc, "usage[0].comm", json_string("a-very-long-process-name"));
+	assert_int_equal(twl_report_validate(doc, &err), -EINVAL);
+	e = twl_verr_to_json(&err);
+	assert_non_null(e);
+	assert_string_equal(json_string_value(json_object_get(e, "error")),
+			    "too_long");
+	assert_string_equal(json_string_value(json_object_get(e, "field")),
+			    "usage[0].comm");
+	assert_non_null(
+		strstr(json_string_value(json_object_get(e, "reason")), "16"));
+	json_decref(e);
+	json_decref(doc);
+	/* a NULL err is allowed */
+	doc = base();
+	assert_int_equal(twl_report_validate(doc, NULL), 0);
+	set_at(doc, "seq", json_string("x"));
+	assert_int_equal(twl_report_validate(doc, NULL), -EINVAL);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_member_cases),
+		cmocka_unit_test(test_version_window),
+		cmocka_unit_test(test_array_caps),
+		cmocka_unit_test(test_utf8_in_tree),
+		cmocka_unit_test(test_odd_member_names),
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_prescan_strings),
+		cmocka_unit_test(test_size_cap),
+		cmocka_unit_test(test_error_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
