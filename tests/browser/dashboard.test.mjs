@@ -1,0 +1,306 @@
+// Browser test of the dashboard: a real twilight-server on 127.0.0.1 with a
+// fresh data directory, seeded through the real enrolment and ingest API with
+// known figures, driven by Playwright (playwright-core) in Debian's headless
+// Chromium. Figures on the page are asserted against the SEED constants
+// below, not only against what the API says.
+//
+// Environment: TWILIGHT_SERVER_BIN (the twilight-server binary),
+// TWILIGHT_SCREENSHOT_DIR (where page screenshots go; default ./screenshots).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import https from 'node:https';
+import net from 'node:net';
+import { chromium } from 'playwright-core';
+
+const SERVER = process.env.TWILIGHT_SERVER_BIN;
+const SHOTS = process.env.TWILIGHT_SCREENSHOT_DIR || join(process.cwd(), 'screenshots');
+const CHROMIUM = process.env.TWILIGHT_CHROMIUM || '/usr/bin/chromium';
+const XSS = '<img src=x onerror=alert(1)>';
+const now = Math.floor(Date.now() / 1000);
+
+// The seed: four hosts. Figures the overview must show follow from these.
+const SEED = [
+	{
+		name: 'web-1', mode: 'v1', kernel: '6.1.0-twilight',
+		usage: [
+			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-1', count: 7, container: '' },
+			{ feature: 'memcg_v1.kmem_tcp_limit', file: 'memory.kmem.tcp.limit_in_bytes', comm: 'dockerd', cgroup: '/docker/abc123', count: 3, container: 'docker:abc123' },
+		],
+	},
+	{
+		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight',
+		usage: [
+			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '' },
+		],
+	},
+	{ name: 'evil-3', mode: 'v1', kernel: '6.1.0-twilight',
+		usage: [
+			{ feature: 'memcg_v1.oom_control', file: 'memory.oom_control', comm: XSS, cgroup: '/x', count: 2, container: '', op: 'register_event' },
+		],
+	},
+	{ name: 'v2-only', mode: 'v2', kernel: '6.12.0', usage: [] },
+];
+const expect = {
+	total: 4,
+	v1: 2,
+	hybrid: 1,
+	v2: 1,
+	soft_limit: { hosts: 2, uses: 12 },
+	tcp: { hosts: 1, uses: 3 },
+	oom: { hosts: 1, uses: 2 },
+};
+
+let srv, dataDir, port, ca, adminToken, browser;
+
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const s = net.createServer();
+		s.listen(0, '127.0.0.1', () => {
+			const p = s.address().port;
+			s.close(() => resolve(p));
+		});
+		s.on('error', reject);
+	});
+}
+
+// request(method, path, token, body): HTTPS to the test server, verifying
+// its certificate against the CA it created.
+function request(method, path, token, body) {
+	return new Promise((resolve, reject) => {
+		const data = body === undefined ? undefined : JSON.stringify(body);
+		const req = https.request({
+			host: '127.0.0.1', port, path, method, ca, servername: 'localhost',
+			headers: Object.assign({ Authorization: 'Bearer ' + token },
+				data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}),
+		}, (res) => {
+			let buf = '';
+			res.setEncoding('utf8');
+			res.on('data', (c) => (buf += c));
+			res.on('end', () => resolve({ status: res.statusCode, body: buf }));
+		});
+		req.on('error', reject);
+		if (data)
+			req.write(data);
+		req.end();
+	});
+}
+
+async function waitForServer() {
+	for (let i = 0; i < 100; i++) {
+		try {
+			ca = readFileSync(join(dataDir, 'ca.pem'));
+			const r = await request('GET', '/healthz', 'none');
+			if (r.status === 200)
+				return;
+		} catch (e) {
+			// not up yet
+		}
+		await new Promise((r) => setTimeout(r, 200));
+	}
+	throw new Error('twilight-server did not come up on 127.0.0.1:' + port);
+}
+
+function hex(n, seed) {
+	let s = '';
+	for (let i = 0; s.length < n; i++)
+		s += ((seed * 2654435761 + i * 40503) >>> 0).toString(16).padStart(8, '0');
+	return s.slice(0, n);
+}
+
+before(async () => {
+	assert.ok(SERVER, 'TWILIGHT_SERVER_BIN must name the twilight-server binary');
+	mkdirSync(SHOTS, { recursive: true });
+	dataDir = mkdtempSync(join(tmpdir(), 'twl-browser-'));
+	port = await freePort();
+	srv = spawn(SERVER, ['--data-dir', dataDir, '--listen', '127.0.0.1:' + port], { stdio: ['ignore', 'inherit', 'inherit'] });
+	srv.on('exit', (code, sig) => {
+		if (code !== 0 && sig !== 'SIGTERM')
+			console.error('twilight-server exited: code ' + code + ' signal ' + sig);
+	});
+	await waitForServer();
+	adminToken = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
+	const agentToken = readFileSync(join(dataDir, 'agent.token'), 'utf8').trim();
+	// Seed through the real API: enrol each host, post one report each.
+	for (let i = 0; i < SEED.length; i++) {
+		const hst = SEED[i];
+		const hostId = hex(64, i + 1);
+		const bootId = hex(32, i + 101);
+		const en = await request('POST', '/api/v1/enroll', agentToken, { host_id: hostId, hostname: hst.name });
+		assert.ok(en.status === 200 || en.status === 201, 'enrol ' + hst.name + ': ' + en.status + ' ' + en.body);
+		const key = JSON.parse(en.body).key;
+		const report = {
+			v: 1, batch_id: hex(32, i + 201), seq: 1, sent_time: now,
+			host: { host_id: hostId, hostname: hst.name, boot_id: bootId, kernel: hst.kernel, cgroup_mode: hst.mode, agent_version: '0.1.0', catalog_version: 1 },
+			health: { records_lost: 0, parse_failures: 0, probes: [{ name: 'cgroup_file_write', state: 'attached', reason: '' }] },
+			usage: hst.usage.map((u) => ({
+				boot_id: bootId, feature: u.feature, file: u.file, op: u.op || 'write', cgroup: u.cgroup,
+				comm: u.comm, uid: 0, writer_cgroup: u.cgroup, container: u.container, last_pid: 100 + i,
+				count: u.count, failed: 0, condition_met: u.count, first_seen: now - 3600, last_seen: now - 60,
+			})),
+		};
+		const r = await request('POST', '/api/v1/reports', key, report);
+		assert.equal(r.status, 200, 'ingest ' + hst.name + ': ' + r.body);
+	}
+	browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+			'--disable-component-update', '--disable-sync'],
+	});
+});
+
+after(async () => {
+	if (browser)
+		await browser.close();
+	if (srv)
+		srv.kill('SIGTERM');
+	if (dataDir)
+		rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function signedInPage() {
+	// The server's certificate is issued by the CA it made in dataDir; the
+	// browser has no way to trust it here, so certificate errors are ignored
+	// for this one origin (127.0.0.1) only.
+	const ctx = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1366, height: 900 } });
+	const page = await ctx.newPage();
+	const problems = [];
+	page.on('dialog', (d) => {
+		problems.push('dialog: ' + d.message());
+		d.dismiss();
+	});
+	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+	page.on('response', (r) => {
+		if (r.status() >= 400)
+			problems.push('HTTP ' + r.status() + ' for ' + r.url());
+	});
+	page.on('console', (m) => {
+		if (m.type() === 'error')
+			problems.push('console: ' + m.text());
+	});
+	await page.goto('https://127.0.0.1:' + port + '/');
+	await page.fill('#token', adminToken);
+	await page.click('#signin-form button[type=submit]');
+	await page.waitForSelector('#overview-stats');
+	return { page, ctx, problems };
+}
+
+function num(s) {
+	return Number(String(s).replace(/[^0-9.]/g, ''));
+}
+
+test('sign in and the overview shows the seeded figures', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	assert.equal(num(await page.textContent('#stat-hosts-total .n')), expect.total);
+	assert.equal(num(await page.textContent('#stat-mode-v1 .n')), expect.v1);
+	assert.equal(num(await page.textContent('#stat-mode-hybrid .n')), expect.hybrid);
+	assert.equal(num(await page.textContent('#stat-mode-v2 .n')), expect.v2);
+	const row = async (title) => {
+		const cells = await page.$$eval('#table-features tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+		return cells.find((c) => c[0] === title);
+	};
+	const catalog = JSON.parse((await request('GET', '/api/v1/catalog', adminToken)).body);
+	const title = (id) => catalog.features.find((f) => f.id === id).title;
+	const soft = await row(title('memcg_v1.soft_limit'));
+	assert.ok(soft, 'soft limit row on the overview');
+	// columns: feature, status, 1d, 7d, 30d, share, uses, workloads, replacement
+	assert.equal(num(soft[4]), expect.soft_limit.hosts);
+	assert.equal(num(soft[6]), expect.soft_limit.uses);
+	assert.equal(soft[5], Math.round(100 * expect.soft_limit.hosts / (expect.v1 + expect.hybrid)) + '%');
+	const tcp = await row(title('memcg_v1.kmem_tcp_limit'));
+	assert.equal(num(tcp[4]), expect.tcp.hosts);
+	assert.equal(num(tcp[6]), expect.tcp.uses);
+	const oom = await row(title('memcg_v1.oom_control'));
+	assert.equal(num(oom[6]), expect.oom.uses);
+	// Sorting by uses (descending on first click) puts soft limit first.
+	await page.click('#table-features th[data-key=uses]');
+	const first = await page.$eval('#table-features tbody tr td', (td) => td.textContent);
+	assert.equal(first, title('memcg_v1.soft_limit'));
+	assert.match(page.url(), /sort_features=uses%3Adesc|sort_features=uses:desc/);
+	await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true });
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('feature page, annotation editor and export preview', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#feature-uses');
+	assert.equal(num(await page.textContent('#feature-uses')), expect.soft_limit.uses);
+	assert.equal(num(await page.textContent('#feature-hosts')), expect.soft_limit.hosts);
+	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+	assert.ok(procs.includes('batchd'), 'process batchd listed: ' + procs);
+	await page.waitForFunction(() => document.getElementById('export-text') &&
+		document.getElementById('export-text').textContent.includes('linux-mm@kvack.org'));
+	const note = 'Nightly batch jobs rely on soft limits for reclaim ordering (browser test)';
+	await page.fill('#annot-text', note);
+	await page.fill('#annot-workload', 'batchd');
+	await page.click('#annot-form button[type=submit]');
+	await page.waitForFunction((t) => document.getElementById('annotations').textContent.includes(t), note);
+	// The export wraps at 72 columns: compare with white space collapsed.
+	await page.waitForFunction((t) => document.getElementById('export-text').textContent.replace(/\s+/g, ' ').includes(t), note);
+	// The preview is exactly what the export endpoint returns.
+	const shown = await page.textContent('#export-text');
+	const api = await request('GET', '/api/v1/export/linux-mm?feature=memcg_v1.soft_limit', adminToken);
+	assert.equal(api.status, 200);
+	assert.equal(shown, api.body);
+	await page.screenshot({ path: join(SHOTS, 'feature.png'), fullPage: true });
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('hostile process name renders as text and runs no script', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.oom_control');
+	await page.waitForSelector('#table-processes');
+	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+	assert.ok(procs.includes(XSS), 'the hostile name is shown as text: ' + JSON.stringify(procs));
+	assert.equal(await page.$$eval('img', (imgs) => imgs.length), 0, 'no <img> element was created');
+	await page.screenshot({ path: join(SHOTS, 'hostile.png'), fullPage: true });
+	// The host page too.
+	const hosts = JSON.parse((await request('GET', '/api/v1/hosts?host=evil-3', adminToken)).body).hosts;
+	assert.equal(hosts.length, 1);
+	await page.goto('https://127.0.0.1:' + port + '/#/host/' + hosts[0].host_id);
+	await page.waitForSelector('#host-info');
+	assert.equal(await page.$$eval('img', (imgs) => imgs.length), 0);
+	await page.screenshot({ path: join(SHOTS, 'host.png'), fullPage: true });
+	await page.goto('https://127.0.0.1:' + port + '/#/health');
+	await page.waitForSelector('#health-silent');
+	await page.screenshot({ path: join(SHOTS, 'health.png'), fullPage: true });
+	await page.goto('https://127.0.0.1:' + port + '/#/hosts');
+	await page.waitForSelector('#table-hosts');
+	assert.equal(await page.$$eval('#table-hosts tbody tr', (trs) => trs.length), expect.total);
+	await page.screenshot({ path: join(SHOTS, 'hosts.png'), fullPage: true });
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('the CSP forbids inline script', async () => {
+	const r = await new Promise((resolve, reject) => {
+		https.get({ host: '127.0.0.1', port, path: '/', ca, servername: 'localhost' }, (res) => {
+			res.resume();
+			resolve(res.headers);
+		}).on('error', reject);
+	});
+	const csp = r['content-security-policy'] || '';
+	// script-src, or default-src when script-src is absent, must be 'self' only.
+	const dir = (name) => (csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(name + ' ')) || '');
+	const scriptSrc = dir('script-src') || dir('default-src');
+	assert.equal(scriptSrc.replace(/^\S+\s+/, ''), "'self'", 'CSP: ' + csp);
+	assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+	assert.equal(r['x-content-type-options'], 'nosniff');
+});
+
+test('a wrong token is refused with a clear message', async () => {
+	const ctx = await browser.newContext({ ignoreHTTPSErrors: true });
+	const page = await ctx.newPage();
+	await page.goto('https://127.0.0.1:' + port + '/');
+	await page.fill('#token', 'not-a-token');
+	await page.click('#signin-form button[type=submit]');
+	await page.waitForFunction(() => document.getElementById('signin-error').textContent.length > 0);
+	assert.match(await page.textContent('#signin-error'), /Sign-in failed/);
+	await ctx.close();
+});
