@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read API handlers: parse and check query parameters, call the read store
+ * (store_read.h), answer JSON. Nothing here knows SQL.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <twilight/catalog.h>
+#include <twilight/util.h>
+
+#include "api_read.h"
+#include "export.h"
+#include "server.h"
+
+/* Default look-back of the linux-mm export. */
+#define EXPORT_WINDOW_DAYS 30
+
+int twl_parse_time(const char *s, bool end_of_day, int64_t *out)
+{
+	struct tm tm = { 0 };
+	char *end;
+	long long v;
+	int y, m, d, n = 0;
+
+	if (!s || !*s || strlen(s) > 20)
+		return -EINVAL;
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) == 3 && n == 10 &&
+	    !s[10]) {
+		if (y < 1970 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
+			return -EINVAL;
+		tm.tm_year = y - 1900;
+		tm.tm_mon = m - 1;
+		tm.tm_mday = d;
+		*out = (int64_t)timegm(&tm) + (end_of_day ? 86399 : 0);
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > (1LL << 40))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int bad_param(struct twl_response *resp, const char *field,
+		     const char *reason)
+{
+	int rc = twl_response_error(resp, 400, "bad_parameter", field, reason);
+
+	return rc ? rc : 1;
+}
+
+/* A filter string: at most TWL_READ_MAX_FILTER bytes of printable UTF-8. */
+static bool ok_filter_string(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n > TWL_READ_MAX_FILTER || !twl_utf8_valid(s, n))
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+int twl_api_filter_from_query(const struct twl_request *req,
+			      struct twl_read_filter *f,
+			      struct twl_response *resp)
+{
+	static const char *const strs[] = { "feature", "host", "kernel",
+					    "cursor" };
+	const char *v;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	v = twl_request_query(req, "since");
+	if (v && twl_parse_time(v, false, &f->since))
+		return bad_param(resp, "since",
+				 "expected Unix seconds or YYYY-MM-DD");
+	v = twl_request_query(req, "until");
+	if (v && twl_parse_time(v, true, &f->until))
+		return bad_param(resp, "until",
+				 "expected Unix seconds or YYYY-MM-DD");
+	if (f->since && f->until && f->since > f->until)
+		return bad_param(resp, "since", "since is after until");
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		v = twl_request_query(req, strs[i]);
+		if (v && !ok_filter_string(v))
+			return bad_param(
+				resp, strs[i],
+				"expected 1 to 256 bytes of printable UTF-8");
+	}
+	f->feature = twl_request_query(req, "feature");
+	if (f->feature && !twl_catalog_find(f->feature))
+		return bad_param(resp, "feature", "not a catalog feature id");
+	f->host_pattern = twl_request_query(req, "host");
+	f->kernel = twl_request_query(req, "kernel");
+	f->cursor = twl_request_query(req, "cursor");
+	v = twl_request_query(req, "cgroup_mode");
+	if (v) {
+		if (strcmp(v, "v1") && strcmp(v, "v2") && strcmp(v, "hybrid") &&
+		    strcmp(v, "unknown"))
+			return bad_param(resp, "cgroup_mode",
+					 "expected v1, v2, hybrid or unknown");
+		f->cgroup_mode = strcmp(v, "unknown") ? v : "";
+	}
+	v = twl_request_query(req, "limit");
+	if (v) {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno || *end || end == v || n < 1 ||
+		    n > TWL_READ_LIMIT_MAX)
+			return bad_param(resp, "limit",
+					 "expected an integer from 1 to 1000");
+		f->limit = (unsigned)n;
+	}
+	return 0;
+}
+
+int twl_api_store_error(struct twl_response *resp, int err, const char *what)
+{
+	char reason[160];
+
+	switch (err) {
+	case -ENOENT:
+		snprintf(reason, sizeof(reason), "no such %s", what);
+		return twl_response_error(resp, 404, "not_found", NULL, reason);
+	case -EINVAL:
+		snprintf(reason, sizeof(reason), "invalid parameter for %s",
+			 what);
+		return twl_response_error(resp, 400, "bad_parameter", NULL,
+					  reason);
+	case -EDQUOT:
+		snprintf(reason, sizeof(reason),
+			 "too many %ss stored; delete some first", what);
+		return twl_response_error(resp, 409, "too_many", NULL, reason);
+	case -EBUSY:
+		twl_response_header(resp, "Retry-After", "1");
+		return twl_response_error(
+			resp, 503, "busy", NULL,
+			"the database is busy; retry shortly");
+	default:
+		return err;
+	}
+}
+
+static int h_catalog(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	json_t *doc = twl_catalog_to_json();
+
+	if (!doc)
+		return -ENOMEM;
+	return twl_response_json(resp, 200, doc);
+}
+
+static int h_summary(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	json_t *doc;
+	int rc = twl_read_summary(twl_server_store(srv), req->now, &doc);
+
+	if (rc)
+		return twl_api_store_error(resp, rc, "summary");
+	return twl_response_json(resp, 200, doc);
+}
+
+static int h_feature(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	struct twl_read_filter f;
+	json_t *doc;
+	int rc;
+
+	rc = twl_api_filter_from_query(req, &f, resp);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	if (!req->path_rest || !twl_catalog_find(req->path_rest))
+		return twl_response_error(resp, 404, "not_found", "id",
+					  "not a catalog feature id");
+	rc = twl_read_feature(twl_server_store(srv), req->path_rest, &f, &doc);
+	if (rc)
+		return twl_api_store_error(resp, rc, "feature");
+	return twl_response_json(resp, 200, doc);
+}
+
+static int h_hosts(struct twl_server *srv, const struct twl_request *req,
+		   struct twl_response *resp)
+{
+	struct twl_read_filter f;
+	json_t *doc;
+	int rc;
+
+	rc = twl_api_filter_from_query(req, &f, resp);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	rc = twl_read_hosts(twl_server_store(srv), &f, &doc);
+	if (rc)
+		return twl_api_store_error(resp, rc, "host filter");
+	return twl_response_json(resp, 200, doc);
+}
+
+static int h_host(struct twl_server *srv, const struct twl_request *req,
+		  struct twl_response *resp)
+{
+	const char *id = req->path_rest;
+	json_t *doc;
+	int rc;
+
+	if (!id || !*id || strlen(id) > 64 ||
+	    strspn(id, "0123456789abcdef-") != strlen(id))
+		return twl_response_error(
+			resp, 404, "not_found", "id",
+			"host ids are 1 to 64 characters [0-9a-f-]");
+	rc = twl_read_host(twl_server_store(srv), id, &doc);
+	if (rc)
+		return twl_api_store_error(resp, rc, "host");
+	return twl_response_json(resp, 200, doc);
+}
+
+static int h_health(struct twl_server *srv, const struct twl_request *req,
+		    struct twl_response *resp)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	int64_t silent = cfg && cfg->silent_after_s ? cfg->silent_after_s :
+						      86400;
+	struct twl_read_filter f;
+	const char *v;
+	json_t *doc;
+	int rc;
+
+	rc = twl_api_filter_from_query(req, &f, resp);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	v = twl_request_query(req, "silent_after");
+	if (v) {
+		char *end;
+		long long n;
+
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		if (errno || *end || end == v || n < 60 || n > 366LL * 86400)
+			return twl_response_error(
+				resp, 400, "bad_parameter", "silent_after",
+				"expected seconds from 60 to 31622400");
+		silent = n;
+	}
+	rc = twl_read_health(twl_server_store(srv), req->now, silent, &f, &doc);
+	if (rc)
+		return twl_api_store_error(resp, rc, "health");
+	return twl_response_json(resp, 200, doc);
+}
+
+/* Parse a show/hide style flag; returns 0, or 1 after answering 400. */
+static int flag_param(const struct twl_request *req, struct twl_response *resp,
+		      const char *name, const char *yes, const char *no,
+		      bool *out)
+{
+	const char *v = twl_request_query(req, name);
+
+	if (!v)
+		return 0;
+	if (!strcmp(v, yes))
+		*out = true;
+	else if (!strcmp(v, no))
+		*out = false;
+	else {
+		char reason[96];
+
+		snprintf(reason, sizeof(reason), "expected %s or %s", yes, no);
+		return bad_param(resp, name, reason);
+	}
+	return 0;
+}
+
+static int h_export(struct twl_server *srv, const struct twl_request *req,
+		    struct twl_response *resp)
+{
+	static const char *const ctype[] = {
+		[TWL_EXPORT_TEXT] = "text/plain; charset=utf-8",
+		[TWL_EXPORT_CSV] = "text/csv; charset=utf-8",
+		[TWL_EXPORT_JSON] = "application/json",
+	};
+	static const char *const ext[] = { "txt", "csv", "json" };
+	const struct twl_config *cfg = twl_server_config(srv);
+	struct twl_export_opts opts = { 0 };
+	enum twl_export_format fmt;
+	const char *feature = twl_request_query(req, "feature");
+	const char *v;
+	unsigned days = EXPORT_WINDOW_DAYS;
+	json_t *data = NULL, *red = NULL;
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	if (cfg) {
+		opts.show_hosts = cfg->export_show_hosts;
+		opts.full_cgroups = cfg->export_show_cgroups;
+	}
+	if (twl_export_parse_format(twl_request_query(req, "format"), &fmt))
+		return twl_response_error(resp, 400, "bad_parameter", "format",
+					  "expected text, csv or json");
+	if (feature && !twl_catalog_find(feature))
+		return twl_response_error(resp, 400, "bad_parameter", "feature",
+					  "not a catalog feature id");
+	if ((rc = flag_param(req, resp, "hosts", "show", "hide",
+			     &opts.show_hosts)) ||
+	    (rc = flag_param(req, resp, "cgroups", "full", "kind",
+			     &opts.full_cgroups)) ||
+	    (rc = flag_param(req, resp, "processes", "hide", "show",
+			     &opts.hide_processes)))
+		return rc > 0 ? 0 : rc;
+	v = twl_request_query(req, "days");
+	if (v) {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno || *end || end == v || n < 1 || n > 366)
+			return twl_response_error(resp, 400, "bad_parameter",
+						  "days", "expected 1 to 366");
+		days = (unsigned)n;
+	}
+	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
+				  feature, opts.full_cgroups, opts.show_hosts,
+				  &data);
+	if (rc)
+		return twl_api_store_error(resp, rc, "feature");
+	red = twl_export_redact(data, &opts);
+	json_decref(data);
+	if (!red)
+		return -errno;
+	rc = twl_export_render(red, fmt, &text, &len);
+	json_decref(red);
+	if (rc)
+		return rc;
+	rc = twl_response_data(resp, 200, ctype[fmt], text, len);
+	free(text);
+	if (!rc)
+		twl_response_header(resp, "Content-Disposition",
+				    "inline; filename=\"twilight-linux-mm.%s\"",
+				    ext[fmt]);
+	return rc;
+}
+
+const struct twl_route twl_read_routes[] = {
+	{ "GET", "/api/v1/catalog", TWL_ROLE_VIEWER, h_catalog },
+	{ "GET", "/api/v1/summary", TWL_ROLE_VIEWER, h_summary },
+	{ "GET", "/api/v1/features/*", TWL_ROLE_VIEWER, h_feature },
+	{ "GET", "/api/v1/hosts", TWL_ROLE_VIEWER, h_hosts },
+	{ "GET", "/api/v1/hosts/*", TWL_ROLE_VIEWER, h_host },
+	{ "GET", "/api/v1/health", TWL_ROLE_VIEWER, h_health },
+	{ "GET", "/api/v1/annotations", TWL_ROLE_VIEWER,
+	  twl_api_annotations_get },
+	{ "POST", "/api/v1/annotations", TWL_ROLE_ADMIN,
+	  twl_api_annotations_post },
+	{ "DELETE", "/api/v1/annotations/*", TWL_ROLE_ADMIN,
+	  twl_api_annotations_delete },
+	{ "GET", "/api/v1/export/linux-mm", TWL_ROLE_VIEWER, h_export },
+	{ NULL, NULL, 0, NULL },
+};

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Read API handlers (GET /api/v1/catalog, summary, features/{id}, hosts,
+ * hosts/{id}, health, export/linux-mm) and annotations (annotations.c).
+ * The route table twl_read_routes[] is declared in http.h; docs/api.md
+ * documents every endpoint.
+ */
+#ifndef TWL_SERVER_API_READ_H
+#define TWL_SERVER_API_READ_H
+
+#include <stdint.h>
+
+#include "http.h"
+#include "store_read.h"
+
+/* Annotation handlers (annotations.c). */
+int twl_api_annotations_get(struct twl_server *srv,
+			    const struct twl_request *req,
+			    struct twl_response *resp);
+int twl_api_annotations_post(struct twl_server *srv,
+			     const struct twl_request *req,
+			     struct twl_response *resp);
+int twl_api_annotations_delete(struct twl_server *srv,
+			       const struct twl_request *req,
+			       struct twl_response *resp);
+
+/*
+ * twl_parse_time - parse a time parameter: Unix seconds, or a UTC date
+ * "YYYY-MM-DD" (its start; @end_of_day for its last second). Returns 0
+ * and *@out, or -EINVAL.
+ */
+int twl_parse_time(const char *s, bool end_of_day, int64_t *out);
+
+/*
+ * twl_api_filter_from_query - fill @f from query parameters since, until,
+ * feature, host, kernel, cgroup_mode, cursor, limit. On a bad value
+ * answers 400 in @resp and returns 1; returns 0 when @f is filled.
+ */
+int twl_api_filter_from_query(const struct twl_request *req,
+			      struct twl_read_filter *f,
+			      struct twl_response *resp);
+
+/*
+ * twl_api_store_error - answer @resp for a store error @err: -ENOENT 404
+ * "not_found", -EINVAL 400 "bad_parameter", -EDQUOT 409 "too_many",
+ * -EBUSY 503, else returns @err
+ * (server.c answers 500). @what names the object for the reason text.
+ */
+int twl_api_store_error(struct twl_response *resp, int err, const char *what);
+
+#endif /* TWL_SERVER_API_READ_H */

@@ -1,0 +1,857 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * linux-mm export: redaction and rendering (text email, CSV, JSON) of the
+ * export data document described in export.h. Pure: no I/O.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <twilight/util.h>
+
+#include "export.h"
+
+static bool contains(const char *s, const char *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+static const char *const cgroup_kinds[] = {
+	"root",
+	"container (docker)",
+	"container (containerd)",
+	"container (cri-o)",
+	"container (podman)",
+	"container (lxc)",
+	"kubernetes pod",
+	"systemd service",
+	"systemd scope",
+	"systemd slice",
+	"user session",
+	"other",
+};
+
+const char *twl_cgroup_kind(const char *path)
+{
+	const char *last;
+	size_t len, i;
+
+	if (!path || !path[0] || strcmp(path, "/") == 0)
+		return "root";
+	/* Already a kind (the store groups by kind): keep it. */
+	for (i = 0; i < sizeof(cgroup_kinds) / sizeof(cgroup_kinds[0]); i++)
+		if (!strcmp(path, cgroup_kinds[i]))
+			return cgroup_kinds[i];
+	/* Container runtimes first: their scopes also end in ".scope". */
+	if (contains(path, "kubepods"))
+		return "kubernetes pod";
+	if (contains(path, "docker"))
+		return "container (docker)";
+	if (contains(path, "cri-containerd") || contains(path, "containerd"))
+		return "container (containerd)";
+	if (contains(path, "crio-") || contains(path, "/crio"))
+		return "container (cri-o)";
+	if (contains(path, "libpod") || contains(path, "podman"))
+		return "container (podman)";
+	if (contains(path, "/lxc") || contains(path, "lxc.payload") ||
+	    contains(path, "lxc.monitor"))
+		return "container (lxc)";
+	last = strrchr(path, '/');
+	last = last ? last + 1 : path;
+	len = strlen(last);
+	if (contains(path, "user.slice") &&
+	    (contains(path, "session-") || contains(path, "user@")))
+		return "user session";
+	if (ends_with(last, len, ".service"))
+		return "systemd service";
+	if (ends_with(last, len, ".scope"))
+		return "systemd scope";
+	if (ends_with(last, len, ".slice"))
+		return "systemd slice";
+	return "other";
+}
+
+char *twl_container_kind(const char *container, char *out, size_t cap)
+{
+	const char *colon;
+	size_t n;
+
+	if (!cap)
+		return out;
+	out[0] = '\0';
+	if (!container || !container[0])
+		return out;
+	colon = strchr(container, ':');
+	if (!colon) {
+		/* Already a runtime name (idempotent), or something else. */
+		if (strlen(container) > 32 ||
+		    strspn(container,
+			   "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+			    strlen(container))
+			container = "other";
+		colon = container + strlen(container);
+	}
+	n = (size_t)(colon - container);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, container, n);
+	out[n] = '\0';
+	return out;
+}
+
+int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
+{
+	if (!s || !strcmp(s, "text"))
+		*fmt = TWL_EXPORT_TEXT;
+	else if (!strcmp(s, "csv"))
+		*fmt = TWL_EXPORT_CSV;
+	else if (!strcmp(s, "json"))
+		*fmt = TWL_EXPORT_JSON;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- redaction ---------------------------------------------------- */
+
+static const char *str_or(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
+static json_int_t int_of(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* Find a workload in @arr equal in (process, cgroup, container). */
+static json_t *find_workload(json_t *arr, const char *proc, const char *cg,
+			     const char *ct)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(arr, i, w)
+	{
+		if (!strcmp(str_or(w, "process", ""), proc) &&
+		    !strcmp(str_or(w, "cgroup", ""), cg) &&
+		    !strcmp(str_or(w, "container", ""), ct))
+			return w;
+	}
+	return NULL;
+}
+
+static int redact_workloads(json_t *feat, const struct twl_export_opts *opts)
+{
+	json_t *in = json_object_get(feat, "workloads");
+	json_t *out, *w, *have;
+	size_t i;
+	char ct[64];
+
+	if (!in)
+		return 0;
+	if (!json_is_array(in))
+		return -EINVAL;
+	out = json_array();
+	if (!out)
+		return -ENOMEM;
+	json_array_foreach(in, i, w)
+	{
+		const char *proc = str_or(w, "process", "");
+		const char *cg = str_or(w, "cgroup", "");
+		const char *cont = str_or(w, "container", "");
+
+		if (!json_is_object(w)) {
+			json_decref(out);
+			return -EINVAL;
+		}
+		if (opts->hide_processes)
+			proc = "(hidden)";
+		if (!opts->full_cgroups) {
+			cg = twl_cgroup_kind(cg);
+			cont = twl_container_kind(cont, ct, sizeof(ct));
+		}
+		have = find_workload(out, proc, cg, cont);
+		if (have) {
+			json_int_t h = int_of(w, "hosts");
+
+			json_object_set_new(have, "uses",
+					    json_integer(int_of(have, "uses") +
+							 int_of(w, "uses")));
+			if (h > int_of(have, "hosts"))
+				json_object_set_new(have, "hosts",
+						    json_integer(h));
+			continue;
+		}
+		if (json_array_append_new(
+			    out,
+			    json_pack("{s:s, s:s, s:s, s:I, s:I}", "process",
+				      proc, "cgroup", cg, "container", cont,
+				      "hosts", (json_int_t)int_of(w, "hosts"),
+				      "uses", (json_int_t)int_of(w, "uses")))) {
+			json_decref(out);
+			return -ENOMEM;
+		}
+	}
+	return json_object_set_new(feat, "workloads", out) ? -ENOMEM : 0;
+}
+
+json_t *twl_export_redact(const json_t *data,
+			  const struct twl_export_opts *opts)
+{
+	struct twl_export_opts none = { 0 };
+	json_t *copy, *feats, *f;
+	size_t i;
+	int rc;
+
+	if (!opts)
+		opts = &none;
+	if (!json_is_object(data) ||
+	    !json_is_array(json_object_get(data, "features"))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	copy = json_deep_copy(data);
+	if (!copy) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	feats = json_object_get(copy, "features");
+	json_array_foreach(feats, i, f)
+	{
+		if (!json_is_object(f)) {
+			json_decref(copy);
+			errno = EINVAL;
+			return NULL;
+		}
+		if (!opts->show_hosts)
+			json_object_del(f, "hosts");
+		rc = redact_workloads(f, opts);
+		if (rc) {
+			json_decref(copy);
+			errno = -rc;
+			return NULL;
+		}
+	}
+	json_object_set_new(copy, "redaction",
+			    json_pack("{s:b, s:b, s:b}", "show_hosts",
+				      opts->show_hosts, "full_cgroups",
+				      opts->full_cgroups, "hide_processes",
+				      opts->hide_processes));
+	return copy;
+}
+
+/* ---- text helpers -------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	return twl_utf8_valid((const char *)s, len) ? len : 0;
+}
+
+/*
+ * Sanitise @in into tokens: a word is a run of non-space units, each unit
+ * either a printable UTF-8 character (1 column) or an escape "\xNN" (4
+ * columns) for a control byte or an invalid byte. Whitespace (space, tab,
+ * CR, LF) separates words.
+ */
+struct word {
+	const char *p; /* start in the input */
+	size_t len; /* bytes in the input */
+};
+
+static bool is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f';
+}
+
+/* Columns and rendered bytes of one unit at @s; *@in_len = input bytes. */
+static unsigned unit(const unsigned char *s, size_t n, size_t *in_len,
+		     char *buf, size_t *buf_len)
+{
+	size_t l = utf8_seq(s, n);
+
+	if (l && !(l == 1 && (s[0] < 0x20 || s[0] == 0x7f))) {
+		memcpy(buf, s, l);
+		*buf_len = l;
+		*in_len = l;
+		return 1;
+	}
+	*buf_len = (size_t)snprintf(buf, 8, "\\x%02x", s[0]);
+	*in_len = 1;
+	return 4;
+}
+
+static size_t utf8_cols(const char *s)
+{
+	size_t cols = 0, n = strlen(s), in, bl;
+	char tmp[8];
+
+	while (n) {
+		cols += unit((const unsigned char *)s, n, &in, tmp, &bl);
+		s += in;
+		n -= in;
+	}
+	return cols;
+}
+
+int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
+		    const char *rest, unsigned width)
+{
+	const unsigned char *s = (const unsigned char *)(text ? text : "");
+	size_t n = strlen((const char *)s);
+	const char *prefix = first ? first : "";
+	size_t col, pcols;
+	bool line_has_word = false;
+	int rc;
+
+	rest = rest ? rest : "";
+	pcols = utf8_cols(prefix);
+	rc = twl_buf_append(b, prefix, strlen(prefix));
+	if (rc)
+		return rc;
+	col = pcols;
+	while (n) {
+		const unsigned char *w;
+		size_t wn, wcols = 0, k, in, bl;
+		char tmp[8];
+
+		while (n && is_space(*s))
+			s++, n--;
+		if (!n)
+			break;
+		w = s;
+		for (wn = 0; wn < n && !is_space(w[wn]); wn += in)
+			wcols += unit(w + wn, n - wn, &in, tmp, &bl);
+		/* Start a new line when the word does not fit on this one. */
+		if (line_has_word && col + 1 + wcols > width) {
+			rc = twl_buf_append(b, "\n", 1);
+			if (!rc)
+				rc = twl_buf_append(b, rest, strlen(rest));
+			if (rc)
+				return rc;
+			col = utf8_cols(rest);
+			line_has_word = false;
+		} else if (line_has_word) {
+			rc = twl_buf_append(b, " ", 1);
+			if (rc)
+				return rc;
+			col++;
+		}
+		/* Emit the word, breaking it where it is wider than a line. */
+		for (k = 0; k < wn; k += in) {
+			unsigned c = unit(w + k, wn - k, &in, tmp, &bl);
+
+			if (col + c > width && col > utf8_cols(rest) &&
+			    (line_has_word || k)) {
+				rc = twl_buf_append(b, "\n", 1);
+				if (!rc)
+					rc = twl_buf_append(b, rest,
+							    strlen(rest));
+				if (rc)
+					return rc;
+				col = utf8_cols(rest);
+			}
+			rc = twl_buf_append(b, tmp, bl);
+			if (rc)
+				return rc;
+			col += c;
+		}
+		line_has_word = true;
+		s += wn;
+		n -= wn;
+	}
+	return twl_buf_append(b, "\n", 1);
+}
+
+static void fmt_date(int64_t t, char *out, size_t cap)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (t <= 0 || !gmtime_r(&tt, &tm)) {
+		snprintf(out, cap, "unknown");
+		return;
+	}
+	strftime(out, cap, "%Y-%m-%d", &tm);
+}
+
+static void fmt_share(json_int_t num, json_int_t den, char *out, size_t cap)
+{
+	if (den <= 0) {
+		snprintf(out, cap, "n/a");
+		return;
+	}
+	/* One decimal, computed in integers so output is exact and stable. */
+	json_int_t permille = (num * 1000 + den / 2) / den;
+
+	snprintf(out, cap,
+		 "%" JSON_INTEGER_FORMAT ".%" JSON_INTEGER_FORMAT "%%",
+		 permille / 10, permille % 10);
+}
+
+/* Append a printf line through the wrapper (so it is wrapped and escaped). */
+__attribute__((format(printf, 4, 5))) static int wrapf(struct twl_buf *b,
+						       const char *first,
+						       const char *rest,
+						       const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return twl_export_wrap(b, line, first, rest, TWL_EXPORT_WIDTH);
+}
+
+#define TRY(x)                    \
+	do {                      \
+		rc = (x);         \
+		if (rc)           \
+			goto out; \
+	} while (0)
+
+static bool feature_used(const json_t *f)
+{
+	return int_of(f, "hosts_using") > 0 || int_of(f, "uses") > 0;
+}
+
+/* "yes for 2 use cases, no for 1" from the annotations' fits values. */
+static void fits_summary(const json_t *anns, char *out, size_t cap)
+{
+	size_t i, yes = 0, no = 0, partial = 0, pos;
+	static const char *const names[] = { "yes", "partly", "no" };
+	size_t counts[3];
+	json_t *a;
+
+	json_array_foreach(anns, i, a)
+	{
+		const char *f = str_or(a, "fits", "");
+
+		if (!strcmp(f, "yes"))
+			yes++;
+		else if (!strcmp(f, "no"))
+			no++;
+		else if (!strcmp(f, "partial"))
+			partial++;
+	}
+	if (!yes && !no && !partial) {
+		snprintf(out, cap, "not assessed by any annotated use case");
+		return;
+	}
+	counts[0] = yes;
+	counts[1] = partial;
+	counts[2] = no;
+	pos = 0;
+	for (i = 0; i < 3; i++) {
+		if (!counts[i])
+			continue;
+		pos += snprintf(out + pos, cap - pos, "%s%s for %zu",
+				pos ? ", " : "", names[i], counts[i]);
+		if (pos >= cap)
+			return;
+	}
+	snprintf(out + pos, cap - pos, " (of %zu annotated use case%s)",
+		 yes + partial + no, yes + partial + no == 1 ? "" : "s");
+}
+
+static int render_feature_text(struct twl_buf *b, const json_t *f)
+{
+	json_t *arr, *x;
+	size_t i;
+	char s1[32], s2[32], d1[16], d2[16], fits[128];
+	int rc = 0;
+	json_int_t using = int_of(f, "hosts_using");
+
+	TRY(twl_buf_append(b, "\n", 1));
+	TRY(wrapf(b, "", "  ", "%s: %s", str_or(f, "id", "?"),
+		  str_or(f, "title", "")));
+	TRY(wrapf(b, "  ", "    ", "Upstream status: %s%s%s%s%s%s",
+		  str_or(f, "status", "unknown"),
+		  json_string_value(json_object_get(f, "kernel_version")) ?
+			  ", since " :
+			  "",
+		  str_or(f, "kernel_version", ""),
+		  json_string_value(json_object_get(f, "commit")) ?
+			  " (commit " :
+			  "",
+		  str_or(f, "commit", ""),
+		  json_string_value(json_object_get(f, "commit")) ? ")" : ""));
+	fmt_share(using, int_of(f, "hosts_v1"), s1, sizeof(s1));
+	fmt_share(using, int_of(f, "hosts_all"), s2, sizeof(s2));
+	TRY(wrapf(b, "  ", "    ",
+		  "Hosts using it: %" JSON_INTEGER_FORMAT
+		  " of %" JSON_INTEGER_FORMAT " cgroup v1/hybrid hosts (%s)",
+		  using, int_of(f, "hosts_v1"), s1));
+	TRY(wrapf(b, "  ", "    ",
+		  "Share of all hosts: %" JSON_INTEGER_FORMAT
+		  " of %" JSON_INTEGER_FORMAT " (%s)",
+		  using, int_of(f, "hosts_all"), s2));
+	fmt_date(int_of(f, "first_seen"), d1, sizeof(d1));
+	fmt_date(int_of(f, "last_seen"), d2, sizeof(d2));
+	TRY(wrapf(b, "  ", "    ",
+		  "Uses counted: %" JSON_INTEGER_FORMAT
+		  " (first seen %s, last seen %s)",
+		  int_of(f, "uses"), d1, d2));
+
+	arr = json_object_get(f, "kernels");
+	if (json_array_size(arr)) {
+		TRY(twl_buf_append(b, "  Kernel versions:\n", 19));
+		json_array_foreach(arr, i, x)
+			TRY(wrapf(b, "    - ", "      ",
+				  "%s: %" JSON_INTEGER_FORMAT " host%s",
+				  str_or(x, "kernel", "?"), int_of(x, "hosts"),
+				  int_of(x, "hosts") == 1 ? "" : "s"));
+	}
+	arr = json_object_get(f, "workloads");
+	if (json_array_size(arr)) {
+		TRY(twl_buf_append(
+			b, "  Workloads (process, cgroup, container):\n", 42));
+		json_array_foreach(arr, i, x)
+		{
+			const char *ct = str_or(x, "container", "");
+
+			/* "docker" adds nothing to "container (docker)". */
+			if (strstr(str_or(x, "cgroup", ""), ct))
+				ct = "";
+
+			TRY(wrapf(b, "    - ", "      ",
+				  "%s in %s%s%s: %" JSON_INTEGER_FORMAT
+				  " host%s, %" JSON_INTEGER_FORMAT " use%s",
+				  str_or(x, "process", "?"),
+				  str_or(x, "cgroup", "?"),
+				  ct[0] ? ", container " : "", ct,
+				  int_of(x, "hosts"),
+				  int_of(x, "hosts") == 1 ? "" : "s",
+				  int_of(x, "uses"),
+				  int_of(x, "uses") == 1 ? "" : "s"));
+		}
+	}
+	arr = json_object_get(f, "hosts");
+	if (json_array_size(arr)) {
+		TRY(twl_buf_append(b, "  Hosts:\n", 9));
+		json_array_foreach(arr, i, x) TRY(wrapf(
+			b, "    - ", "      ", "%s",
+			json_string_value(x) ? json_string_value(x) : "?"));
+	}
+	TRY(wrapf(b, "  ", "    ", "cgroup v2 replacement: %s",
+		  str_or(f, "replacement", "none known")));
+	if (json_string_value(json_object_get(f, "replacement_note")))
+		TRY(wrapf(b, "    ", "    ", "%s",
+			  str_or(f, "replacement_note", "")));
+	arr = json_object_get(f, "annotations");
+	fits_summary(arr, fits, sizeof(fits));
+	TRY(wrapf(b, "  ", "    ", "Does the replacement fit: %s", fits));
+	if (json_array_size(arr)) {
+		TRY(twl_buf_append(b, "  Use cases:\n", 13));
+		json_array_foreach(arr, i, x)
+		{
+			const char *wl = json_string_value(
+				json_object_get(x, "workload"));
+			const char *ft =
+				json_string_value(json_object_get(x, "fits"));
+
+			fmt_date(int_of(x, "created"), d1, sizeof(d1));
+			TRY(wrapf(b, "    - ", "      ",
+				  "%s%s%s(%s, %s%s%s) %s", wl ? "[" : "",
+				  wl ? wl : "", wl ? "] " : "",
+				  str_or(x, "author", "?"), d1,
+				  ft ? "; replacement fits: " : "",
+				  ft ? ft : "", str_or(x, "text", "")));
+		}
+	} else if (using > 0) {
+		TRY(wrapf(b, "  ", "    ", "Use cases: none recorded yet."));
+	}
+out:
+	return rc;
+}
+
+static int render_text(const json_t *data, struct twl_buf *b)
+{
+	json_t *feats = json_object_get(data, "features");
+	json_t *fleet = json_object_get(data, "fleet");
+	json_t *f;
+	size_t i, n_used = 0, n_unused = 0;
+	char date[16];
+	int rc = 0;
+
+	json_array_foreach(feats, i, f) feature_used(f) ? n_used++ : n_unused++;
+	fmt_date(int_of(data, "generated"), date, sizeof(date));
+
+	TRY(twl_buf_printf(
+		b,
+		"Subject: cgroup v1 deprecated features in use: %zu of %zu on %" JSON_INTEGER_FORMAT
+		" hosts\n",
+		n_used, n_used + n_unused, int_of(fleet, "hosts")));
+	TRY(twl_buf_printf(b, "To: linux-mm@kvack.org\n"
+			      "Cc: cgroups@vger.kernel.org\n"
+			      "Content-Type: text/plain; charset=utf-8\n\n"));
+	TRY(wrapf(b, "", "", "Hello,"));
+	TRY(twl_buf_append(b, "\n", 1));
+	TRY(wrapf(
+		b, "", "",
+		"The kernel asks users of deprecated cgroup v1 features to report "
+		"their use case to linux-mm@kvack.org. This report counts the use of "
+		"these features on our fleet over the %" JSON_INTEGER_FORMAT
+		" days to %s, as measured by twilight (kernel log warnings and BPF "
+		"counters of control-file accesses).",
+		int_of(data, "window_days"), date));
+	TRY(twl_buf_append(b, "\n", 1));
+	TRY(wrapf(b, "", "",
+		  "Fleet: %" JSON_INTEGER_FORMAT
+		  " hosts reporting; cgroup v1: %" JSON_INTEGER_FORMAT
+		  ", hybrid: %" JSON_INTEGER_FORMAT
+		  ", v2: %" JSON_INTEGER_FORMAT
+		  ", unknown: %" JSON_INTEGER_FORMAT ".",
+		  int_of(fleet, "hosts"), int_of(fleet, "hosts_v1"),
+		  int_of(fleet, "hosts_hybrid"), int_of(fleet, "hosts_v2"),
+		  int_of(fleet, "hosts_unknown")));
+
+	json_array_foreach(feats, i, f)
+	{
+		if (!json_is_object(f)) {
+			rc = -EINVAL;
+			goto out;
+		}
+		if (feature_used(f))
+			TRY(render_feature_text(b, f));
+	}
+	if (n_unused) {
+		struct twl_buf list;
+
+		twl_buf_init(&list, 64 * 1024);
+		json_array_foreach(feats, i, f)
+		{
+			if (feature_used(f))
+				continue;
+			rc = twl_buf_printf(&list, "%s%s", list.len ? ", " : "",
+					    str_or(f, "id", "?"));
+			if (rc)
+				break;
+		}
+		if (!rc) {
+			rc = twl_buf_append(b, "\n", 1);
+			if (!rc)
+				rc = wrapf(
+					b, "", "",
+					"Not seen in use in this period: %s.",
+					list.data ? list.data : "");
+		}
+		twl_buf_fini(&list);
+		if (rc)
+			goto out;
+	}
+	TRY(twl_buf_append(b, "\n", 1));
+	TRY(wrapf(
+		b, "", "",
+		"Host names are withheld and cgroup paths are reduced to their kind "
+		"unless stated above. Generated by twilight; nothing was sent "
+		"automatically."));
+out:
+	return rc;
+}
+
+/* ---- CSV ------------------------------------------------------------ */
+
+static int csv_cell(struct twl_buf *b, const char *s, bool last)
+{
+	int rc = 0;
+	bool formula = s[0] == '=' || s[0] == '+' || s[0] == '-' ||
+		       s[0] == '@' || s[0] == '\t' || s[0] == '\r';
+
+	TRY(twl_buf_append(b, "\"", 1));
+	if (formula)
+		TRY(twl_buf_append(b, "'", 1));
+	for (; *s; s++) {
+		if (*s == '"')
+			TRY(twl_buf_append(b, "\"\"", 2));
+		else
+			TRY(twl_buf_append(b, s, 1));
+	}
+	TRY(twl_buf_append(b, last ? "\"\r\n" : "\",", last ? 3 : 2));
+out:
+	return rc;
+}
+
+static int csv_int(struct twl_buf *b, json_int_t v)
+{
+	return twl_buf_printf(b, "%" JSON_INTEGER_FORMAT ",", v);
+}
+
+/* A time cell: empty when unknown (null). */
+static int csv_time(struct twl_buf *b, const json_t *v)
+{
+	if (!json_is_integer(v))
+		return twl_buf_append(b, ",", 1);
+	return csv_int(b, json_integer_value(v));
+}
+
+/* Join array items of @f[@key] through @fmt_item into @out. */
+static int csv_join(const json_t *f, const char *key, struct twl_buf *out)
+{
+	json_t *arr = json_object_get(f, key), *x;
+	size_t i;
+	int rc = 0;
+
+	twl_buf_reset(out);
+	TRY(twl_buf_append(out, "", 0));
+	json_array_foreach(arr, i, x)
+	{
+		const char *sep = i ? "; " : "";
+
+		if (!strcmp(key, "kernels"))
+			rc = twl_buf_printf(out,
+					    "%s%s (%" JSON_INTEGER_FORMAT ")",
+					    sep, str_or(x, "kernel", "?"),
+					    int_of(x, "hosts"));
+		else if (!strcmp(key, "workloads"))
+			rc = twl_buf_printf(
+				out,
+				"%s%s in %s%s%s (%" JSON_INTEGER_FORMAT
+				" hosts, %" JSON_INTEGER_FORMAT " uses)",
+				sep, str_or(x, "process", "?"),
+				str_or(x, "cgroup", "?"),
+				str_or(x, "container", "")[0] ? " " : "",
+				str_or(x, "container", ""), int_of(x, "hosts"),
+				int_of(x, "uses"));
+		else if (!strcmp(key, "hosts"))
+			rc = twl_buf_printf(out, "%s%s", sep,
+					    json_string_value(x) ?
+						    json_string_value(x) :
+						    "");
+		else
+			rc = twl_buf_printf(
+				out, "%s%s%s%s%s: %s", sep,
+				str_or(x, "author", "?"),
+				json_is_string(json_object_get(x, "workload")) ?
+					" [" :
+					"",
+				str_or(x, "workload", ""),
+				json_is_string(json_object_get(x, "workload")) ?
+					"]" :
+					"",
+				str_or(x, "text", ""));
+		if (rc)
+			goto out;
+	}
+out:
+	return rc;
+}
+
+static int render_csv(const json_t *data, struct twl_buf *b)
+{
+	static const char *const joined[] = { "kernels", "workloads", "hosts",
+					      "annotations" };
+	json_t *f;
+	size_t i, k;
+	struct twl_buf cell;
+	char fits[128];
+	int rc = 0;
+
+	twl_buf_init(&cell, TWL_EXPORT_MAX_BYTES);
+	TRY(twl_buf_printf(
+		b, "feature,title,status,kernel_version,hosts_using,hosts_v1,"
+		   "hosts_all,uses,first_seen,last_seen,replacement,"
+		   "replacement_fits,kernels,workloads,hosts,use_cases\r\n"));
+	json_array_foreach(json_object_get(data, "features"), i, f)
+	{
+		if (!json_is_object(f)) {
+			rc = -EINVAL;
+			goto out;
+		}
+		TRY(csv_cell(b, str_or(f, "id", ""), false));
+		TRY(csv_cell(b, str_or(f, "title", ""), false));
+		TRY(csv_cell(b, str_or(f, "status", ""), false));
+		TRY(csv_cell(b, str_or(f, "kernel_version", ""), false));
+		TRY(csv_int(b, int_of(f, "hosts_using")));
+		TRY(csv_int(b, int_of(f, "hosts_v1")));
+		TRY(csv_int(b, int_of(f, "hosts_all")));
+		TRY(csv_int(b, int_of(f, "uses")));
+		TRY(csv_time(b, json_object_get(f, "first_seen")));
+		TRY(csv_time(b, json_object_get(f, "last_seen")));
+		TRY(csv_cell(b, str_or(f, "replacement", ""), false));
+		fits_summary(json_object_get(f, "annotations"), fits,
+			     sizeof(fits));
+		TRY(csv_cell(b, fits, false));
+		for (k = 0; k < sizeof(joined) / sizeof(joined[0]); k++) {
+			TRY(csv_join(f, joined[k], &cell));
+			TRY(csv_cell(b, cell.data ? cell.data : "",
+				     k + 1 == sizeof(joined) /
+						      sizeof(joined[0])));
+		}
+	}
+out:
+	twl_buf_fini(&cell);
+	return rc;
+}
+
+int twl_export_render(const json_t *data, enum twl_export_format fmt,
+		      char **out, size_t *len)
+{
+	struct twl_buf b;
+	char *s;
+	int rc;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!json_is_object(data) ||
+	    !json_is_array(json_object_get(data, "features")))
+		return -EINVAL;
+	if (fmt == TWL_EXPORT_JSON) {
+		s = json_dumps(data, JSON_INDENT(2) | JSON_SORT_KEYS);
+		if (!s)
+			return -ENOMEM;
+		if (strlen(s) > TWL_EXPORT_MAX_BYTES) {
+			free(s);
+			return -E2BIG;
+		}
+		*out = s;
+		if (len)
+			*len = strlen(s);
+		return 0;
+	}
+	twl_buf_init(&b, TWL_EXPORT_MAX_BYTES);
+	rc = fmt == TWL_EXPORT_CSV ? render_csv(data, &b) :
+				     render_text(data, &b);
+	if (!rc)
+		rc = twl_buf_append(&b, "", 0);
+	if (rc) {
+		twl_buf_fini(&b);
+		return rc;
+	}
+	*out = b.data;
+	if (len)
+		*len = b.len;
+	return 0;
+}

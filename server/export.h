@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The linux-mm "report your usecase" export. Pure: a data document in
+ * (built by the read store, see store_read.h), text out. Nothing here does
+ * I/O, so the formatting is tested without a server or a database.
+ *
+ * The data document (also the "json" export format after redaction):
+ * {
+ *   "generated": <unix s>, "window_days": 30, "catalog_version": 1,
+ *   "fleet": {"hosts": n, "hosts_v1": n, "hosts_hybrid": n, "hosts_v2": n,
+ *             "hosts_unknown": n},
+ *   "features": [{
+ *     "id", "title", "status", "kernel_version", "commit", "replacement",
+ *     "replacement_note" (strings or null),
+ *     "hosts_using": n,       hosts that used it in the window
+ *     "hosts_v1": n,          denominator: v1 + hybrid hosts reporting
+ *     "hosts_all": n,         denominator: all hosts reporting
+ *     "uses": n,              uses counted (BPF counters, warnings)
+ *     "first_seen", "last_seen": unix s or null,
+ *     "kernels": [{"kernel": s, "hosts": n}],
+ *     "workloads": [{"process": s, "cgroup": s, "container": s,
+ *                    "hosts": n, "uses": n}],
+ *     "hosts": [s, ...]       host names (only kept with show_hosts)
+ *     "annotations": [{"workload": s|null, "text": s, "fits": s|null,
+ *                      "author": s, "created": n}]
+ *   }]
+ * }
+ */
+#ifndef TWL_SERVER_EXPORT_H
+#define TWL_SERVER_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+enum twl_export_format {
+	TWL_EXPORT_TEXT = 0, /* the email */
+	TWL_EXPORT_CSV = 1,
+	TWL_EXPORT_JSON = 2,
+};
+
+/* What may leave the building. Defaults (all false): no host names, cgroup
+ * paths and container ids reduced to their kind, process names shown. */
+struct twl_export_opts {
+	bool show_hosts; /* list host names per feature */
+	bool full_cgroups; /* keep cgroup paths and container ids */
+	bool hide_processes; /* replace process names by "(hidden)" */
+};
+
+/* Most bytes an export may produce; past it the render fails with -E2BIG. */
+#define TWL_EXPORT_MAX_BYTES (8u << 20)
+
+/* Width of the email body. */
+#define TWL_EXPORT_WIDTH 72
+
+/*
+ * twl_cgroup_kind - the kind of a cgroup path, one of the static strings
+ * "root", "container (docker)", "container (containerd)",
+ * "container (cri-o)", "container (podman)", "container (lxc)",
+ * "kubernetes pod", "systemd service", "systemd scope", "systemd slice",
+ * "user session", "other". @path may be NULL (-> "root"). A kind maps
+ * to itself, so applying it twice changes nothing.
+ */
+const char *twl_cgroup_kind(const char *path);
+
+/*
+ * twl_container_kind - the runtime part of a container identity as the
+ * agent derives it ("docker:<id>" -> "docker"); "" stays "" (no container);
+ * a runtime name without ':' ([a-z0-9-], up to 32 bytes) maps to itself,
+ * anything else to "other".
+ * Writes at most @cap bytes (NUL included) into @out and returns @out.
+ */
+char *twl_container_kind(const char *container, char *out, size_t cap);
+
+/*
+ * twl_export_parse_format - "text" (or NULL), "csv", "json" -> *@fmt.
+ * Returns 0 or -EINVAL.
+ */
+int twl_export_parse_format(const char *s, enum twl_export_format *fmt);
+
+/*
+ * twl_export_redact - a new document from @data with @opts applied:
+ * without show_hosts the "hosts" arrays are removed; without full_cgroups
+ * cgroup paths become twl_cgroup_kind() and containers their runtime, and
+ * workloads that became equal are merged (uses added, hosts: the largest,
+ * since the store already counted distinct hosts per kind when asked);
+ * with hide_processes process names become "(hidden)". Returns a new
+ * reference or NULL (errno EINVAL for a malformed @data, ENOMEM).
+ */
+json_t *twl_export_redact(const json_t *data,
+			  const struct twl_export_opts *opts);
+
+/*
+ * twl_export_render - render @data (already redacted: call
+ * twl_export_redact() first) as @fmt into a new NUL-terminated buffer
+ * *@out (free() it) of *@len bytes. Text: an email with Subject:, To:
+ * linux-mm@kvack.org, Cc: cgroups@vger.kernel.org and a body wrapped at
+ * TWL_EXPORT_WIDTH columns; control characters and invalid UTF-8 in
+ * strings are shown escaped. CSV: RFC 4180, one row per feature, cells
+ * that a spreadsheet would run as formulas prefixed with '. Returns 0,
+ * -EINVAL (malformed @data), -E2BIG (over TWL_EXPORT_MAX_BYTES), -ENOMEM.
+ */
+int twl_export_render(const json_t *data, enum twl_export_format fmt,
+		      char **out, size_t *len);
+
+/*
+ * twl_export_wrap - append @text to @b word-wrapped at @width columns
+ * (UTF-8 code points), first line prefixed by @first, others by @rest
+ * (both counted in the width; may be ""). Words longer than a line are
+ * broken. Control characters become "\xNN", invalid UTF-8 bytes "\xNN".
+ * Every line ends in "\n". Returns 0 or a negative errno from twl_buf.
+ */
+struct twl_buf;
+int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
+		    const char *rest, unsigned width);
+
+/*
+ * twl_export_cli - the "twilight-server export" subcommand (export_cli.c):
+ * argv[0] is "export"; options --feature ID, --format text|csv|json,
+ * --days N, --show-hosts/--hide-hosts, --full-cgroups/--cgroup-kinds,
+ * --hide-processes, --output FILE (default stdout), plus the server's own
+ * options (--data-dir, --db, --config) to find the database and the
+ * export privacy defaults. Returns a process exit status (0 ok, 1 error,
+ * 2 usage).
+ */
+int twl_export_cli(int argc, char **argv);
+
+#endif /* TWL_SERVER_EXPORT_H */

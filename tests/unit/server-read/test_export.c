@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * linux-mm export (server/export.c): cgroup kinds, wrapping at 72
+ * columns, redaction, hostile strings, CSV quoting, golden email text.
+ * Pure: no server, no database.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <twilight/util.h>
+
+#include "export.h"
+
+/* Columns of one line: UTF-8 code points. */
+static size_t cols(const char *s, size_t n)
+{
+	size_t c = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	return c;
+}
+
+/* Assert every line of @text (from the first blank line on) is <= 72 columns. */
+static void assert_wrapped(const char *text, bool body_only)
+{
+	const char *p = text, *nl;
+	bool in_body = !body_only;
+
+	while (*p) {
+		nl = strchr(p, '\n');
+		assert_non_null(nl); /* every line ends in a newline */
+		if (in_body && cols(p, (size_t)(nl - p)) > TWL_EXPORT_WIDTH) {
+			print_error("line too wide (%zu): %.*s\n",
+				    cols(p, (size_t)(nl - p)), (int)(nl - p),
+				    p);
+			fail();
+		}
+		if (nl == p)
+			in_body = true;
+		p = nl + 1;
+	}
+}
+
+static void test_cgroup_kind(void **state)
+{
+	static const struct {
+		const char *path, *kind;
+	} cases[] = {
+		{ NULL, "root" },
+		{ "", "root" },
+		{ "/", "root" },
+		{ "/docker/0123abcd", "container (docker)" },
+		{ "/system.slice/docker-0123abcd.scope", "container (docker)" },
+		{ "/system.slice/containerd.service/cri-containerd-ab.scope",
+		  "container (containerd)" },
+		{ "/kubepods/burstable/pod1234/0123abcd", "kubernetes pod" },
+		{ "/kubepods.slice/kubepods-besteffort.slice/crio-1.scope",
+		  "kubernetes pod" },
+		{ "/machine.slice/crio-0123.scope", "container (cri-o)" },
+		{ "/machine.slice/libpod-0123.scope", "container (podman)" },
+		{ "/lxc.payload.c1", "container (lxc)" },
+		{ "/user.slice/user-1000.slice/session-3.scope",
+		  "user session" },
+		{ "/system.slice/mysql.service", "systemd service" },
+		{ "/system.slice/run-r1.scope", "systemd scope" },
+		{ "/system.slice", "systemd slice" },
+		{ "/batch/job42", "other" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(twl_cgroup_kind(cases[i].path),
+				    cases[i].kind);
+		/* Idempotent: the store may already have grouped by kind. */
+		assert_string_equal(twl_cgroup_kind(cases[i].kind),
+				    cases[i].kind);
+	}
+}
+
+static void test_container_kind(void **state)
+{
+	char out[16];
+
+	assert_string_equal(twl_container_kind("docker:0123abcd", out,
+					       sizeof(out)),
+			    "docker");
+	assert_string_equal(twl_container_kind("cri-containerd:ff", out,
+					       sizeof(out)),
+			    "cri-containerd");
+	assert_string_equal(twl_container_kind("systemd:mysql.service", out,
+					       sizeof(out)),
+			    "systemd");
+	assert_string_equal(twl_container_kind("", out, sizeof(out)), "");
+	assert_string_equal(twl_container_kind(NULL, out, sizeof(out)), "");
+	assert_string_equal(twl_container_kind("docker", out, sizeof(out)),
+			    "docker");
+	assert_string_equal(twl_container_kind("Weird Name", out, sizeof(out)),
+			    "other");
+	assert_string_equal(twl_container_kind("<b>", out, sizeof(out)),
+			    "other");
+	/* Truncated to the buffer, still terminated. */
+	assert_string_equal(twl_container_kind("averyveryverylongruntime:1",
+					       out, 8),
+			    "averyve");
+}
+
+static void test_parse_format(void **state)
+{
+	enum twl_export_format f;
+
+	assert_int_equal(twl_export_parse_format(NULL, &f), 0);
+	assert_int_equal(f, TWL_EXPORT_TEXT);
+	assert_int_equal(twl_export_parse_format("csv", &f), 0);
+	assert_int_equal(f, TWL_EXPORT_CSV);
+	assert_int_equal(twl_export_parse_format("json", &f), 0);
+	assert_int_equal(f, TWL_EXPORT_JSON);
+	assert_int_equal(twl_export_parse_format("xml", &f), -EINVAL);
+	assert_int_equal(twl_export_parse_format("", &f), -EINVAL);
+}
+
+static char *wrap(const char *text, const char *first, const char *rest,
+		  unsigned width)
+{
+	struct twl_buf b;
+
+	twl_buf_init(&b, 1 << 20);
+	assert_int_equal(twl_export_wrap(&b, text, first, rest, width), 0);
+	return b.data;
+}
+
+static void test_wrap_basic(void **state)
+{
+	char *s;
+
+	s = wrap("one two three four", "", "", 9);
+	assert_string_equal(s, "one two\nthree\nfour\n");
+	free(s);
+	s = wrap("  spaced\tout \n words ", "- ", "  ", 12);
+	assert_string_equal(s, "- spaced out\n  words\n");
+	free(s);
+	/* A word wider than the line is broken, never overflows. */
+	s = wrap("aaaaaaaaaaaaaaaaaaaaaaaaa", "", "", 10);
+	assert_string_equal(s, "aaaaaaaaaa\naaaaaaaaaa\naaaaa\n");
+	free(s);
+	s = wrap("", "x ", "", 10);
+	assert_string_equal(s, "x \n");
+	free(s);
+}
+
+static void test_wrap_utf8_and_hostile(void **state)
+{
+	char *s;
+
+	/* "é" is one column: 5 of them plus a space and 4 fit in 10. */
+	s = wrap("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 abcd", "", "", 10);
+	assert_string_equal(s,
+			    "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 abcd\n");
+	free(s);
+	/* Control bytes and invalid UTF-8 are escaped, never passed through. */
+	s = wrap("a\x1b[31mred \xff\xfe end\x7f", "", "", 72);
+	assert_string_equal(s, "a\\x1b[31mred \\xff\\xfe end\\x7f\n");
+	free(s);
+	/* A truncated multi-byte sequence is escaped byte by byte. */
+	s = wrap("x\xe2\x82", "", "", 72);
+	assert_string_equal(s, "x\\xe2\\x82\n");
+	free(s);
+	/* Escapes are not split across lines. */
+	s = wrap("\x01\x02\x03", "", "", 5);
+	assert_string_equal(s, "\\x01\n\\x02\n\\x03\n");
+	free(s);
+}
+
+/* The data document a store would build: two used features, one unused. */
+static json_t *sample_data(void)
+{
+	json_error_t err;
+	json_t *d = json_loads(
+		"{\"generated\": 1764732000, \"window_days\": 30, \"catalog_version\": 1,"
+		" \"fleet\": {\"hosts\": 1200, \"hosts_v1\": 800, \"hosts_hybrid\": 100,"
+		"  \"hosts_v2\": 290, \"hosts_unknown\": 10, \"v1_or_hybrid\": 900},"
+		" \"features\": ["
+		"  {\"id\": \"memcg_v1.soft_limit\","
+		"   \"title\": \"Soft limit (memory.soft_limit_in_bytes)\","
+		"   \"status\": \"warns\", \"kernel_version\": \"v6.12\","
+		"   \"commit\": \"569c4f62d84a\", \"replacement\": \"memory.low\","
+		"   \"replacement_note\": \"memory.low is best-effort protection under global"
+		" pressure; it inverts the soft limit's meaning (protect below, instead of"
+		" reclaim above), so values need rethinking\","
+		"   \"hosts_using\": 12, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 3456,"
+		"   \"first_seen\": 1762000000, \"last_seen\": 1764700000,"
+		"   \"kernels\": [{\"kernel\": \"6.1.0-28-amd64\", \"hosts\": 10},"
+		"                {\"kernel\": \"6.1.0-31-amd64\", \"hosts\": 2}],"
+		"   \"workloads\": ["
+		"    {\"process\": \"java\", \"cgroup\": \"/docker/0123456789ab\","
+		"     \"container\": \"docker:0123456789ab\", \"hosts\": 7, \"uses\": 3000},"
+		"    {\"process\": \"java\", \"cgroup\": \"/docker/ba9876543210\","
+		"     \"container\": \"docker:ba9876543210\", \"hosts\": 3, \"uses\": 400},"
+		"    {\"process\": \"memtune\", \"cgroup\": \"/system.slice/memtune.service\","
+		"     \"container\": \"\", \"hosts\": 2, \"uses\": 56}],"
+		"   \"hosts\": [\"web-17.secret.example\", \"db-3.secret.example\"],"
+		"   \"annotations\": [{\"workload\": \"java\", \"text\": \"The JVM sizes its heap"
+		" from the soft limit so that batch jobs give memory back to latency-critical"
+		" services under pressure.\", \"fits\": \"partial\", \"author\": \"alice\","
+		" \"created\": 1764600000}]},"
+		"  {\"id\": \"memcg_v1.oom_control\", \"title\": \"OOM notification\","
+		"   \"status\": \"warns\", \"kernel_version\": \"v6.12\", \"commit\": null,"
+		"   \"replacement\": \"memory.events\", \"replacement_note\": null,"
+		"   \"hosts_using\": 1, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 1,"
+		"   \"first_seen\": 1764000000, \"last_seen\": 1764000000,"
+		"   \"kernels\": [], \"workloads\": [], \"annotations\": []},"
+		"  {\"id\": \"memcg_v1.swapaccount\", \"title\": \"swapaccount=0\","
+		"   \"status\": \"no-op\", \"replacement\": \"memory.swap.max\","
+		"   \"hosts_using\": 0, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 0,"
+		"   \"first_seen\": null, \"last_seen\": null,"
+		"   \"kernels\": [], \"workloads\": [], \"annotations\": []}"
+		" ]}",
+		0, &err);
+
+	if (!d)
+		print_error("sample json: %s at %d\n", err.text, err.line);
+	assert_non_null(d);
+	return d;
+}
+
+static char *render(const json_t *data, const struct twl_export_opts *opts,
+		    enum twl_export_format fmt)
+{
+	json_t *red = twl_export_redact(data, opts);
+	char *out = NULL;
+	size_t len = 0;
+
+	assert_non_null(red);
+	assert_int_equal(twl_export_render(red, fmt, &out, &len), 0);
+	assert_int_equal(strlen(out), len);
+	json_decref(red);
+	return out;
+}
+
+static char *read_golden(const char *name)
+{
+	const char *src = getenv("TWILIGHT_SOURCE_DIR");
+	char path[1024];
+	char *buf = NULL;
+
+	if (!src) {
+		print_error(
+			"TWILIGHT_SOURCE_DIR is not set: run this test through ctest\n");
+		fail();
+	}
+	snprintf(path, sizeof(path), "%s/tests/unit/server-read/golden/%s", src,
+		 name);
+	if (twl_read_file(path, 1 << 20, &buf, NULL)) {
+		print_error("cannot read golden file %s\n", path);
+		fail();
+	}
+	return buf;
+}
+
+static void test_text_golden(void **state)
+{
+	json_t *d = sample_data();
+	char *out = render(d, NULL, TWL_EXPORT_TEXT);
+	char *golden = read_golden("export-default.txt");
+
+	if (strcmp(out, golden)) {
+		print_error("export text differs from golden; got:\n%s\n", out);
+		fail();
+	}
+	assert_wrapped(out, true);
+	free(golden);
+	free(out);
+	json_decref(d);
+}
+
+static void test_text_headers_and_counts(void **state)
+{
+	json_t *d = sample_data();
+	char *out = render(d, NULL, TWL_EXPORT_TEXT);
+
+	assert_true(!strncmp(out, "Subject: ", 9));
+	assert_non_null(strstr(out, "\nTo: linux-mm@kvack.org\n"));
+	assert_non_null(strstr(out, "\nCc: cgroups@vger.kernel.org\n"));
+	/* Counts against their denominators. */
+	assert_non_null(strstr(out, "12 of 900 cgroup v1/hybrid hosts (1.3%)"));
+	assert_non_null(strstr(out, "Share of all hosts: 12 of 1200 (1.0%)"));
+	assert_non_null(strstr(out, "Uses counted: 3456"));
+	assert_non_null(strstr(out, "6.1.0-28-amd64: 10 hosts"));
+	assert_non_null(strstr(out, "memory.low"));
+	assert_non_null(strstr(out, "partly for 1"));
+	assert_non_null(strstr(out, "memcg_v1.swapaccount"));
+	free(out);
+	json_decref(d);
+}
+
+static void test_redaction_default(void **state)
+{
+	json_t *d = sample_data();
+	char *out = render(d, NULL, TWL_EXPORT_TEXT);
+	char *csv = render(d, NULL, TWL_EXPORT_CSV);
+	char *js = render(d, NULL, TWL_EXPORT_JSON);
+	const char *all[] = { out, csv, js };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		assert_null(strstr(all[i], "secret.example"));
+		assert_null(strstr(all[i], "/docker/"));
+		assert_null(strstr(all[i], "0123456789ab"));
+		assert_null(strstr(all[i], "memtune.service"));
+	}
+	/* The two docker cgroups of java merge into one kind: uses add up. */
+	assert_non_null(
+		strstr(out, "java in container (docker): 7 hosts, 3400 uses"));
+	assert_non_null(
+		strstr(out, "memtune in systemd service: 2 hosts, 56 uses"));
+	free(out);
+	free(csv);
+	free(js);
+	json_decref(d);
+}
+
+/* Redacting redacted data changes nothing (the store pre-groups kinds). */
+static void test_redaction_idempotent(void **state)
+{
+	json_t *d = sample_data();
+	json_t *once = twl_export_redact(d, NULL);
+	json_t *twice = twl_export_redact(once, NULL);
+
+	assert_true(json_equal(once, twice));
+	json_decref(twice);
+	json_decref(once);
+	json_decref(d);
+}
+
+static void test_redaction_show_more(void **state)
+{
+	struct twl_export_opts o = { .show_hosts = true, .full_cgroups = true };
+	struct twl_export_opts hide = { .hide_processes = true };
+	json_t *d = sample_data();
+	char *out = render(d, &o, TWL_EXPORT_TEXT);
+	char *hidden = render(d, &hide, TWL_EXPORT_TEXT);
+
+	assert_non_null(strstr(out, "web-17.secret.example"));
+	assert_non_null(strstr(out, "/docker/0123456789ab"));
+	assert_non_null(strstr(out, "docker:ba9876543210"));
+	assert_null(strstr(hidden, "java in"));
+	assert_null(strstr(hidden, "memtune in"));
+	assert_non_null(strstr(hidden, "(hidden) in"));
+	assert_wrapped(out, true);
+	free(out);
+	free(hidden);
+	json_decref(d);
+}
+
+static void test_hostile_strings(void **state)
+{
+	json_t *d = sample_data();
+	json_t *f = json_array_get(json_object_get(d, "features"), 0);
+	json_t *w = json_array_get(json_object_get(f, "workloads"), 0);
+	json_t *a = json_array_get(json_object_get(f, "annotations"), 0);
+	char long_word[300];
+	char *out, *csv, *p;
+	int subjects = 0;
+
+	json_object_set_new(w, "process",
+			    json_string("<img src=x onerror=alert(1)>"));
+	json_object_set_new(
+		a, "text",
+		json_string("ok\r\nSubject: injected\n\nBcc: a@b.c \x1b[2J"));
+	memset(long_word, 'x', sizeof(long_word) - 1);
+	long_word[sizeof(long_word) - 1] = '\0';
+	json_object_set_new(a, "workload", json_string(long_word));
+	json_object_set_new(f, "title",
+			    json_string("=HYPERLINK(\"http://evil\")"));
+	out = render(d, NULL, TWL_EXPORT_TEXT);
+	csv = render(d, NULL, TWL_EXPORT_CSV);
+
+	assert_wrapped(out, false);
+	for (p = out; p; p = strchr(p, '\n')) {
+		p += *p == '\n';
+		if (!strncmp(p, "Subject:", 8))
+			subjects++;
+		assert_true(strncmp(p, "Bcc:", 4));
+	}
+	assert_int_equal(subjects, 1);
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\r'));
+	assert_non_null(strstr(out, "\\x1b[2J"));
+	/* Process names are data: shown verbatim as text. */
+	assert_non_null(strstr(out, "<img src=x onerror=alert(1)>"));
+	/* CSV: formula neutralised, quotes doubled. */
+	assert_non_null(strstr(csv, "\"'=HYPERLINK(\"\"http://evil\"\")\""));
+	free(out);
+	free(csv);
+	json_decref(d);
+}
+
+/* Count CSV records (CRLF outside quotes) and check quoting balance. */
+static int csv_records(const char *s)
+{
+	bool q = false;
+	int n = 0;
+
+	for (; *s; s++) {
+		if (*s == '"')
+			q = !q;
+		else if (!q && s[0] == '\r' && s[1] == '\n')
+			n++;
+	}
+	assert_false(q);
+	return n;
+}
+
+static void test_csv_and_json(void **state)
+{
+	json_t *d = sample_data(), *back, *red;
+	char *csv = render(d, NULL, TWL_EXPORT_CSV);
+	char *js = render(d, NULL, TWL_EXPORT_JSON);
+
+	assert_int_equal(csv_records(csv), 4); /* header + 3 features */
+	assert_true(!strncmp(csv, "feature,title,status,", 21));
+	assert_non_null(strstr(
+		csv, "\"memcg_v1.soft_limit\",\"Soft limit"
+		     " (memory.soft_limit_in_bytes)\",\"warns\",\"v6.12\","
+		     "12,900,1200,3456,"));
+	back = json_loads(js, 0, NULL);
+	assert_non_null(back);
+	red = twl_export_redact(d, NULL);
+	assert_true(json_equal(back, red));
+	assert_false(json_is_true(json_object_get(
+		json_object_get(back, "redaction"), "show_hosts")));
+	json_decref(red);
+	json_decref(back);
+	free(csv);
+	free(js);
+	json_decref(d);
+}
+
+static void test_malformed(void **state)
+{
+	json_t *bad = json_pack("{s:s}", "features", "nope");
+	json_t *bad2 = json_pack("{s:[i]}", "features", 3);
+	char *out = (char *)1;
+
+	assert_null(twl_export_redact(bad, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(twl_export_redact(bad2, NULL));
+	assert_int_equal(twl_export_render(bad, TWL_EXPORT_TEXT, &out, NULL),
+			 -EINVAL);
+	assert_null(out);
+	assert_int_equal(twl_export_render(bad2, TWL_EXPORT_CSV, &out, NULL),
+			 -EINVAL);
+	json_decref(bad);
+	json_decref(bad2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cgroup_kind),
+		cmocka_unit_test(test_container_kind),
+		cmocka_unit_test(test_parse_format),
+		cmocka_unit_test(test_wrap_basic),
+		cmocka_unit_test(test_wrap_utf8_and_hostile),
+		cmocka_unit_test(test_text_golden),
+		cmocka_unit_test(test_text_headers_and_counts),
+		cmocka_unit_test(test_redaction_default),
+		cmocka_unit_test(test_redaction_idempotent),
+		cmocka_unit_test(test_redaction_show_more),
+		cmocka_unit_test(test_hostile_strings),
+		cmocka_unit_test(test_csv_and_json),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

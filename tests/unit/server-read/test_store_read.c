@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read queries (server/store_sqlite_read.c) against a real SQLite store
+ * filled through the ingest path (twl_store_ingest) with known figures.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <twilight/util.h>
+
+#include "export.h"
+#include "store.h"
+#include "store_read.h"
+
+#define NOW 1764732000LL
+#define DAY 86400LL
+
+#define SOFT "memcg_v1.soft_limit"
+#define OOM "memcg_v1.oom_control"
+
+struct fx {
+	char dir[64];
+	char path[128];
+	struct twl_store *s;
+};
+
+static int seq_counter;
+
+/* Host ids: 64 hex digits derived from a small number. */
+static void host_id(int n, char out[65])
+{
+	snprintf(out, 65, "%064x", n);
+}
+
+static json_t *report(int host, const char *hostname, const char *kernel,
+		      const char *mode, json_t *health)
+{
+	char hid[65], bid[33];
+
+	host_id(host, hid);
+	snprintf(bid, sizeof(bid), "%032x", ++seq_counter);
+	return json_pack(
+		"{s:i, s:s, s:i, s:I, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:i},"
+		" s:[], s:[], s:[], s:o}",
+		"v", 1, "batch_id", bid, "seq", seq_counter, "sent_time",
+		(json_int_t)NOW, "host", "host_id", hid, "hostname", hostname,
+		"boot_id", "b0", "kernel", kernel, "cgroup_mode", mode,
+		"agent_version", "0.1.0", "catalog_version", 1, "warnings",
+		"unknown", "usage", "health", health ? health : json_object());
+}
+
+static void add_usage(json_t *r, const char *feature, const char *comm,
+		      const char *wcg, const char *container,
+		      const char *cgroup, int64_t count, int64_t first,
+		      int64_t last)
+{
+	json_array_append_new(
+		json_object_get(r, "usage"),
+		json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s,"
+			  " s:i, s:I, s:i, s:i, s:I, s:I}",
+			  "boot_id", "b0", "feature", feature, "file",
+			  "memory.x", "op", "write", "cgroup", cgroup, "comm",
+			  comm, "uid", 0, "writer_cgroup", wcg, "container",
+			  container, "last_pid", 1, "count", (json_int_t)count,
+			  "failed", 0, "condition_met", 0, "first_seen",
+			  (json_int_t)first, "last_seen", (json_int_t)last));
+}
+
+static void add_warning(json_t *r, const char *feature, int64_t t)
+{
+	json_array_append_new(
+		json_object_get(r, "warnings"),
+		json_pack("{s:s, s:s, s:i, s:I, s:I, s:i, s:{}, s:s}",
+			  "feature", feature, "text",
+			  "soft_limit_in_bytes is"
+			  " deprecated",
+			  "kmsg_seq", 7, "mono_us", (json_int_t)1000, "time",
+			  (json_int_t)t, "level", 4, "fields", "origin",
+			  "kmsg"));
+}
+
+static void ingest(struct twl_store *s, json_t *r, int64_t now)
+{
+	const char *hid = json_string_value(
+		json_object_get(json_object_get(r, "host"), "host_id"));
+
+	assert_int_equal(twl_store_write_begin(s), 0);
+	assert_int_equal(twl_store_ingest(s, hid, r, now), 0);
+	assert_int_equal(twl_store_write_end(s, true), 0);
+	json_decref(r);
+}
+
+/*
+ * The fleet:
+ *   1 web-1  v1     6.1.0-28  soft_limit java/docker 10 then 15 (cumulative), now
+ *   2 web-2  v1     6.1.0-28  soft_limit java/systemd service 5, now
+ *   3 db_1   v1     6.1.0-31  oom_control 2 uses, 10 days ago; records_lost 4
+ *   4 web-4  hybrid 6.12.9    soft_limit kmsg warning 2 days ago; key_rejected
+ *   5 db-5   v2     6.12.9    nothing; last report 3 days ago; probe missing
+ */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	json_t *r;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/twl-read-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
+	assert_int_equal(twl_store_open(f->path, &f->s), 0);
+
+	r = report(1, "web-1", "6.1.0-28-amd64", "v1", NULL);
+	add_usage(r, SOFT, "java", "/docker/abc", "docker:abc", "/docker/abc",
+		  10, NOW - 100, NOW - 50);
+	ingest(f->s, r, NOW - 40);
+	r = report(1, "web-1", "6.1.0-28-amd64", "v1", NULL);
+	add_usage(r, SOFT, "java", "/docker/abc", "docker:abc", "/docker/abc",
+		  15, NOW - 100, NOW - 10);
+	ingest(f->s, r, NOW);
+	r = report(2, "web-2", "6.1.0-28-amd64", "v1", NULL);
+	add_usage(r, SOFT, "java", "/system.slice/app.service", "", "/app", 5,
+		  NOW - 200, NOW - 20);
+	ingest(f->s, r, NOW);
+	r = report(3, "db_1", "6.1.0-31-amd64", "v1",
+		   json_pack("{s:i}", "records_lost", 4));
+	add_usage(r, OOM, "oomd", "/system.slice/oomd.service", "", "/batch", 2,
+		  NOW - 10 * DAY, NOW - 10 * DAY);
+	ingest(f->s, r, NOW);
+	r = report(4, "web-4", "6.12.9", "hybrid",
+		   json_pack("{s:b}", "key_rejected", 1));
+	add_warning(r, SOFT, NOW - 2 * DAY);
+	ingest(f->s, r, NOW);
+	r = report(5, "db-5", "6.12.9", "v2",
+		   json_pack("{s:[s]}", "probe_missing", SOFT));
+	ingest(f->s, r, NOW - 3 * DAY);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char p[192];
+
+	twl_store_close(f->s);
+	snprintf(p, sizeof(p), "%s/t.db", f->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/t.db-wal", f->dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/t.db-shm", f->dir);
+	unlink(p);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static json_t *find_by(json_t *arr, const char *key, const char *val)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(arr, i, x)
+	{
+		if (!strcmp(json_string_value(json_object_get(x, key)) ?: "",
+			    val))
+			return x;
+	}
+	print_error("no %s=%s in array\n", key, val);
+	fail();
+	return NULL;
+}
+
+#define GETI(o, k) json_integer_value(json_object_get((o), (k)))
+
+static void test_summary(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *h, *m, *soft, *oom, *tl;
+
+	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
+	h = json_object_get(doc, "hosts");
+	assert_int_equal(GETI(h, "total"), 5);
+	assert_int_equal(GETI(h, "reporting_1d"), 4);
+	assert_int_equal(GETI(h, "reporting_7d"), 5);
+	assert_int_equal(GETI(h, "reporting_30d"), 5);
+	m = json_object_get(h, "by_cgroup_mode");
+	assert_int_equal(GETI(m, "v1"), 3);
+	assert_int_equal(GETI(m, "hybrid"), 1);
+	assert_int_equal(GETI(m, "v2"), 1);
+	assert_int_equal(GETI(m, "unknown"), 0);
+	assert_int_equal(GETI(h, "v1_or_hybrid_30d"), 4);
+
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_1d"), 2);
+	assert_int_equal(GETI(soft, "hosts_7d"), 3);
+	assert_int_equal(GETI(soft, "hosts_30d"), 3);
+	/* 15 (cumulative max of 10 then 15) + 5 + 1 warning. */
+	assert_int_equal(GETI(soft, "uses"), 21);
+	assert_int_equal(GETI(soft, "workloads"), 1);
+	assert_true(
+		fabs(json_real_value(json_object_get(soft, "share_v1_30d")) -
+		     0.75) < 1e-9);
+	assert_int_equal(GETI(soft, "first_seen"), NOW - 2 * DAY);
+	assert_int_equal(GETI(soft, "last_seen"), NOW - 10);
+
+	/* The overview's trend: the last 30 days of the timeline. */
+	tl = json_object_get(soft, "trend");
+	assert_int_equal(json_array_size(tl), 2);
+	assert_int_equal(GETI(json_array_get(tl, 0), "day"),
+			 (NOW - 2 * DAY) / DAY * DAY);
+	assert_int_equal(GETI(json_array_get(tl, 1), "hosts"), 2);
+	assert_int_equal(GETI(json_array_get(tl, 1), "uses"), 20);
+
+	oom = find_by(json_object_get(doc, "features"), "id", OOM);
+	assert_int_equal(GETI(oom, "hosts_1d"), 0);
+	assert_int_equal(GETI(oom, "hosts_7d"), 0);
+	assert_int_equal(GETI(oom, "hosts_30d"), 1);
+	assert_int_equal(GETI(oom, "uses"), 2);
+	assert_int_equal(GETI(oom, "workloads"), 1);
+	json_decref(doc);
+}
+
+/*
+ * The summary's windows come from per-day buckets kept by triggers plus
+ * an exact count over the boundary day: check both sides of the 1-day
+ * boundary, a host whose last use moves to a later day, and a host that
+ * changes cgroup mode.
+ */
+static void test_summary_windows(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *h, *m, *soft, *r;
+
+	r = report(6, "edge-a", "6.1.0-28-amd64", "v1", NULL);
+	add_usage(r, SOFT, "java", "/x", "", "/x", 1, NOW - DAY - 10,
+		  NOW - DAY - 10);
+	ingest(f->s, r, NOW - DAY - 10);
+	r = report(7, "edge-b", "6.1.0-28-amd64", "v1", NULL);
+	add_usage(r, SOFT, "java", "/x", "", "/x", 1, NOW - DAY + 10,
+		  NOW - DAY + 10);
+	ingest(f->s, r, NOW - DAY + 10);
+
+	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
+	h = json_object_get(doc, "hosts");
+	assert_int_equal(GETI(h, "total"), 7);
+	assert_int_equal(GETI(h, "reporting_1d"), 5);
+	assert_int_equal(GETI(h, "reporting_7d"), 7);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_1d"), 3);
+	assert_int_equal(GETI(soft, "hosts_7d"), 5);
+	assert_int_equal(GETI(soft, "uses"), 23);
+	json_decref(doc);
+
+	/* edge-a uses it again today; db-5 comes back as a v1 host. */
+	r = report(6, "edge-a", "6.1.0-28-amd64", "v1", NULL);
+	add_usage(r, SOFT, "java", "/x", "", "/x", 4, NOW - DAY - 10, NOW - 5);
+	ingest(f->s, r, NOW);
+	ingest(f->s, report(5, "db-5", "6.12.9", "v1", NULL), NOW);
+
+	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
+	h = json_object_get(doc, "hosts");
+	assert_int_equal(GETI(h, "total"), 7);
+	assert_int_equal(GETI(h, "reporting_1d"), 7);
+	m = json_object_get(h, "by_cgroup_mode");
+	assert_int_equal(GETI(m, "v1"), 6);
+	assert_int_equal(GETI(m, "hybrid"), 1);
+	assert_int_equal(GETI(m, "v2"), 0);
+	assert_int_equal(GETI(h, "v1_or_hybrid_30d"), 7);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_1d"), 4);
+	assert_int_equal(GETI(soft, "hosts_7d"), 5);
+	assert_int_equal(GETI(soft, "hosts_30d"), 5);
+	assert_int_equal(GETI(soft, "uses"), 26);
+	json_decref(doc);
+
+	/* Almost a day later: only edge-a's use (NOW - 5) is in the last 24 h. */
+	assert_int_equal(twl_read_summary(f->s, NOW + DAY - 7, &doc), 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_1d"), 1);
+	assert_int_equal(GETI(json_object_get(doc, "hosts"), "reporting_1d"),
+			 6);
+	json_decref(doc);
+}
+
+/* Retention deletes rows: the trigger-kept buckets follow. */
+static void test_summary_after_prune(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *oom, *soft;
+	int64_t deleted = 0;
+
+	assert_int_equal(twl_store_prune(f->s, NOW, 35, 5, &deleted), 0);
+	assert_true(deleted >= 2); /* db_1's oom_control usage and rollup */
+	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
+	oom = find_by(json_object_get(doc, "features"), "id", OOM);
+	assert_int_equal(GETI(oom, "hosts_30d"), 0);
+	assert_int_equal(GETI(oom, "workloads"), 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_30d"), 3);
+	assert_int_equal(GETI(soft, "workloads"), 1);
+	json_decref(doc);
+}
+
+static void test_feature(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *p, *tl;
+
+	assert_int_equal(twl_read_feature(f->s, "no.such", &flt, &doc),
+			 -ENOENT);
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 3);
+	assert_int_equal(GETI(doc, "uses"), 21);
+	assert_int_equal(GETI(json_object_get(doc, "warnings"), "count"), 1);
+	p = find_by(json_object_get(doc, "processes"), "process", "java");
+	assert_int_equal(GETI(p, "hosts"), 2);
+	assert_int_equal(GETI(p, "uses"), 20);
+	p = find_by(json_object_get(doc, "top_cgroups"), "cgroup",
+		    "/docker/abc");
+	assert_int_equal(GETI(p, "uses"), 15);
+	p = find_by(json_object_get(doc, "containers"), "container",
+		    "docker:abc");
+	assert_int_equal(GETI(p, "hosts"), 1);
+	p = find_by(json_object_get(doc, "kernels"), "kernel",
+		    "6.1.0-28-amd64");
+	assert_int_equal(GETI(p, "hosts"), 2);
+	p = find_by(json_object_get(doc, "kernels"), "kernel", "6.12.9");
+	assert_int_equal(GETI(p, "hosts"), 1);
+	/* Timeline: web-4's warning 2 days ago, web-1 and web-2 today. */
+	tl = json_object_get(doc, "timeline");
+	assert_int_equal(json_array_size(tl), 2);
+	assert_int_equal(GETI(json_array_get(tl, 0), "day"),
+			 (NOW - 2 * DAY) / DAY * DAY);
+	assert_int_equal(GETI(json_array_get(tl, 0), "hosts"), 1);
+	assert_int_equal(GETI(json_array_get(tl, 0), "uses"), 1);
+	assert_int_equal(GETI(json_array_get(tl, 1), "hosts"), 2);
+	assert_int_equal(GETI(json_array_get(tl, 1), "uses"), 20);
+	json_decref(doc);
+
+	/* A time range that only holds the warning. */
+	flt.since = NOW - 3 * DAY;
+	flt.until = NOW - DAY;
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "processes")), 0);
+	json_decref(doc);
+}
+
+/* Collect hostnames of a hosts page into "a,b,c". */
+static void names(json_t *doc, char *out, size_t cap)
+{
+	size_t i;
+	json_t *h;
+
+	out[0] = '\0';
+	json_array_foreach(json_object_get(doc, "hosts"), i, h)
+	{
+		if (i)
+			strncat(out, ",", cap - strlen(out) - 1);
+		strncat(out, json_string_value(json_object_get(h, "hostname")),
+			cap - strlen(out) - 1);
+	}
+}
+
+static void test_hosts_filters(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc;
+	char buf[256], cur[80];
+
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2,db_1,web-4,db-5");
+	assert_true(json_is_null(json_object_get(doc, "next_cursor")));
+	json_decref(doc);
+
+	/* Pagination by cursor. */
+	flt.limit = 2;
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2");
+	snprintf(cur, sizeof(cur), "%s",
+		 json_string_value(json_object_get(doc, "next_cursor")));
+	json_decref(doc);
+	flt.cursor = cur;
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "db_1,web-4");
+	snprintf(cur, sizeof(cur), "%s",
+		 json_string_value(json_object_get(doc, "next_cursor")));
+	json_decref(doc);
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "db-5");
+	assert_true(json_is_null(json_object_get(doc, "next_cursor")));
+	json_decref(doc);
+
+	/* Host patterns: glob, prefix, and LIKE metacharacters taken literally. */
+	memset(&flt, 0, sizeof(flt));
+	flt.host_pattern = "web-*";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2,web-4");
+	json_decref(doc);
+	flt.host_pattern = "db_";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "db_1");
+	json_decref(doc);
+	flt.host_pattern = "db?5";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "db-5");
+	json_decref(doc);
+	flt.host_pattern = "%";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "hosts")), 0);
+	json_decref(doc);
+
+	/* Kernel (exact, or prefix with *), cgroup mode, feature + time range. */
+	memset(&flt, 0, sizeof(flt));
+	flt.kernel = "6.1.0-28-amd64";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2");
+	json_decref(doc);
+	flt.kernel = "6.1.0*";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2,db_1");
+	json_decref(doc);
+	flt.kernel = "6.1";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "hosts")), 0);
+	json_decref(doc);
+	memset(&flt, 0, sizeof(flt));
+	flt.cgroup_mode = "hybrid";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-4");
+	json_decref(doc);
+	memset(&flt, 0, sizeof(flt));
+	flt.feature = SOFT;
+	flt.since = NOW - DAY;
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2");
+	json_decref(doc);
+	flt.feature = "memcg_v1.nope";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), -ENOENT);
+}
+
+static void test_host_detail(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *feat;
+	char hid[65];
+
+	host_id(1, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
+	assert_string_equal(json_string_value(json_object_get(doc, "kernel")),
+			    "6.1.0-28-amd64");
+	assert_string_equal(
+		json_string_value(json_object_get(doc, "cgroup_mode")), "v1");
+	assert_int_equal(json_array_size(json_object_get(doc, "features")), 1);
+	feat = json_array_get(json_object_get(doc, "features"), 0);
+	assert_string_equal(json_string_value(json_object_get(feat, "id")),
+			    SOFT);
+	assert_int_equal(GETI(feat, "uses"), 15);
+	assert_int_equal(GETI(doc, "last_seen"), NOW);
+	assert_true(json_is_object(json_object_get(doc, "health")));
+	json_decref(doc);
+	host_id(99, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), -ENOENT);
+}
+
+static void test_health(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *part;
+
+	assert_int_equal(twl_read_health(f->s, NOW, 0, &flt, &doc), -EINVAL);
+	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
+	part = json_object_get(doc, "silent");
+	assert_int_equal(GETI(part, "count"), 1);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(part, "hosts"), 0),
+			"hostname")),
+		"db-5");
+	part = json_object_get(doc, "records_lost");
+	assert_int_equal(GETI(part, "count"), 1);
+	assert_int_equal(GETI(json_array_get(json_object_get(part, "hosts"), 0),
+			      "records_lost"),
+			 4);
+	assert_int_equal(GETI(json_object_get(doc, "key_rejected"), "count"),
+			 1);
+	part = json_object_get(doc, "probe_missing");
+	assert_int_equal(GETI(part, "count"), 1);
+	assert_string_equal(
+		json_string_value(json_array_get(
+			json_object_get(
+				json_array_get(json_object_get(part, "hosts"),
+					       0),
+				"probe_missing"),
+			0)),
+		SOFT);
+	json_decref(doc);
+	/* Silent after 4 days: nobody. */
+	assert_int_equal(twl_read_health(f->s, NOW, 4 * DAY, &flt, &doc), 0);
+	assert_int_equal(GETI(json_object_get(doc, "silent"), "count"), 0);
+	json_decref(doc);
+}
+
+static void test_annotations(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *a;
+	int64_t id1, id2;
+
+	assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL,
+						 "JVM heap sizing", "no",
+						 "alice", NOW, &id1),
+			 0);
+	assert_int_equal(twl_read_annotation_add(f->s, OOM, "oomd",
+						 "user-space OOM", NULL, "bob",
+						 NOW + 1, &id2),
+			 0);
+	assert_int_equal(twl_read_annotation_add(f->s, OOM, NULL, "x", "maybe",
+						 "bob", NOW, NULL),
+			 -EINVAL);
+	assert_true(id2 > id1);
+	assert_int_equal(twl_read_annotations(f->s, NULL, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "annotations")),
+			 2);
+	json_decref(doc);
+	assert_int_equal(twl_read_annotations(f->s, SOFT, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "annotations")),
+			 1);
+	a = json_array_get(json_object_get(doc, "annotations"), 0);
+	assert_string_equal(json_string_value(json_object_get(a, "author")),
+			    "alice");
+	assert_string_equal(json_string_value(json_object_get(a, "fits")),
+			    "no");
+	assert_true(json_is_null(json_object_get(a, "workload")));
+	assert_int_equal(GETI(a, "created"), NOW);
+	json_decref(doc);
+	assert_int_equal(twl_read_annotation_delete(f->s, id2), 0);
+	assert_int_equal(twl_read_annotation_delete(f->s, id2), -ENOENT);
+	assert_int_equal(twl_read_annotations(f->s, OOM, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "annotations")),
+			 0);
+	json_decref(doc);
+}
+
+/* Annotations are capped: the one past the cap is refused, nothing grows. */
+static void test_annotation_cap(void **state)
+{
+	struct fx *f = *state;
+	int64_t id;
+	int i;
+
+	for (i = 0; i < TWL_READ_MAX_ANNOTATIONS; i++)
+		assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL, "n",
+							 NULL, "alice", NOW,
+							 NULL),
+				 0);
+	assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL, "one more",
+						 NULL, "alice", NOW, &id),
+			 -EDQUOT);
+	assert_int_equal(twl_read_annotation_delete(f->s, 1), 0);
+	assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL, "fits again",
+						 NULL, "alice", NOW, &id),
+			 0);
+	assert_int_equal(id, TWL_READ_MAX_ANNOTATIONS + 1);
+}
+
+static void test_export_data(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *fl, *soft, *wl, *red;
+	char *text;
+
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, "x", false, false,
+					      &doc),
+			 -ENOENT);
+	assert_int_equal(twl_read_export_data(f->s, NOW, 0, NULL, false, false,
+					      &doc),
+			 -EINVAL);
+	assert_int_equal(twl_read_annotation_add(f->s, SOFT, "java",
+						 "heap sizing", "partial",
+						 "alice", NOW, NULL),
+			 0);
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, false, false,
+					      &doc),
+			 0);
+	fl = json_object_get(doc, "fleet");
+	assert_int_equal(GETI(fl, "hosts"), 5);
+	assert_int_equal(GETI(fl, "hosts_v1"), 3);
+	assert_int_equal(json_array_size(json_object_get(doc, "features")), 1);
+	soft = json_array_get(json_object_get(doc, "features"), 0);
+	assert_int_equal(GETI(soft, "hosts_using"), 3);
+	assert_int_equal(GETI(soft, "hosts_v1"), 4);
+	assert_int_equal(GETI(soft, "hosts_all"), 5);
+	assert_int_equal(GETI(soft, "uses"), 21);
+	assert_null(json_object_get(soft, "hosts"));
+	wl = json_object_get(soft, "workloads");
+	assert_int_equal(json_array_size(wl), 2);
+	/* Grouped by kind in SQL: no path leaves the store. */
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(wl, 0), "cgroup")),
+			    "container (docker)");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(wl, 0), "container")),
+			    "docker");
+	assert_int_equal(GETI(json_array_get(wl, 0), "uses"), 15);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(wl, 1), "cgroup")),
+			    "systemd service");
+	assert_int_equal(json_array_size(json_object_get(soft, "annotations")),
+			 1);
+
+	red = twl_export_redact(doc, NULL);
+	assert_int_equal(twl_export_render(red, TWL_EXPORT_TEXT, &text, NULL),
+			 0);
+	assert_non_null(strstr(text, "3 of 4 cgroup v1/hybrid hosts (75.0%)"));
+	assert_non_null(strstr(text, "Share of all hosts: 3 of 5 (60.0%)"));
+	assert_null(strstr(text, "web-1"));
+	assert_null(strstr(text, "/docker/abc"));
+	assert_non_null(strstr(text, "heap sizing"));
+	assert_non_null(
+		strstr(text, "java in container (docker): 1 host, 15 uses"));
+	assert_non_null(
+		strstr(text, "java in systemd service: 1 host, 5 uses"));
+	free(text);
+	json_decref(red);
+	json_decref(doc);
+
+	/* Showing more: paths and host names. */
+	assert_int_equal(
+		twl_read_export_data(f->s, NOW, 30, SOFT, true, true, &doc), 0);
+	soft = json_array_get(json_object_get(doc, "features"), 0);
+	assert_int_equal(json_array_size(json_object_get(soft, "hosts")), 3);
+	find_by(json_object_get(soft, "workloads"), "cgroup", "/docker/abc");
+	json_decref(doc);
+
+	/* A one-day window: only today's users count. */
+	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, false, false,
+					      &doc),
+			 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_using"), 2);
+	assert_int_equal(GETI(soft, "hosts_all"), 4);
+	json_decref(doc);
+}
+
+static void test_glob_to_like(void **state)
+{
+	char out[16];
+
+	assert_int_equal(twl_glob_to_like("web-*", true, out, sizeof(out)), 0);
+	assert_string_equal(out, "web-%");
+	assert_int_equal(twl_glob_to_like("a_b%c\\", true, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "a\\_b\\%c\\\\%");
+	assert_int_equal(twl_glob_to_like("a?b", false, out, sizeof(out)), 0);
+	assert_string_equal(out, "a_b");
+	assert_int_equal(twl_glob_to_like("exact", false, out, sizeof(out)), 0);
+	assert_string_equal(out, "exact");
+	assert_int_equal(twl_glob_to_like("0123456789abcdef", true, out,
+					  sizeof(out)),
+			 -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_glob_to_like),
+		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_windows, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_summary_after_prune, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_feature, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hosts_filters, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_detail, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_annotations, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_export_data, setup,
+						teardown),
+	};
+
+	twl_log_init("test_store_read", LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
