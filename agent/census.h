@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * census: which cgroup hierarchies are mounted and which v1 memory knobs
+ * are set to non-default values. Read-only, bounded in time and in cgroups
+ * walked; works on any kernel. The mount table parser is pure.
+ */
+#ifndef TWL_AGENT_CENSUS_H
+#define TWL_AGENT_CENSUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define TWL_CENSUS_MAX_MOUNTS 64
+
+struct twl_cgroup_mount {
+	int kind; /* 1 = cgroup v1, 2 = cgroup2 */
+	bool memory; /* v1 hierarchy with the memory controller */
+	char mount[512]; /* mount point, decoded */
+	char controllers[256]; /* v1: comma-separated from the super options */
+};
+
+struct twl_cgroup_mounts {
+	size_t n;
+	bool truncated; /* more than TWL_CENSUS_MAX_MOUNTS */
+	struct twl_cgroup_mount m[TWL_CENSUS_MAX_MOUNTS];
+};
+
+/*
+ * twl_census_parse_mountinfo - collect the cgroup and cgroup2 mounts at or
+ * below @root from /proc/PID/mountinfo text (@len bytes). Lines that are
+ * not well-formed are skipped. A mount point seen twice keeps the last
+ * entry (it hides the earlier one). Returns 0 or -EINVAL when @root is not
+ * an absolute path.
+ */
+int twl_census_parse_mountinfo(const char *text, size_t len, const char *root,
+			       struct twl_cgroup_mounts *out);
+
+/*
+ * twl_census_cgroup_mode - "v1", "v2" or "hybrid" (both kinds mounted)
+ * for @m; "v2" when nothing is mounted (nothing v1 can be in use).
+ */
+const char *twl_census_cgroup_mode(const struct twl_cgroup_mounts *m);
+
+struct twl_census_cfg {
+	const char *cgroup_root; /* default /sys/fs/cgroup */
+	const char *mountinfo; /* default /proc/self/mountinfo */
+	unsigned max_cgroups; /* memory cgroups examined at most */
+	unsigned max_ms; /* walk time bound */
+};
+
+/*
+ * twl_census_take - the census object of the wire format, taken now
+ * (@now = Unix seconds for its "time"). Knobs name the catalog feature of
+ * their control file; a file the catalog does not know is left out.
+ * Returns a new object, or NULL with *@err set (-errno of reading the
+ * mount table, -ENOMEM).
+ */
+json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now,
+			int *err);
+
+/*
+ * twl_census_mode_from - read @mountinfo and return the cgroup mode of the
+ * mounts below @root into @mode (at least 8 bytes). 0 or -errno.
+ */
+int twl_census_mode_from(const char *mountinfo, const char *root, char *mode,
+			 size_t cap);
+
+#endif /* TWL_AGENT_CENSUS_H */

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Batch collection and the wire-format v1 document (see report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/catalog.h>
+#include <twilight/util.h>
+#include <twilight/wire.h>
+
+struct unknown_entry {
+	char text[TWL_WIRE_MAX_STR + 1];
+	uint64_t seq, mono_us;
+	int64_t time;
+	uint64_t count;
+	const char *origin;
+};
+
+struct twl_report {
+	json_t *warnings;
+	json_t *usage;
+	size_t n_unknown;
+	struct unknown_entry unknown[TWL_WIRE_MAX_UNKNOWN];
+	json_t *census;
+};
+
+struct twl_report *twl_report_new(void)
+{
+	struct twl_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->warnings = json_array();
+	r->usage = json_array();
+	if (!r->warnings || !r->usage) {
+		json_decref(r->warnings);
+		json_decref(r->usage);
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+void twl_report_free(struct twl_report *r)
+{
+	if (!r)
+		return;
+	json_decref(r->warnings);
+	json_decref(r->usage);
+	json_decref(r->census);
+	free(r);
+}
+
+void twl_report_reset(struct twl_report *r)
+{
+	json_array_clear(r->warnings);
+	json_array_clear(r->usage);
+	r->n_unknown = 0;
+	json_decref(r->census);
+	r->census = NULL;
+}
+
+/* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t k, len;
+
+	if (s[0] == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (k = 1; k < len; k++)
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+	/* Let the shared validator rule on overlongs, surrogates, > U+10FFFF. */
+	return twl_utf8_valid((const char *)s, len) ? len : 0;
+}
+
+size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t i = 0, o = 0;
+
+	if (!cap)
+		return 0;
+	while (i < len) {
+		size_t n = utf8_seq_len(s + i, len - i);
+
+		if (!n) {
+			if (o + 1 >= cap)
+				break;
+			out[o++] = '?';
+			i++;
+			continue;
+		}
+		if (o + n >= cap)
+			break;
+		memcpy(out + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static json_int_t wire_int(uint64_t v)
+{
+	return v > (uint64_t)TWL_WIRE_MAX_INT ? TWL_WIRE_MAX_INT :
+						(json_int_t)v;
+}
+
+static json_int_t wire_time(int64_t t)
+{
+	return t < 0 ? 0 : wire_int((uint64_t)t);
+}
+
+int twl_report_add_warning(struct twl_report *r,
+			   const struct twl_kmsg_record *rec,
+			   const struct twl_match *m, int64_t time)
+{
+	char text[TWL_WIRE_MAX_STR + 1];
+	json_t *w, *fields = NULL;
+	size_t i;
+
+	int level = rec->level;
+
+	if (json_array_size(r->warnings) >= TWL_WIRE_MAX_WARNINGS)
+		return -ENOSPC;
+	/* Plain dmesg has no priority: the catalog knows what the kernel uses. */
+	if (rec->facility < 0 && m->message < m->feature->n_messages)
+		level = m->feature->messages[m->message].level;
+	twl_text_sanitize(rec->text, rec->text_len, text, sizeof(text));
+	if (m->n_fields) {
+		fields = json_object();
+		if (!fields)
+			return -ENOMEM;
+		for (i = 0; i < m->n_fields && i < TWL_WIRE_MAX_FIELDS; i++) {
+			char v[TWL_WIRE_MAX_FIELD_VALUE + 1];
+			char k[TWL_WIRE_MAX_FIELD_NAME + 1];
+
+			twl_text_sanitize(m->fields[i].name,
+					  strlen(m->fields[i].name), k,
+					  sizeof(k));
+			twl_text_sanitize(m->fields[i].value,
+					  strlen(m->fields[i].value), v,
+					  sizeof(v));
+			if (json_object_set_new(fields, k, json_string(v))) {
+				json_decref(fields);
+				return -ENOMEM;
+			}
+		}
+	}
+	w = json_pack("{s:s, s:s, s:I, s:I, s:I, s:i, s:s}", "feature",
+		      m->feature->id, "text", text, "kmsg_seq",
+		      wire_int(rec->seq), "mono_us", wire_int(rec->mono_us),
+		      "time", wire_time(time), "level", level, "origin",
+		      twl_kmsg_origin(rec));
+	if (!w || (fields && json_object_set_new(w, "fields", fields))) {
+		json_decref(w);
+		return -ENOMEM;
+	}
+	if (json_array_append_new(r->warnings, w))
+		return -ENOMEM;
+	return 0;
+}
+
+int twl_report_add_unknown(struct twl_report *r,
+			   const struct twl_kmsg_record *rec, int64_t time)
+{
+	char norm[TWL_KMSG_TEXT_MAX + 1], clean[TWL_WIRE_MAX_STR + 1];
+	struct unknown_entry *e;
+	size_t n, i;
+
+	n = twl_normalize_digits(rec->text, rec->text_len, norm, sizeof(norm));
+	/* Trailing whitespace carries no meaning (matcher ignores it too). */
+	while (n && (norm[n - 1] == ' ' || norm[n - 1] == '\n' ||
+		     norm[n - 1] == '\t' || norm[n - 1] == '\r'))
+		norm[--n] = '\0';
+	twl_text_sanitize(norm, n, clean, sizeof(clean));
+	for (i = 0; i < r->n_unknown; i++) {
+		e = &r->unknown[i];
+		if (!strcmp(e->text, clean)) {
+			e->count++;
+			return 0;
+		}
+	}
+	if (r->n_unknown >= TWL_WIRE_MAX_UNKNOWN)
+		return -ENOSPC;
+	e = &r->unknown[r->n_unknown++];
+	memcpy(e->text, clean, sizeof(e->text));
+	e->seq = rec->seq;
+	e->mono_us = rec->mono_us;
+	e->time = time;
+	e->count = 1;
+	e->origin = twl_kmsg_origin(rec);
+	return 0;
+}
+
+int twl_report_add_usage(struct twl_report *r, json_t *entry)
+{
+	if (json_array_size(r->usage) >= TWL_WIRE_MAX_USAGE)
+		return -ENOSPC;
+	return json_array_append(r->usage, entry) ? -ENOMEM : 0;
+}
+
+void twl_report_set_census(struct twl_report *r, json_t *census)
+{
+	json_decref(r->census);
+	r->census = census;
+}
+
+bool twl_report_has_census(const struct twl_report *r)
+{
+	return r->census != NULL;
+}
+
+size_t twl_report_count(const struct twl_report *r)
+{
+	return json_array_size(r->warnings) + r->n_unknown +
+	       json_array_size(r->usage);
+}
+
+json_t *twl_report_to_json(const struct twl_report *r,
+			   const struct twl_report_meta *meta, json_t *health)
+{
+	const struct twl_identity *id = meta->id;
+	json_t *doc, *host, *unknown;
+	size_t i;
+
+	unknown = json_array();
+	if (!unknown)
+		return NULL;
+	for (i = 0; i < r->n_unknown; i++) {
+		const struct unknown_entry *e = &r->unknown[i];
+		json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I, s:s}", "text",
+				      e->text, "kmsg_seq", wire_int(e->seq),
+				      "mono_us", wire_int(e->mono_us), "time",
+				      wire_time(e->time), "count",
+				      wire_int(e->count), "origin", e->origin);
+
+		if (!u || json_array_append_new(unknown, u)) {
+			json_decref(unknown);
+			return NULL;
+		}
+	}
+	host = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "host_id",
+			 id->host_id, "hostname", id->hostname, "boot_id",
+			 id->boot_id, "kernel", id->kernel, "cgroup_mode",
+			 id->cgroup_mode, "agent_version", TWL_AGENT_VERSION,
+			 "catalog_version", (json_int_t)twl_catalog_version());
+	if (!host) {
+		json_decref(unknown);
+		return NULL;
+	}
+	doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:O, s:o, s:O, s:O, s:o}",
+			"v", TWL_WIRE_VERSION, "batch_id", meta->batch_id,
+			"seq", wire_int(meta->seq), "sent_time",
+			wire_time(meta->sent_time), "host", host, "warnings",
+			r->warnings, "unknown", unknown, "usage", r->usage,
+			"census", r->census ? r->census : json_null(), "health",
+			health ? json_incref(health) : json_object());
+	return doc;
+}

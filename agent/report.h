@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report: one batch being collected, and its wire-format v1 document
+ * (schema/wire-format.md). A batch is "full" at the wire caps (256
+ * warnings, 32 distinct unknown texts): adding then returns -ENOSPC and
+ * the caller sends this batch and starts a new one, so nothing is
+ * truncated or dropped.
+ */
+#ifndef TWL_AGENT_REPORT_H
+#define TWL_AGENT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <twilight/match.h>
+
+#include "identity.h"
+#include "kmsg_parse.h"
+
+#define TWL_AGENT_VERSION "0.1.0"
+
+struct twl_report;
+
+/* twl_report_new - an empty batch. NULL + errno ENOMEM. */
+struct twl_report *twl_report_new(void);
+
+/* twl_report_free - NULL-safe. */
+void twl_report_free(struct twl_report *r);
+
+/* twl_report_reset - empty @r for the next batch (census dropped too). */
+void twl_report_reset(struct twl_report *r);
+
+/*
+ * twl_report_add_warning - add kernel record @rec that matched @m; @time
+ * is its Unix time estimate. Text and field values are made valid UTF-8
+ * (invalid bytes become '?') and capped at the wire limits. Input without
+ * a priority (plain dmesg) gets the level the catalog says the kernel
+ * prints the message at. Returns 0,
+ * -ENOSPC when the batch already holds TWL_WIRE_MAX_WARNINGS, -ENOMEM.
+ */
+int twl_report_add_warning(struct twl_report *r,
+			   const struct twl_kmsg_record *rec,
+			   const struct twl_match *m, int64_t time);
+
+/*
+ * twl_report_add_unknown - count kernel record @rec that mentions a
+ * deprecation but matched nothing. Digits are normalised to '#'; equal
+ * normalised texts are counted once with the first seq/time. Returns 0,
+ * -ENOSPC when the text is new and the batch holds TWL_WIRE_MAX_UNKNOWN
+ * distinct texts already, -ENOMEM.
+ */
+int twl_report_add_unknown(struct twl_report *r,
+			   const struct twl_kmsg_record *rec, int64_t time);
+
+/*
+ * twl_report_add_usage - append one usage[] entry (a wire-format object
+ * built by agent/bpf; reference taken, not stolen). Returns 0, -ENOSPC at
+ * TWL_WIRE_MAX_USAGE entries, -ENOMEM.
+ */
+int twl_report_add_usage(struct twl_report *r, json_t *entry);
+
+/* twl_report_set_census - attach @census (reference stolen; NULL clears). */
+void twl_report_set_census(struct twl_report *r, json_t *census);
+
+/* twl_report_has_census - a census is attached. */
+bool twl_report_has_census(const struct twl_report *r);
+
+/* twl_report_count - warnings + distinct unknown texts + usage entries. */
+size_t twl_report_count(const struct twl_report *r);
+
+struct twl_report_meta {
+	const struct twl_identity *id;
+	uint64_t seq; /* per-host batch sequence, >= 1 */
+	const char *batch_id; /* 32 hex */
+	int64_t sent_time;
+};
+
+/*
+ * twl_report_to_json - the wire document for @r with @meta and @health
+ * (borrowed; may be NULL = {}). Returns a new reference or NULL (ENOMEM).
+ */
+json_t *twl_report_to_json(const struct twl_report *r,
+			   const struct twl_report_meta *meta, json_t *health);
+
+/*
+ * twl_text_sanitize - copy @len bytes of @in to @out (@cap bytes with
+ * NUL) replacing bytes that are not part of valid UTF-8 (and NUL) with
+ * '?', cut at a character boundary so the result is at most @cap - 1
+ * bytes. Returns the length written.
+ */
+size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap);
+
+#endif /* TWL_AGENT_REPORT_H */

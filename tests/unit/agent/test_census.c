@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Census on a fake cgroup tree in a temp dir (never this machine's cgroup
+ * files): mount table parsing, cgroup mode, non-default knobs, bounds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <twilight/wire.h>
+
+#include "agent_test.h"
+#include "census.h"
+
+#define UNLIMITED "9223372036854771712"
+
+static void test_parse_mountinfo(void **state)
+{
+	static const char mi[] =
+		"22 1 0:21 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+		"26 22 0:23 / /sys/fs/cgroup ro,nosuid shared:9 - tmpfs tmpfs ro,mode=755\n"
+		"27 26 0:24 / /sys/fs/cgroup/unified rw shared:10 - cgroup2 cgroup2 rw,nsdelegate\n"
+		"28 26 0:25 / /sys/fs/cgroup/systemd rw shared:11 - cgroup cgroup "
+		"rw,xattr,name=systemd\n"
+		"31 26 0:28 / /sys/fs/cgroup/memory rw shared:14 - cgroup cgroup rw,memory\n"
+		"32 26 0:29 / /sys/fs/cgroup/cpu,cpuacct rw shared:15 - cgroup cgroup "
+		"rw,cpu,cpuacct\n"
+		"33 26 0:30 / /sys/fs/cgroup/with\\040space rw - cgroup cgroup rw,pids\n"
+		"40 1 0:31 / /srv/other rw - cgroup cgroup rw,blkio\n"
+		"garbage line\n"
+		"41 1 0:31 / /sys/fs/cgroup/short\n";
+	static struct twl_cgroup_mounts m;
+
+	assert_int_equal(twl_census_parse_mountinfo(mi, sizeof(mi) - 1,
+						    "/sys/fs/cgroup", &m),
+			 0);
+	assert_int_equal(m.n, 5);
+	assert_int_equal(m.m[0].kind, 2);
+	assert_string_equal(m.m[0].mount, "/sys/fs/cgroup/unified");
+	assert_int_equal(m.m[1].kind, 1);
+	assert_string_equal(m.m[1].controllers,
+			    ""); /* name=systemd: no controller */
+	assert_true(m.m[2].memory);
+	assert_string_equal(m.m[2].controllers, "memory");
+	assert_string_equal(m.m[3].controllers, "cpu,cpuacct");
+	assert_false(m.m[3].memory);
+	assert_string_equal(m.m[4].mount, "/sys/fs/cgroup/with space");
+	assert_string_equal(twl_census_cgroup_mode(&m), "hybrid");
+
+	assert_int_equal(
+		twl_census_parse_mountinfo(mi, sizeof(mi) - 1, "/srv", &m), 0);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(twl_census_cgroup_mode(&m), "v1");
+
+	assert_int_equal(
+		twl_census_parse_mountinfo("", 0, "/sys/fs/cgroup", &m), 0);
+	assert_string_equal(twl_census_cgroup_mode(&m), "v2");
+	assert_int_equal(twl_census_parse_mountinfo(mi, 10, "relative", &m),
+			 -EINVAL);
+}
+
+/* A v1 memory cgroup directory with every knob at its default. */
+static void fake_cgroup(const char *dir, const char *rel,
+			const char *swappiness)
+{
+	char p[512];
+
+	test_mkdir(dir, rel);
+#define K(name, val)                                     \
+	do {                                             \
+		snprintf(p, sizeof(p), "%s/" name, rel); \
+		test_write(dir, p, val "\n");            \
+	} while (0)
+	K("memory.soft_limit_in_bytes", UNLIMITED);
+	K("memory.kmem.tcp.limit_in_bytes", UNLIMITED);
+	K("memory.memsw.limit_in_bytes", UNLIMITED);
+	K("memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0");
+	K("memory.move_charge_at_immigrate", "0");
+	K("memory.use_hierarchy", "1");
+	K("cgroup.procs", "");
+#undef K
+	snprintf(p, sizeof(p), "%s/memory.swappiness", rel);
+	test_write(dir, p, swappiness);
+}
+
+static json_t *knob(json_t *census, const char *file, const char *cgroup)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(census, "knobs"), i, k)
+	{
+		if (!strcmp(json_string_value(json_object_get(k, "file")),
+			    file) &&
+		    !strcmp(json_string_value(json_object_get(k, "cgroup")),
+			    cgroup))
+			return k;
+	}
+	return NULL;
+}
+
+static void test_fake_tree(void **state)
+{
+	char *dir = test_mkdtemp(), mi[2048], val[64];
+	char *mipath = test_path(dir, "mountinfo");
+	struct twl_census_cfg cfg = { .mountinfo = mipath,
+				      .max_cgroups = 1000,
+				      .max_ms = 5000 };
+	json_t *c, *k, *h;
+	int err = -1;
+
+	test_mkdir(dir, "cg");
+	test_mkdir(dir, "cg/unified");
+	test_write(dir, "cg/unified/cgroup.controllers",
+		   "cpu io memory pids\n");
+	fake_cgroup(dir, "cg/memory", "30\n");
+	fake_cgroup(dir, "cg/memory/default", "30\n");
+	fake_cgroup(dir, "cg/memory/web", "10\n");
+	fake_cgroup(dir, "cg/memory/web/db", "30\n");
+	fake_cgroup(dir, "cg/memory/batch", "30\n");
+	test_write(dir, "cg/memory/web/memory.soft_limit_in_bytes",
+		   "1073741824\n");
+	test_write(dir, "cg/memory/web/db/memory.kmem.tcp.limit_in_bytes",
+		   "65536\n");
+	test_write(dir, "cg/memory/web/db/memory.memsw.limit_in_bytes",
+		   "2147483648\n");
+	test_write(dir, "cg/memory/batch/memory.oom_control",
+		   "oom_kill_disable 1\nunder_oom 0\noom_kill 0\n");
+	test_write(dir, "cg/memory/batch/memory.move_charge_at_immigrate",
+		   "3\n");
+	test_write(dir, "cg/memory/batch/memory.use_hierarchy", "0\n");
+	snprintf(mi, sizeof(mi),
+		 "26 1 0:23 / %s/cg ro - tmpfs tmpfs ro\n"
+		 "27 26 0:24 / %s/cg/unified rw - cgroup2 cgroup2 rw\n"
+		 "31 26 0:28 / %s/cg/memory rw - cgroup cgroup rw,memory\n",
+		 dir, dir, dir);
+	test_write(dir, "mountinfo", mi);
+	snprintf(val, sizeof(val), "%s/cg", dir);
+	cfg.cgroup_root = val;
+
+	c = twl_census_take(&cfg, 1764732000, &err);
+	assert_non_null(c);
+	assert_int_equal(err, 0);
+	assert_int_equal(
+		json_integer_value(json_object_get(c, "cgroups_walked")), 5);
+	assert_true(json_is_false(json_object_get(c, "truncated")));
+	h = json_object_get(c, "hierarchies");
+	assert_int_equal(json_array_size(h), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(h, 0), "kind")),
+			    "v2");
+	assert_int_equal(json_array_size(json_object_get(json_array_get(h, 0),
+							 "controllers")),
+			 4);
+	assert_int_equal(json_array_size(json_object_get(c, "knobs")), 7);
+
+	k = knob(c, "memory.soft_limit_in_bytes", "/web");
+	assert_non_null(k);
+	assert_string_equal(json_string_value(json_object_get(k, "value")),
+			    "1073741824");
+	assert_string_equal(json_string_value(json_object_get(k, "feature")),
+			    "memcg_v1.soft_limit");
+	assert_non_null(knob(c, "memory.kmem.tcp.limit_in_bytes", "/web/db"));
+	k = knob(c, "memory.memsw.limit_in_bytes", "/web/db");
+	assert_non_null(k);
+	assert_string_equal(json_string_value(json_object_get(k, "feature")),
+			    "memcg_v1.memsw");
+	k = knob(c, "memory.oom_control", "/batch");
+	assert_non_null(k);
+	assert_string_equal(json_string_value(json_object_get(k, "value")),
+			    "1");
+	assert_non_null(knob(c, "memory.move_charge_at_immigrate", "/batch"));
+	assert_non_null(knob(c, "memory.use_hierarchy", "/batch"));
+	/* swappiness differs from the root's 30 only in /web. */
+	k = knob(c, "memory.swappiness", "/web");
+	assert_non_null(k);
+	assert_string_equal(json_string_value(json_object_get(k, "value")),
+			    "10");
+	assert_null(knob(c, "memory.swappiness", "/"));
+	assert_null(knob(c, "memory.soft_limit_in_bytes", "/default"));
+
+	/* The whole census is valid inside a report. */
+	{
+		json_t *doc = json_pack(
+			"{s:i, s:s, s:i, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:i}, s:O, s:{}}",
+			"v", 1, "batch_id", "0d4e6b1f2a3c4d5e8f9a0b1c2d3e4f5a",
+			"seq", 1, "sent_time", 1764732000, "host", "host_id",
+			"9c1f4e2b7a3d5e6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7",
+			"hostname", "h", "boot_id",
+			"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f", "kernel", "6.1",
+			"cgroup_mode", "hybrid", "agent_version", "0.1.0",
+			"catalog_version", 1, "census", c, "health");
+		struct twl_verr verr;
+
+		assert_non_null(doc);
+		if (twl_report_validate(doc, &verr))
+			fail_msg("census invalid: %s at %s: %s", verr.code,
+				 verr.field, verr.reason);
+		json_decref(doc);
+	}
+	json_decref(c);
+
+	/* Bounded: at most 2 cgroups. */
+	cfg.max_cgroups = 2;
+	c = twl_census_take(&cfg, 1764732000, &err);
+	assert_non_null(c);
+	assert_int_equal(
+		json_integer_value(json_object_get(c, "cgroups_walked")), 2);
+	assert_true(json_is_true(json_object_get(c, "truncated")));
+	json_decref(c);
+
+	/* Mode of the fake tree. */
+	{
+		char mode[8];
+
+		assert_int_equal(twl_census_mode_from(mipath, val, mode,
+						      sizeof(mode)),
+				 0);
+		assert_string_equal(mode, "hybrid");
+	}
+
+	/* A missing mount table is an error, not an empty census. */
+	free(mipath);
+	mipath = test_path(dir, "no-such-mountinfo");
+	cfg.mountinfo = mipath;
+	assert_null(twl_census_take(&cfg, 1764732000, &err));
+	assert_int_equal(err, -ENOENT);
+	free(mipath);
+	test_rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_mountinfo),
+		cmocka_unit_test(test_fake_tree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
