@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usage.bpf.c - count every use of deprecated cgroup v1 memory control
+ * files, in the kernel, keyed by who did what to which cgroup.
+ *
+ * Attach points (see /work/shared/reference/memcg-v1.md section 3; no
+ * tracepoint fires on cgroup control-file access):
+ *  - fentry/fexit cgroup_file_write: every write() to a cgroup control file.
+ *    The attempt is counted at entry (a write that then fails, such as
+ *    use_hierarchy=0, is the usage that matters); the exit adds failures
+ *    only, rebuilding the key (see twl_write_exit: no per-task map, which
+ *    cost an LRU update and delete on every counted write).
+ *  - fexit cgroup_file_open: reads, counted once per open for reading.
+ *    Chosen over cgroup_seqfile_show because seq_read calls show again
+ *    when its buffer overflows and once per record, so counting there
+ *    would need per-open state and its cleanup; an open with FMODE_READ
+ *    is exactly one "use for reading" and needs no state.
+ *  - fexit on the four *_register_event functions: eventfd registrations
+ *    through cgroup.event_control, keyed by the file registered for
+ *    (memory.oom_control, memory.pressure_level, memory.usage_in_bytes,
+ *    memory.memsw.usage_in_bytes).
+ *
+ * Only v1 hierarchies count: an access to a v2 file (or a v1 core file)
+ * costs one early exit, one read of cftype::flags (only v1 controller files
+ * carry __CFTYPE_NOT_ON_DFL). Then only files of the memory controller
+ * (cft->ss->id == memory_cgrp_id) on a v1 hierarchy (hierarchy_id != 0)
+ * that user space put into twl_files (from the catalog) are counted; the
+ * answer per cftype is cached in twl_cft. Nothing is sent per event: user
+ * space reads the maps.
+ *
+ * Pointers reached from the programs' BTF-typed arguments are read directly
+ * (the verifier turns those loads into fault-safe loads, no helper call);
+ * void * fields (kernfs_node::priv) lose their type and are read with
+ * bpf_core_read().
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "twl_bpf_types.h"
+#include "twl_bpf_drift.h"
+#include "twl_bpf_parse.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define FMODE_READ 0x1
+#define EEXIST_ 17
+/*
+ * Set on every cftype of a v1 (legacy) controller file by
+ * cgroup_add_legacy_cftypes(); 1 << 17 in an anonymous enum (so not
+ * CO-RE-relocatable) from v4.6 to at least v6.18 (checked in both BTFs).
+ */
+#define TWL_CFTYPE_NOT_ON_DFL (1u << 17)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TWL_BPF_USAGE_ENTRIES);
+	__type(key, struct twl_bpf_usage_key);
+	__type(value, struct twl_bpf_usage_val);
+} twl_usage SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TWL_BPF_PATH_ENTRIES);
+	__type(key, struct twl_bpf_path_key);
+	__type(value, struct twl_bpf_path_val);
+} twl_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TWL_BPF_FILE_ENTRIES);
+	__type(key, struct twl_bpf_file_key);
+	__type(value, struct twl_bpf_file_val);
+} twl_files SEC(".maps");
+
+/*
+ * Cache: cftype address -> its twl_files entry, or flags 0 for a v1
+ * controller file that is not counted (other controller, or not in the
+ * catalog). Spares the name read and 64-byte hash on every write. User
+ * space empties it whenever it changes twl_files.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TWL_BPF_CFT_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct twl_bpf_file_val);
+} twl_cft SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TWL_BPF_OVF_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} twl_overflow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TWL_BPF_META_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} twl_meta SEC(".maps");
+
+/* Per-CPU scratch for building a path before it is copied into twl_paths. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct twl_bpf_path_val);
+} twl_scratch SEC(".maps");
+
+static __always_inline void count_overflow(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&twl_overflow, &idx);
+
+	if (c)
+		*c += 1; /* per-CPU slot: no atomics needed */
+}
+
+/*
+ * The cftype of control file @kn when it is a v1 controller file, else 0:
+ * the single early exit for v2 files and v1 core files.
+ */
+static __always_inline __u64 legacy_cft(struct kernfs_node *kn)
+{
+	struct cftype *cft = kn->priv;
+	unsigned int flags = 0;
+
+	if (!cft)
+		return 0;
+	bpf_core_read(&flags, sizeof(flags), &cft->flags);
+	return flags & TWL_CFTYPE_NOT_ON_DFL ? (__u64)cft : 0;
+}
+
+/* The hierarchy id of cgroup @cgrp (0 = the v2 hierarchy). */
+static __always_inline __u32 cgroup_hier(struct cgroup *cgrp)
+{
+	return (__u32)BPF_CORE_READ(cgrp, root, hierarchy_id);
+}
+
+/* The writer's cgroup in the memory controller's hierarchy, or NULL. */
+static __always_inline struct cgroup *writer_memcg(int mem_id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct cgroup_subsys_state *css;
+
+	if (mem_id < 0 || mem_id >= bpf_core_enum_value(enum cgroup_subsys_id,
+							CGROUP_SUBSYS_COUNT))
+		return NULL;
+	css = t->cgroups->subsys[mem_id];
+	return css ? css->cgroup : NULL;
+}
+
+/*
+ * Record where cgroup directory @kn lives, once, so its name outlives it.
+ * The path is stored leaf first ("leaf/parent/.../"), the root's own name
+ * excluded; user space reverses it.
+ */
+static __always_inline void capture_path(struct kernfs_node *kn, __u64 cgid,
+					 __u32 hier)
+{
+	struct twl_bpf_path_key pk = { .cgid = cgid, .hier = hier };
+	struct twl_bpf_path_val *pv;
+	struct kernfs_node *parent;
+	__u32 zero = 0, off = 0;
+	long n, err;
+	int i;
+
+	if (bpf_map_lookup_elem(&twl_paths, &pk))
+		return;
+	pv = bpf_map_lookup_elem(&twl_scratch, &zero);
+	if (!pv)
+		return;
+	pv->len = 0;
+	pv->truncated = 0;
+	for (i = 0; i < TWL_BPF_PATH_DEPTH; i++) {
+		if (!kn)
+			break;
+		parent = twl_kn_parent(kn);
+		if (!parent)
+			break;
+		if (off > TWL_BPF_PATH_OFF_MAX) {
+			pv->truncated = 1;
+			break;
+		}
+		n = bpf_probe_read_kernel_str(
+			&pv->path[off & TWL_BPF_PATH_OFF_MAX], TWL_BPF_COMP_LEN,
+			kn->name);
+		if (n <= 0) {
+			pv->truncated = 1;
+			break;
+		}
+		if (n == TWL_BPF_COMP_LEN)
+			pv->truncated = 1;
+		off += n; /* n counts the NUL, which becomes the separator */
+		pv->path[(off - 1) & (TWL_BPF_PATH_LEN - 1)] = '/';
+		kn = parent;
+	}
+	if (i == TWL_BPF_PATH_DEPTH && kn && twl_kn_parent(kn))
+		pv->truncated = 1;
+	pv->len = off;
+	err = bpf_map_update_elem(&twl_paths, &pk, pv, BPF_NOEXIST);
+	if (err && err != -EEXIST_)
+		count_overflow(TWL_BPF_OVF_PATH);
+}
+
+/* The non_hierarchical condition for the buffer being written (see twl_bpf_parse.h). */
+static __always_inline bool value_not_1(const char *buf)
+{
+	char s[TWL_BPF_VALUE_LEN] = {};
+
+	if (bpf_probe_read_kernel_str(s, sizeof(s), buf) <= 1)
+		return false;
+	return twl_value_not_1(s);
+}
+
+/* @dir is the target cgroup's directory; root when it has no parent. */
+static __always_inline bool cond_met(__u16 cond, struct kernfs_node *dir,
+				     const char *buf)
+{
+	switch (cond) {
+	case TWL_BPF_COND_ALWAYS:
+		return true;
+	case TWL_BPF_COND_NON_ROOT:
+		return twl_kn_parent(dir) != NULL;
+	case TWL_BPF_COND_VALUE_NOT_1:
+		return buf && value_not_1(buf);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Fill the parts of a usage key that describe the caller. Returns the
+ * writer's memory cgroup (NULL if none) for capture_path().
+ */
+static __always_inline struct cgroup *
+key_set_writer(struct twl_bpf_usage_key *k, int mem_id)
+{
+	struct cgroup *w = writer_memcg(mem_id);
+
+	k->uid = (__u32)bpf_get_current_uid_gid();
+	bpf_get_current_comm(k->comm, sizeof(k->comm));
+	if (w) {
+		k->writer_cgid = w->kn->id;
+		k->writer_hier = w->root->hierarchy_id;
+	}
+	return w;
+}
+
+/*
+ * Count one use under @k: look up or insert (BPF_NOEXIST), then add. A full
+ * map is counted in the per-CPU overflow counter, never silent. On first
+ * insert the target (@dir) and writer (@w) paths are captured.
+ */
+static __always_inline void count_use(struct twl_bpf_usage_key *k,
+				      struct kernfs_node *dir, struct cgroup *w,
+				      bool met, bool failed)
+{
+	struct twl_bpf_usage_val *v, init = {};
+	__u64 now = bpf_ktime_get_ns();
+	long err;
+
+	v = bpf_map_lookup_elem(&twl_usage, k);
+	if (!v) {
+		init.first_ns = now;
+		err = bpf_map_update_elem(&twl_usage, k, &init, BPF_NOEXIST);
+		if (err && err != -EEXIST_) {
+			count_overflow(TWL_BPF_OVF_USAGE);
+			return;
+		}
+		if (!err) {
+			/* First insert: capture the names while the cgroups exist. */
+			if (dir)
+				capture_path(dir, k->target_cgid,
+					     k->target_hier);
+			if (w)
+				capture_path(w->kn, k->writer_cgid,
+					     k->writer_hier);
+		}
+		v = bpf_map_lookup_elem(&twl_usage, k);
+		if (!v)
+			return;
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	if (met)
+		__sync_fetch_and_add(&v->condition_met, 1);
+	if (failed)
+		__sync_fetch_and_add(&v->failed, 1);
+	v->last_pid = bpf_get_current_pid_tgid() >> 32;
+	v->last_ns = now;
+}
+
+/*
+ * The files-map entry of v1 controller file @kn (cftype @cft) when it has
+ * @flag, else NULL; answers are cached per cftype in twl_cft.
+ */
+static __always_inline struct twl_bpf_file_val *
+file_lookup(struct kernfs_node *kn, __u64 cft, int mem_id, __u16 flag)
+{
+	struct twl_bpf_file_val *fv, none = {};
+	struct twl_bpf_file_key fk = {};
+	struct cgroup_subsys *ss = NULL;
+	int id = -1;
+
+	fv = bpf_map_lookup_elem(&twl_cft, &cft);
+	if (fv)
+		return fv->flags & flag ? fv : NULL;
+	/* First sight of this cftype: the memory controller's, and counted? */
+	bpf_core_read(&ss, sizeof(ss), &((struct cftype *)cft)->ss);
+	if (ss)
+		bpf_core_read(&id, sizeof(id), &ss->id);
+	if (mem_id < 0 || id != mem_id) {
+		fv = &none;
+	} else {
+		if (bpf_probe_read_kernel_str(fk.name, sizeof(fk.name),
+					      kn->name) <= 0)
+			return NULL;
+		fv = bpf_map_lookup_elem(&twl_files, &fk);
+		if (!fv)
+			fv = &none;
+	}
+	bpf_map_update_elem(&twl_cft, &cft, fv,
+			    BPF_ANY); /* full: just no cache */
+	return fv->flags & flag ? fv : NULL;
+}
+
+/*
+ * Build the usage key of an access to control file @kn by the current task.
+ * Returns the target directory, or NULL when the access is not counted.
+ */
+static __always_inline struct kernfs_node *
+access_key(struct kernfs_node *kn, __u16 flag, __u32 op,
+	   struct twl_bpf_usage_key *k, __u16 *cond, struct cgroup **w)
+{
+	struct twl_bpf_file_val *fv;
+	struct kernfs_node *dir;
+	__u64 cft;
+	int mem_id;
+	__u32 hier;
+
+	cft = legacy_cft(kn);
+	if (!cft)
+		return NULL; /* v2 or v1 core file: the early exit */
+	mem_id = twl_memory_cgrp_id();
+	fv = file_lookup(kn, cft, mem_id, flag);
+	if (!fv)
+		return NULL;
+	dir = twl_kn_parent(kn);
+	if (!dir)
+		return NULL;
+	hier = cgroup_hier((struct cgroup *)dir->priv);
+	if (!hier)
+		return NULL;
+	__builtin_memset(k, 0, sizeof(*k));
+	k->file_id = fv->id;
+	k->op = op;
+	k->target_hier = hier;
+	/* Reads are keyed without target: pollers must not fill the map. */
+	if (op != TWL_BPF_OP_READ)
+		k->target_cgid = dir->id; /* the cgroup's kernfs node id */
+	*cond = fv->cond;
+	*w = key_set_writer(k, mem_id);
+	return dir;
+}
+
+SEC("fentry/cgroup_file_write")
+int BPF_PROG(twl_write_entry, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off)
+{
+	struct twl_bpf_usage_key k;
+	struct kernfs_node *dir;
+	struct cgroup *w;
+	__u16 cond;
+
+	if (!nbytes)
+		return 0; /* the kernel ignores an empty write */
+	dir = access_key(of->kn, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k,
+			 &cond, &w);
+	if (!dir)
+		return 0;
+	count_use(&k, dir, w, cond_met(cond, dir, buf), false);
+	return 0;
+}
+
+/*
+ * The result: only a failure needs work. The key is built again from the
+ * same open file and task (no per-task state to keep between entry and
+ * exit); it differs from the entry's only if the writer's comm, uid or
+ * memory cgroup changed during the write itself.
+ */
+SEC("fexit/cgroup_file_write")
+int BPF_PROG(twl_write_exit, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	struct twl_bpf_usage_key k;
+	struct twl_bpf_usage_val *v;
+	struct cgroup *w;
+	__u16 cond;
+
+	if (ret >= 0 || !nbytes)
+		return 0;
+	if (!access_key(of->kn, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k,
+			&cond, &w))
+		return 0;
+	v = bpf_map_lookup_elem(&twl_usage, &k);
+	if (v)
+		__sync_fetch_and_add(&v->failed, 1);
+	return 0;
+}
+
+SEC("fexit/cgroup_file_open")
+int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
+{
+	struct twl_bpf_usage_key k;
+	struct kernfs_node *dir;
+	struct cgroup *w;
+	__u16 cond;
+
+	if (!(of->file->f_mode & FMODE_READ))
+		return 0;
+	dir = access_key(of->kn, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_READ, &k,
+			 &cond, &w);
+	if (!dir)
+		return 0;
+	count_use(&k, NULL, w, false,
+		  ret != 0); /* the kernel warns on no read */
+	return 0;
+}
+
+/* Count one eventfd registration on @fk (a constant file name) for @memcg. */
+static __always_inline int count_register(struct mem_cgroup *memcg,
+					  struct twl_bpf_file_key *fk, int ret)
+{
+	struct twl_bpf_usage_key k;
+	struct twl_bpf_file_val *fv;
+	struct kernfs_node *dir;
+	struct cgroup *cgrp, *w;
+	__u32 hier;
+
+	cgrp = memcg->css.cgroup;
+	hier = cgrp->root->hierarchy_id;
+	if (!hier)
+		return 0; /* cgroup.event_control does not exist on v2 anyway */
+	fv = bpf_map_lookup_elem(&twl_files, fk);
+	if (!fv || !(fv->flags & TWL_BPF_FILE_EVENT))
+		return 0;
+	dir = cgrp->kn;
+	__builtin_memset(&k, 0, sizeof(k));
+	k.file_id = fv->id;
+	k.op = TWL_BPF_OP_REGISTER;
+	k.target_hier = hier;
+	k.target_cgid = dir->id;
+	w = key_set_writer(&k, twl_memory_cgrp_id());
+	count_use(&k, dir, w, cond_met(fv->cond, dir, NULL), ret != 0);
+	return 0;
+}
+
+#define TWL_FILE_KEY(var, str)            \
+	struct twl_bpf_file_key var = {}; \
+	__builtin_memcpy(var.name, str, sizeof(str))
+
+SEC("fexit/mem_cgroup_oom_register_event")
+int BPF_PROG(twl_oom_register, struct mem_cgroup *memcg,
+	     struct eventfd_ctx *eventfd, const char *args, int ret)
+{
+	TWL_FILE_KEY(fk, "memory.oom_control");
+
+	return count_register(memcg, &fk, ret);
+}
+
+SEC("fexit/vmpressure_register_event")
+int BPF_PROG(twl_pressure_register, struct mem_cgroup *memcg,
+	     struct eventfd_ctx *eventfd, const char *args, int ret)
+{
+	TWL_FILE_KEY(fk, "memory.pressure_level");
+
+	return count_register(memcg, &fk, ret);
+}
+
+SEC("fexit/mem_cgroup_usage_register_event")
+int BPF_PROG(twl_usage_register, struct mem_cgroup *memcg,
+	     struct eventfd_ctx *eventfd, const char *args, int ret)
+{
+	TWL_FILE_KEY(fk, "memory.usage_in_bytes");
+
+	return count_register(memcg, &fk, ret);
+}
+
+SEC("fexit/memsw_cgroup_usage_register_event")
+int BPF_PROG(twl_memsw_register, struct mem_cgroup *memcg,
+	     struct eventfd_ctx *eventfd, const char *args, int ret)
+{
+	TWL_FILE_KEY(fk, "memory.memsw.usage_in_bytes");
+
+	return count_register(memcg, &fk, ret);
+}

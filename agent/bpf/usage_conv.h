@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usage_conv: pure conversions from BPF counter keys to wire usage entries
+ * (schema/wire-format.md usage[]): cgroup paths captured leaf first,
+ * container identity from a cgroup path, privacy (hash or drop) of cgroup
+ * paths and process names. No I/O; table-tested in
+ * tests/unit/agent-bpf/.
+ */
+#ifndef TWILIGHT_AGENT_BPF_USAGE_CONV_H
+#define TWILIGHT_AGENT_BPF_USAGE_CONV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What to do with a value before it leaves the host. */
+enum twl_privacy_mode {
+	TWL_PRIVACY_KEEP = 0,
+	TWL_PRIVACY_HASH = 1, /* "h:" + hex of SHA-256(key, 0, value) */
+	TWL_PRIVACY_DROP = 2, /* "" */
+};
+
+struct twl_bpf_privacy {
+	enum twl_privacy_mode
+		cgroup; /* target and writer cgroup paths, container */
+	enum twl_privacy_mode comm; /* process names */
+	const char *key; /* secret mixed into hashes; NULL = none */
+};
+
+/*
+ * twl_privacy_parse - "keep", "hash" or "drop" into *@out. Returns 0 or
+ * -EINVAL.
+ */
+int twl_privacy_parse(const char *s, enum twl_privacy_mode *out);
+
+/*
+ * twl_privacy_apply - write @in, its hash or "" (per @mode) into @out
+ * (@cap bytes, NUL-terminated). A hash is "h:" followed by @hexlen (2..64)
+ * hex digits of SHA-256(@key, NUL, @in), so equal inputs stay equal and
+ * different hosts with different keys do not match. Returns 0, -EINVAL,
+ * or -ENOSPC when @out is too small.
+ */
+int twl_privacy_apply(enum twl_privacy_mode mode, const char *key,
+		      const char *in, size_t hexlen, char *out, size_t cap);
+
+/*
+ * twl_cgroup_path_from_raw - turn a path captured in BPF, leaf first
+ * ("leaf/parent/top/", @len bytes, each name NUL- or '/'-terminated), into
+ * "/top/parent/leaf" ("/" for the root). @truncated (the BPF depth or length
+ * bound was hit) prefixes "/..." to say the top is missing. Bytes that are
+ * not printable UTF-8 become '?', so the result is valid wire text.
+ * Returns 0, -EINVAL (malformed input), or -ENOSPC.
+ */
+int twl_cgroup_path_from_raw(const char *raw, size_t len, bool truncated,
+			     char *out, size_t cap);
+
+/*
+ * twl_container_from_cgroup - the container identity a process in cgroup
+ * @path belongs to, written to @out: "docker:<id>" (cgroupfs "/docker/<id>"
+ * or systemd "docker-<id>.scope"), "cri-containerd:<id>"
+ * ("cri-containerd-<id>.scope" or "/kubepods/.../pod<uid>/<id>" under
+ * cgroupfs), "crio:<id>", "podman:<id>" ("libpod-<id>.scope"),
+ * "lxc:<name>", "systemd:<unit>" (innermost .scope or .service, else the
+ * innermost .slice other than -.slice), or "" for none. <id> is the 64
+ * hex digit id. Returns 0 or -ENOSPC.
+ */
+int twl_container_from_cgroup(const char *path, char *out, size_t cap);
+
+/*
+ * twl_comm_sanitize - copy a task comm (up to 16 bytes, maybe not
+ * NUL-terminated) into @out[17], replacing bytes that are not printable
+ * ASCII by '?' (comm is arbitrary bytes; the wire needs UTF-8 text).
+ */
+void twl_comm_sanitize(const char *comm, size_t n, char out[17]);
+
+/* One usage counter with every name already resolved. */
+struct twl_usage_entry {
+	const char *boot_id;
+	const char *feature; /* catalog id */
+	const char *file; /* control file (kernfs name) */
+	unsigned op; /* enum twl_bpf_op */
+	const char *cgroup; /* target path, "" for reads */
+	const char *comm; /* sanitized, not yet privacy-filtered */
+	uint32_t uid;
+	const char *writer_cgroup; /* not yet privacy-filtered */
+	uint32_t last_pid;
+	uint64_t count, failed, condition_met;
+	uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC */
+};
+
+/* twl_bpf_op_name - "read", "write", "register_event", or NULL. */
+const char *twl_bpf_op_name(unsigned op);
+
+/*
+ * twl_usage_entry_to_json - the wire usage object for @e: container derived
+ * from the writer cgroup, then privacy applied to cgroup paths, container
+ * and comm; monotonic times turned into Unix seconds with @boot_realtime_ns
+ * (CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns); failed and condition_met
+ * capped at count (they are read without a lock while the kernel adds).
+ * Returns a new object or NULL (errno EINVAL for an unknown op, ENOMEM).
+ */
+json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
+				int64_t boot_realtime_ns,
+				const struct twl_bpf_privacy *priv);
+
+/*
+ * twl_file_cond - the BPF condition kind (enum twl_bpf_cond) for a control
+ * file of a catalog feature: non-warning features never meet one;
+ * memory.use_hierarchy needs a value other than 1; swappiness and the kmem
+ * and tcp limits need a non-root cgroup; everything else always meets it.
+ */
+unsigned twl_file_cond(const char *file, bool warns);
+
+#endif /* TWILIGHT_AGENT_BPF_USAGE_CONV_H */

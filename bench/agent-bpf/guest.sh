@@ -1,0 +1,68 @@
+#!/bin/sh
+# In-guest part of bench/agent-bpf/run: cgroup write cost with the usage
+# counters attached and detached, alternating, ROUNDS rounds of COUNT writes
+# per file; prints one "run" line per measurement and the loader's memory.
+. /twilight/lib.sh
+COUNT=${COUNT:-100000}
+ROUNDS=${ROUNDS:-5}
+M=/sys/fs/cgroup/memory
+U=/sys/fs/cgroup/unified
+P=/sys/fs/bpf/twilight/v1
+
+fail() {
+	echo "BENCH-FAIL: $*"
+	exit 3
+}
+
+grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf || fail "mount bpffs"
+mkdir -p $M $U
+mount -t cgroup -o memory memory $M || fail "mount v1 memory"
+mount -t cgroup2 none $U || fail "mount cgroup2"
+mkdir -p $M/bench $U/bench || fail "mkdir bench cgroups"
+
+HOLD=""
+attach() {
+	rm -f /tmp/attach.json /tmp/attach.err
+	twl-bpf-dump --hold >/tmp/attach.json 2>/tmp/attach.err &
+	HOLD=$!
+	i=0
+	while [ ! -s /tmp/attach.json ] && [ $i -lt 300 ]; do
+		kill -0 $HOLD 2>/dev/null || fail "loader exited: $(cat /tmp/attach.err)"
+		sleep 1
+		i=$((i + 1))
+	done
+	grep -q '"state":"unavailable"' /tmp/attach.json && fail "a probe is unavailable: $(cat /tmp/attach.json)"
+	RSS=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$HOLD/status)
+	echo "rss_anon_kb=$RSS vm_rss_kb=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$HOLD/status)"
+}
+detach() {
+	# Unpinning the links and ending the holder detaches the programs.
+	rm -f $P/twl_write_entry $P/twl_write_exit $P/twl_open_exit $P/twl_oom_register \
+		$P/twl_pressure_register $P/twl_usage_register $P/twl_memsw_register
+	kill -9 $HOLD
+	wait $HOLD 2>/dev/null
+	HOLD=""
+}
+
+# measure MODE NAME FILE VALUE
+measure() {
+	out=$(twl-bpf-bench-write "$3" "$4" $COUNT) || fail "writing $3: $out"
+	echo "run mode=$1 file=$2 round=$r $out"
+}
+
+echo "=== emulated guest (QEMU TCG): $ROUNDS rounds of $COUNT writes per file and mode"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	# Alternate which mode goes first, so slow drift of the host cancels.
+	order="off on"
+	[ $((r % 2)) = 0 ] && order="on off"
+	for mode in $order; do
+		[ $mode = on ] && attach
+		measure $mode v1_knob $M/bench/memory.soft_limit_in_bytes 67108864
+		measure $mode v1_core $M/bench/notify_on_release 0
+		measure $mode v2_file $U/bench/cgroup.max.depth 5
+		[ $mode = on ] && detach
+	done
+	r=$((r + 1))
+done
+exit 0
