@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Core handlers: /healthz, /metrics, enrolment, report ingest, token and
+ * host-key administration, and the static dashboard catch-all.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/util.h>
+#include <twilight/wire.h>
+
+#include "auth.h"
+#include "metrics.h"
+#include "server_internal.h"
+
+static int h_healthz(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	int v = twl_store_schema_version(twl_server_store(srv));
+
+	if (v < 0)
+		return twl_response_error(resp, 503, "unavailable", NULL,
+					  "database unavailable");
+	return twl_response_json(resp, 200,
+				 json_pack("{ss si ss}", "status", "ok",
+					   "schema", v, "version",
+					   TWL_VERSION));
+}
+
+static int h_metrics(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	struct twl_buf b;
+	int64_t db = -1;
+	int ret;
+
+	twl_buf_init(&b, 1 << 20);
+	if (twl_store_db_size(twl_server_store(srv), &db))
+		db = -1;
+	ret = twl_metrics_render(twl_server_metrics(srv), db, &b);
+	if (ret) {
+		twl_buf_fini(&b);
+		return ret;
+	}
+	ret = twl_response_data(resp, 200,
+				"text/plain; version=0.0.4; charset=utf-8",
+				b.data ? b.data : "", b.len);
+	twl_buf_fini(&b);
+	return ret;
+}
+
+static json_t *parse_body_object(const struct twl_request *req,
+				 struct twl_response *resp)
+{
+	json_error_t e;
+	json_t *j;
+
+	if (req->body_len > 65536) {
+		twl_response_error(resp, 413, "too_large", NULL,
+				   "body over 64 KiB");
+		return NULL;
+	}
+	j = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &e);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		twl_response_error(resp, 400, "invalid_json", NULL,
+				   "body must be a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+static bool valid_id(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static int h_enroll(struct twl_server *srv, const struct twl_request *req,
+		    struct twl_response *resp)
+{
+	char secret[TWL_SECRET_LEN + 1];
+	const char *host_id;
+	json_t *body;
+	int ret;
+
+	if (req->who.role != TWL_ROLE_AGENT || req->who.host_id[0] ||
+	    req->who.token_id == 0) {
+		twl_metrics_reject(twl_server_metrics(srv), "forbidden");
+		return twl_response_error(
+			resp, 403, "forbidden", NULL,
+			"enrolment needs the agent enrolment token, not a host key");
+	}
+	body = parse_body_object(req, resp);
+	if (!body)
+		return 0;
+	host_id = json_string_value(json_object_get(body, "host_id"));
+	if (!valid_id(host_id)) {
+		json_decref(body);
+		return twl_response_error(
+			resp, 400, host_id ? "bad_value" : "missing_field",
+			"host_id",
+			"host_id must be 1-64 characters of [0-9a-f-]");
+	}
+	ret = twl_auth_host_key_create(twl_server_store(srv), host_id, req->now,
+				       secret);
+	if (ret) {
+		json_decref(body);
+		return ret;
+	}
+	twl_log(LOG_INFO, "enrolled host %s (token %s, peer %s)", host_id,
+		req->who.name, req->peer);
+	ret = twl_response_json(resp, 200,
+				json_pack("{ss ss}", "host_id", host_id, "key",
+					  secret));
+	json_decref(body);
+	return ret;
+}
+
+static int h_reports(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	struct twl_metrics *m = twl_server_metrics(srv);
+	struct twl_verr err = { 0 };
+	const char *host_id, *batch_id;
+	unsigned wait;
+	json_t *doc;
+	int ret;
+
+	if (!req->who.host_id[0]) {
+		twl_metrics_reject(m, "forbidden");
+		return twl_response_error(
+			resp, 403, "forbidden", NULL,
+			"reports need a per-host key from POST /api/v1/enroll");
+	}
+	wait = twl_server_host_rate(srv, req->who.host_id);
+	if (wait) {
+		twl_metrics_reject(m, "rate_limited");
+		twl_response_error(
+			resp, 429, "rate_limited", NULL,
+			"too many reports from this host; retry after the given delay");
+		twl_response_header(resp, "Retry-After", "%u", wait);
+		return 0;
+	}
+	doc = twl_report_parse(req->body, req->body_len, &err);
+	if (!doc) {
+		twl_metrics_reject(m, err.code[0] ? err.code : "other");
+		return twl_response_json(resp, 400, twl_verr_to_json(&err));
+	}
+	host_id = json_string_value(
+		json_object_get(json_object_get(doc, "host"), "host_id"));
+	if (!host_id || strcmp(host_id, req->who.host_id)) {
+		json_decref(doc);
+		twl_metrics_reject(m, "host_mismatch");
+		return twl_response_error(
+			resp, 403, "host_mismatch", "host.host_id",
+			"host.host_id differs from the host this key was issued to");
+	}
+	batch_id = json_string_value(json_object_get(doc, "batch_id"));
+	ret = twl_store_batch_seen(twl_server_store(srv), batch_id);
+	if (ret == 1) {
+		twl_metrics_ingest(m, 1, 0);
+		ret = twl_response_json(resp, 200,
+					json_pack("{ss ss}", "status",
+						  "duplicate", "batch_id",
+						  batch_id));
+		json_decref(doc);
+		return ret;
+	}
+	ret = twl_server_defer_ingest(srv, req, req->who.host_id, doc);
+	if (ret == -EAGAIN || ret == -ESHUTDOWN) {
+		twl_metrics_reject(m, "overloaded");
+		twl_response_error(
+			resp, 503, "overloaded", NULL,
+			"ingest queue full; retry after the given delay");
+		twl_response_header(resp, "Retry-After", "5");
+		return 0;
+	}
+	return ret;
+}
+
+static int h_token_list(struct twl_server *srv, const struct twl_request *req,
+			struct twl_response *resp)
+{
+	json_t *list = NULL;
+	int ret = twl_store_token_list(twl_server_store(srv), &list);
+
+	if (ret)
+		return ret;
+	return twl_response_json(resp, 200, json_pack("{so}", "tokens", list));
+}
+
+static int h_token_create(struct twl_server *srv, const struct twl_request *req,
+			  struct twl_response *resp)
+{
+	char secret[TWL_SECRET_LEN + 1];
+	const char *name, *role;
+	int64_t id = 0;
+	json_t *body;
+	int ret;
+
+	body = parse_body_object(req, resp);
+	if (!body)
+		return 0;
+	name = json_string_value(json_object_get(body, "name"));
+	role = json_string_value(json_object_get(body, "role"));
+	if (!name || !name[0] || strlen(name) > 63 ||
+	    !twl_utf8_valid(name, strlen(name))) {
+		json_decref(body);
+		return twl_response_error(resp, 400, "bad_value", "name",
+					  "name must be 1-63 bytes of UTF-8");
+	}
+	if (twl_role_parse(role) < 0) {
+		json_decref(body);
+		return twl_response_error(
+			resp, 400, "bad_value", "role",
+			"role must be admin, viewer or agent");
+	}
+	ret = twl_auth_token_create(twl_server_store(srv), name, role, req->now,
+				    secret, &id);
+	if (!ret) {
+		twl_log(LOG_INFO, "token %lld (%s, %s) created by %s",
+			(long long)id, name, role, req->who.name);
+		ret = twl_response_json(
+			resp, 201,
+			json_pack("{sI ss ss ss}", "id", (json_int_t)id, "name",
+				  name, "role", role, "token", secret));
+	}
+	json_decref(body);
+	return ret;
+}
+
+static int h_token_revoke(struct twl_server *srv, const struct twl_request *req,
+			  struct twl_response *resp)
+{
+	char *end;
+	long long id = strtoll(req->path_rest, &end, 10);
+	int ret;
+
+	if (!req->path_rest[0] || *end || id <= 0)
+		return twl_response_error(resp, 400, "bad_value", "id",
+					  "token id must be a number");
+	ret = twl_store_token_revoke(twl_server_store(srv), id, req->now);
+	if (ret == -ENOENT)
+		return twl_response_error(resp, 404, "not_found", "id",
+					  "no such live token");
+	if (ret)
+		return ret;
+	twl_log(LOG_INFO, "token %lld revoked by %s", id, req->who.name);
+	return twl_response_json(resp, 200,
+				 json_pack("{sI ss}", "id", (json_int_t)id,
+					   "status", "revoked"));
+}
+
+static int h_host_key_revoke(struct twl_server *srv,
+			     const struct twl_request *req,
+			     struct twl_response *resp)
+{
+	int n = 0, ret;
+
+	if (!valid_id(req->path_rest))
+		return twl_response_error(
+			resp, 400, "bad_value", "host_id",
+			"host id must be 1-64 characters of [0-9a-f-]");
+	ret = twl_store_host_key_revoke(twl_server_store(srv), req->path_rest,
+					req->now, &n);
+	if (ret)
+		return ret;
+	if (!n)
+		return twl_response_error(resp, 404, "not_found", "host_id",
+					  "no live key for this host");
+	twl_log(LOG_INFO, "%d key(s) of host %s revoked by %s", n,
+		req->path_rest, req->who.name);
+	return twl_response_json(resp, 200,
+				 json_pack("{ss si}", "host_id", req->path_rest,
+					   "revoked", n));
+}
+
+const struct twl_route twl_core_routes[] = {
+	{ "GET", "/healthz", TWL_ROLE_PUBLIC, h_healthz },
+	{ "GET", "/metrics", TWL_ROLE_VIEWER, h_metrics },
+	{ "POST", "/api/v1/enroll", TWL_ROLE_AGENT, h_enroll },
+	{ "POST", "/api/v1/reports", TWL_ROLE_AGENT, h_reports },
+	{ "GET", "/api/v1/tokens", TWL_ROLE_ADMIN, h_token_list },
+	{ "POST", "/api/v1/tokens", TWL_ROLE_ADMIN, h_token_create },
+	{ "DELETE", "/api/v1/tokens/*", TWL_ROLE_ADMIN, h_token_revoke },
+	{ "DELETE", "/api/v1/host-keys/*", TWL_ROLE_ADMIN, h_host_key_revoke },
+	/* Dashboard files carry no data; the API they call needs a token. */
+	{ "GET", "/*", TWL_ROLE_PUBLIC, twl_handle_static },
+	{ NULL, NULL, 0, NULL },
+};

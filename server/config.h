@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twilight-server configuration: one option table gives names, defaults,
+ * parsing and --help text. Precedence: defaults < config file
+ * (DIR/twilight-server.conf or --config FILE; "key = value" lines, '#'
+ * comments) < command-line flags (--key value / --key=value).
+ */
+#ifndef TWL_SERVER_CONFIG_H
+#define TWL_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TWL_CONFIG_MAX_SANS 16
+
+struct twl_config {
+	char data_dir[512];
+	char config_file[512];
+	char listen[128]; /* "127.0.0.1:8443", "[::1]:8443" */
+	char web_dir[512];
+	char db_path[512]; /* default DATA_DIR/twilight.db */
+	char cert_file[512]; /* default DATA_DIR/server.pem */
+	char key_file[512]; /* default DATA_DIR/server.key */
+	char ca_file[512]; /* default DATA_DIR/ca.pem */
+	char client_ca_file[512]; /* "" = no client certificates */
+	bool require_client_cert;
+	char tls_priorities[256];
+	size_t n_sans;
+	char sans[TWL_CONFIG_MAX_SANS][128];
+
+	unsigned max_connections; /* total */
+	unsigned max_per_ip; /* per IP, non-loopback peers */
+	bool limit_loopback; /* apply per-IP limits to loopback too */
+	unsigned conn_timeout_s; /* idle/slow client timeout */
+	size_t max_body; /* bytes, request body as sent */
+	size_t max_inflated; /* bytes, body after gunzip */
+	size_t conn_memory; /* MHD per-connection memory */
+	unsigned threads; /* MHD worker threads */
+
+	double host_rate; /* reports/s per host key (token bucket) */
+	double host_burst;
+	double ip_rate; /* requests/s per non-loopback IP */
+	double ip_burst;
+
+	unsigned batch_days; /* keep batch ids (>= 35) */
+	unsigned data_days; /* keep raw rows; 0 = forever */
+	unsigned commit_max; /* batches per group commit */
+	unsigned queue_max; /* queued batches before 503 */
+	unsigned silent_after_s; /* fleet health: agent silent after */
+
+	/* linux-mm export privacy, used by export.c */
+	bool export_show_hosts;
+	bool export_show_cgroups;
+};
+
+/* Fill c with defaults (data_dir-derived paths are resolved later). */
+void twl_config_defaults(struct twl_config *c);
+
+/*
+ * Apply argv options (argv[0] excluded, i.e. pass argc-1/argv+1) and the
+ * config file they or the data dir name. Unknown options, bad values and
+ * unreadable explicit config files give -EINVAL with a message in err.
+ * Non-option arguments are returned in rest and n_rest (pointers into argv).
+ */
+int twl_config_load(struct twl_config *c, int argc, char **argv, char **rest,
+		    int *n_rest, char *err, size_t err_cap);
+
+/* Set one option by name ("max-body", ...). 0 or -EINVAL/-ENOENT. */
+int twl_config_set(struct twl_config *c, const char *key, const char *value,
+		   char *err, size_t err_cap);
+
+/* Resolve paths derived from data_dir and check ranges. 0 or -EINVAL. */
+int twl_config_finish(struct twl_config *c, char *err, size_t err_cap);
+
+/* Print option help to f (FILE *). */
+void twl_config_usage(void *f);
+
+/* Print the effective configuration (no secrets) to f (FILE *). */
+void twl_config_dump(const struct twl_config *c, void *f);
+
+#endif /* TWL_SERVER_CONFIG_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Prometheus counters (metrics.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+static const double buckets[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
+				  0.1,	 0.25,	0.5,   1,    2.5,  5 };
+#define NB (sizeof(buckets) / sizeof(buckets[0]))
+
+/* Rejection reasons are a fixed set: labels stay bounded. */
+static const char *const reasons[] = {
+	"invalid_json",	 "wrong_type",	    "missing_field",
+	"unknown_field", "unknown_feature", "too_long",
+	"invalid_utf8",	 "too_many",	    "out_of_range",
+	"bad_value",	 "too_deep",	    "unsupported_version",
+	"rate_limited",	 "unauthorized",    "forbidden",
+	"too_large",	 "bad_encoding",    "overloaded",
+	"host_mismatch", "other",
+};
+#define NR (sizeof(reasons) / sizeof(reasons[0]))
+
+struct twl_metrics {
+	pthread_mutex_t lock;
+	uint64_t stored, replayed, rows, commits, committed_batches;
+	uint64_t rejects[NR];
+	uint64_t status[6]; /* 1xx..5xx by hundreds */
+	uint64_t hist[NB + 1];
+	double sum;
+	uint64_t count;
+};
+
+/* Contract: see metrics.h. */
+struct twl_metrics *twl_metrics_new(void)
+{
+	struct twl_metrics *m = calloc(1, sizeof(*m));
+
+	if (m)
+		pthread_mutex_init(&m->lock, NULL);
+	return m;
+}
+
+/* Contract: see metrics.h. */
+void twl_metrics_free(struct twl_metrics *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+/* Contract: see metrics.h. */
+void twl_metrics_ingest(struct twl_metrics *m, int dup, uint64_t rows)
+{
+	pthread_mutex_lock(&m->lock);
+	if (dup) {
+		m->replayed++;
+	} else {
+		m->stored++;
+		m->rows += rows;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Contract: see metrics.h. */
+void twl_metrics_reject(struct twl_metrics *m, const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < NR - 1; i++)
+		if (!strcmp(reasons[i], reason))
+			break;
+	pthread_mutex_lock(&m->lock);
+	m->rejects[i]++;
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Contract: see metrics.h. */
+void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
+			 int is_ingest)
+{
+	int cls = status / 100;
+
+	pthread_mutex_lock(&m->lock);
+	if (cls >= 1 && cls <= 5)
+		m->status[cls]++;
+	if (is_ingest) {
+		size_t b = 0;
+
+		while (b < NB && seconds > buckets[b])
+			b++;
+		m->hist[b]++;
+		m->sum += seconds;
+		m->count++;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Contract: see metrics.h. */
+void twl_metrics_commit(struct twl_metrics *m, unsigned n)
+{
+	pthread_mutex_lock(&m->lock);
+	m->commits++;
+	m->committed_batches += n;
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Contract: see metrics.h. */
+int twl_metrics_render(struct twl_metrics *m, int64_t db_bytes,
+		       struct twl_buf *b)
+{
+	struct twl_metrics c;
+	uint64_t cum = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&m->lock);
+	c = *m;
+	pthread_mutex_unlock(&m->lock);
+
+#define P(...)                                                \
+	do {                                                  \
+		if (!ret)                                     \
+			ret = twl_buf_printf(b, __VA_ARGS__); \
+	} while (0)
+	P("# HELP twilight_ingest_batches_total Report batches accepted, by result.\n"
+	  "# TYPE twilight_ingest_batches_total counter\n"
+	  "twilight_ingest_batches_total{result=\"stored\"} %llu\n"
+	  "twilight_ingest_batches_total{result=\"replayed\"} %llu\n",
+	  (unsigned long long)c.stored, (unsigned long long)c.replayed);
+	P("# HELP twilight_ingest_rows_total Warning, unknown, usage and knob entries in stored batches.\n"
+	  "# TYPE twilight_ingest_rows_total counter\ntwilight_ingest_rows_total %llu\n",
+	  (unsigned long long)c.rows);
+	P("# HELP twilight_commits_total Group commits and the batches they carried.\n"
+	  "# TYPE twilight_commits_total counter\ntwilight_commits_total %llu\n"
+	  "# TYPE twilight_committed_batches_total counter\ntwilight_committed_batches_total %llu\n",
+	  (unsigned long long)c.commits,
+	  (unsigned long long)c.committed_batches);
+	P("# HELP twilight_rejections_total Requests rejected, by reason.\n"
+	  "# TYPE twilight_rejections_total counter\n");
+	for (size_t i = 0; i < NR; i++)
+		P("twilight_rejections_total{reason=\"%s\"} %llu\n", reasons[i],
+		  (unsigned long long)c.rejects[i]);
+	P("# HELP twilight_http_responses_total Responses by status class.\n"
+	  "# TYPE twilight_http_responses_total counter\n");
+	for (int i = 1; i <= 5; i++)
+		P("twilight_http_responses_total{code=\"%dxx\"} %llu\n", i,
+		  (unsigned long long)c.status[i]);
+	P("# HELP twilight_ingest_seconds Report request latency, first byte to acknowledgement.\n"
+	  "# TYPE twilight_ingest_seconds histogram\n");
+	for (size_t i = 0; i < NB; i++) {
+		cum += c.hist[i];
+		P("twilight_ingest_seconds_bucket{le=\"%g\"} %llu\n",
+		  buckets[i], (unsigned long long)cum);
+	}
+	cum += c.hist[NB];
+	P("twilight_ingest_seconds_bucket{le=\"+Inf\"} %llu\n"
+	  "twilight_ingest_seconds_sum %.6f\ntwilight_ingest_seconds_count %llu\n",
+	  (unsigned long long)cum, c.sum, (unsigned long long)c.count);
+	if (db_bytes >= 0)
+		P("# HELP twilight_db_bytes SQLite database size.\n# TYPE twilight_db_bytes gauge\n"
+		  "twilight_db_bytes %lld\n",
+		  (long long)db_bytes);
+#undef P
+	return ret;
+}

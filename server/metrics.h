@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Counters behind GET /metrics (Prometheus text format). Thread-safe. */
+#ifndef TWL_SERVER_METRICS_H
+#define TWL_SERVER_METRICS_H
+
+#include <stdint.h>
+
+#include <twilight/util.h>
+
+struct twl_metrics;
+
+struct twl_metrics *twl_metrics_new(void);
+void twl_metrics_free(struct twl_metrics *m);
+
+/* A batch stored (dup=0) or replayed (dup=1) with rows rows. */
+void twl_metrics_ingest(struct twl_metrics *m, int dup, uint64_t rows);
+/* A rejection with reason (validator code, "rate_limited", "unauthorized", ...). */
+void twl_metrics_reject(struct twl_metrics *m, const char *reason);
+/* A finished request: HTTP status and seconds from first byte to response. */
+void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
+			 int is_ingest);
+/* A group commit of n batches. */
+void twl_metrics_commit(struct twl_metrics *m, unsigned n);
+
+/* Append the Prometheus text (db_bytes < 0: unknown) to b. 0 or -errno. */
+int twl_metrics_render(struct twl_metrics *m, int64_t db_bytes,
+		       struct twl_buf *b);
+
+#endif /* TWL_SERVER_METRICS_H */

@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTTPS daemon: libmicrohttpd (GnuTLS) with limits set at start,
+ * per-request state allocated on the first callback and freed in the
+ * completion callback, bodies read into capped buffers, gzip inflated with
+ * a cap, authentication and roles checked before any handler runs, and
+ * security headers on every response. Report ingest is deferred: the
+ * connection is suspended until the writer's COMMIT.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <microhttpd.h>
+#include <zlib.h>
+
+#include <twilight/util.h>
+
+#include "auth.h"
+#include "metrics.h"
+#include "ratelimit.h"
+#include "server_internal.h"
+#include "writer.h"
+
+#define IP_SLOTS 4096
+
+struct twl_server {
+	struct twl_config cfg;
+	struct twl_store *store;
+	struct twl_metrics *metrics;
+	struct twl_writer *writer;
+	struct twl_ratelimit *host_rl, *ip_rl;
+	struct MHD_Daemon *d;
+	uint16_t port;
+	char *cert_pem, *key_pem, *client_ca_pem;
+	pthread_mutex_t ip_lock;
+	uint16_t ip_conns[IP_SLOTS];
+};
+
+enum conn_state { ST_READING, ST_DEFERRED, ST_DONE };
+
+struct conn {
+	struct twl_server *srv;
+	struct MHD_Connection *mc;
+	struct twl_buf body;
+	bool too_big;
+	size_t discarded;
+	bool is_ingest;
+	enum conn_state state;
+	pthread_mutex_t lock;
+	bool suspended, completed;
+	int result;
+	char batch_id[65];
+	double t0;
+	char peer[INET6_ADDRSTRLEN];
+	bool loopback;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Contract: see server.h. */
+uint16_t twl_server_port(const struct twl_server *srv)
+{
+	return srv->port;
+}
+
+/* Contract: see server.h. */
+struct twl_store *twl_server_store(struct twl_server *srv)
+{
+	return srv->store;
+}
+
+/* Contract: see server.h. */
+const struct twl_config *twl_server_config(const struct twl_server *srv)
+{
+	return &srv->cfg;
+}
+
+/* Contract: see server.h. */
+struct twl_metrics *twl_server_metrics(struct twl_server *srv)
+{
+	return srv->metrics;
+}
+
+/* Contract: see server.h. */
+struct twl_writer *twl_server_writer(struct twl_server *srv)
+{
+	return srv->writer;
+}
+
+/* Contract: see server_internal.h. */
+unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id)
+{
+	return twl_ratelimit_take(srv->host_rl, host_id, mono_now());
+}
+
+/* Contract: see http.h. */
+const char *twl_request_query(const struct twl_request *req, const char *name)
+{
+	struct conn *c = req->priv;
+
+	return MHD_lookup_connection_value(c->mc, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* Contract: see http.h. */
+const char *twl_request_header(const struct twl_request *req, const char *name)
+{
+	struct conn *c = req->priv;
+
+	return MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND, name);
+}
+
+static void peer_of(struct MHD_Connection *mc, char *out, size_t cap,
+		    bool *loopback)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	snprintf(out, cap, "?");
+	*loopback = false;
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, out, cap);
+		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, out, cap);
+		*loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+			    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
+			     in6->sin6_addr.s6_addr[12] == 127);
+	}
+}
+
+static unsigned ip_slot(const char *ip)
+{
+	uint32_t h = 2166136261u;
+
+	while (*ip)
+		h = (h ^ (unsigned char)*ip++) * 16777619u;
+	return h % IP_SLOTS;
+}
+
+static void add_security_headers(struct MHD_Response *r, bool html)
+{
+	MHD_add_response_header(
+		r, "Content-Security-Policy",
+		"default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Cross-Origin-Opener-Policy", "same-origin");
+	MHD_add_response_header(r, "Cross-Origin-Resource-Policy",
+				"same-origin");
+	MHD_add_response_header(r, "Strict-Transport-Security",
+				"max-age=31536000");
+	MHD_add_response_header(r, "Cache-Control",
+				html ? "no-cache" : "no-store");
+}
+
+static enum MHD_Result send_response(struct conn *c, struct twl_response *resp)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ok;
+
+	if (!resp->body)
+		twl_response_error(resp, resp->status ? resp->status : 500,
+				   "internal", NULL, "no response body");
+	r = MHD_create_response_from_buffer(resp->len, resp->body,
+					    MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		twl_response_fini(resp);
+		return MHD_NO;
+	}
+	resp->body = NULL; /* owned by r */
+	MHD_add_response_header(r, "Content-Type",
+				resp->content_type ? resp->content_type :
+						     "application/json");
+	add_security_headers(r,
+			     resp->content_type && !strncmp(resp->content_type,
+							    "text/html", 9));
+	for (size_t i = 0; i < resp->n_headers; i++)
+		MHD_add_response_header(r, resp->headers[i].name,
+					resp->headers[i].value);
+	ok = MHD_queue_response(c->mc, (unsigned)resp->status, r);
+	MHD_destroy_response(r);
+	twl_metrics_request(c->srv->metrics, resp->status, mono_now() - c->t0,
+			    c->is_ingest);
+	twl_response_fini(resp);
+	c->state = ST_DONE;
+	return ok;
+}
+
+static enum MHD_Result send_error(struct conn *c, int status, const char *code,
+				  const char *reason)
+{
+	struct twl_response resp = { 0 };
+
+	twl_metrics_reject(c->srv->metrics, code);
+	twl_response_error(&resp, status, code, NULL, reason);
+	if (status == 401)
+		twl_response_header(&resp, "WWW-Authenticate",
+				    "Bearer realm=\"twilight\"");
+	return send_response(c, &resp);
+}
+
+/* Inflate gzip body into a new buffer of at most max bytes. */
+static int gunzip(const char *in, size_t len, size_t max, struct twl_buf *out)
+{
+	z_stream z = { 0 };
+	char chunk[16384];
+	int zr, ret = 0;
+
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -ENOMEM;
+	twl_buf_init(out, max);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = (Bytef *)chunk;
+		z.avail_out = sizeof(chunk);
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END) {
+			ret = -EBADMSG;
+			break;
+		}
+		ret = twl_buf_append(out, chunk, sizeof(chunk) - z.avail_out);
+		if (ret)
+			break;
+		if (zr == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+			ret = -EBADMSG; /* truncated stream */
+			break;
+		}
+	} while (zr != Z_STREAM_END);
+	if (!ret && z.avail_in != 0)
+		ret = -EBADMSG; /* trailing garbage */
+	inflateEnd(&z);
+	if (ret)
+		twl_buf_fini(out);
+	return ret;
+}
+
+static const struct twl_route *find_route(const char *method, const char *path,
+					  const char **rest, bool *wrong_method)
+{
+	const struct twl_route *tables[] = { twl_core_routes, twl_read_routes };
+	const struct twl_route *best = NULL;
+	size_t best_len = 0;
+
+	*wrong_method = false;
+	for (size_t t = 0; t < 2; t++) {
+		for (const struct twl_route *r = tables[t]; r->method; r++) {
+			size_t n = strlen(r->path);
+			bool prefix = n && r->path[n - 1] == '*';
+			bool match;
+
+			if (prefix)
+				match = !strncmp(path, r->path, n - 1);
+			else
+				match = !strcmp(path, r->path);
+			if (!match)
+				continue;
+			if (strcmp(r->method, method)) {
+				*wrong_method = true;
+				continue;
+			}
+			if (!prefix) {
+				*rest = "";
+				return r;
+			}
+			if (n > best_len) {
+				best = r;
+				best_len = n;
+				*rest = path + n - 1;
+			}
+		}
+	}
+	/* a prefix match that is only the static catch-all loses to a method mismatch */
+	if (best && *wrong_method && best_len <= 2)
+		return NULL;
+	return best;
+}
+
+static bool client_cert_ok(struct conn *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		c->mc, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	unsigned status = 0;
+
+	if (!ci || !ci->tls_session)
+		return false;
+	if (gnutls_certificate_type_get(ci->tls_session) != GNUTLS_CRT_X509)
+		return false;
+	if (gnutls_certificate_verify_peers2(ci->tls_session, &status) !=
+	    GNUTLS_E_SUCCESS)
+		return false;
+	return status == 0 &&
+	       gnutls_certificate_get_peers(ci->tls_session, &(unsigned){ 0 });
+}
+
+static enum MHD_Result dispatch(struct conn *c, const char *url,
+				const char *method)
+{
+	struct twl_server *srv = c->srv;
+	struct twl_request req = { 0 };
+	struct twl_response resp = { .status = 500 };
+	const struct twl_route *route;
+	const char *auth, *enc;
+	struct twl_buf inflated = { 0 };
+	bool wrong_method;
+	unsigned wait;
+	int ret;
+
+	if (c->too_big)
+		return send_error(c, 413, "too_large",
+				  "request body exceeds max-body");
+	if (!c->loopback || srv->cfg.limit_loopback) {
+		wait = twl_ratelimit_take(srv->ip_rl, c->peer, mono_now());
+		if (wait) {
+			twl_metrics_reject(srv->metrics, "rate_limited");
+			twl_response_error(
+				&resp, 429, "rate_limited", NULL,
+				"too many requests from this address; retry later");
+			twl_response_header(&resp, "Retry-After", "%u", wait);
+			return send_response(c, &resp);
+		}
+	}
+	route = find_route(method, url, &req.path_rest, &wrong_method);
+	if (!route) {
+		if (wrong_method)
+			return send_error(
+				c, 405, "method_not_allowed",
+				"this path does not accept that method");
+		return send_error(c, 404, "not_found", "no such endpoint");
+	}
+	c->is_ingest = !strcmp(url, "/api/v1/reports");
+	if (route->min_role > TWL_ROLE_PUBLIC) {
+		auth = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
+						   "Authorization");
+		if (!auth || strncasecmp(auth, "Bearer ", 7))
+			return send_error(
+				c, 401, "unauthorized",
+				"missing 'Authorization: Bearer <token>' header");
+		ret = twl_auth_resolve(srv->store, auth + 7, &req.who);
+		if (ret == -EKEYREVOKED)
+			return send_error(
+				c, 401, "unauthorized",
+				"this host key was revoked; enrol again with an enrolment token");
+		if (ret == -ENOENT || ret == -EINVAL)
+			return send_error(c, 401, "unauthorized",
+					  "unknown or revoked token");
+		if (ret)
+			return send_error(c, 503, "unavailable",
+					  "token store unavailable; retry");
+		if ((req.who.role == TWL_ROLE_AGENT &&
+		     route->min_role != TWL_ROLE_AGENT) ||
+		    req.who.role < route->min_role)
+			return send_error(
+				c, 403, "forbidden",
+				"this token's role may not use this endpoint");
+		if (req.who.host_id[0] && srv->cfg.require_client_cert &&
+		    !client_cert_ok(c))
+			return send_error(
+				c, 403, "forbidden",
+				"a client certificate signed by client-ca is required");
+	}
+	req.body = c->body.data ? c->body.data : "";
+	req.body_len = c->body.len;
+	enc = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
+					  "Content-Encoding");
+	if (enc && !strcasecmp(enc, "gzip")) {
+		ret = gunzip(req.body, req.body_len, srv->cfg.max_inflated,
+			     &inflated);
+		if (ret == -E2BIG)
+			return send_error(c, 413, "too_large",
+					  "inflated body exceeds max-inflated");
+		if (ret)
+			return send_error(c, 400, "bad_encoding",
+					  "body is not valid gzip");
+		req.body = inflated.data ? inflated.data : "";
+		req.body_len = inflated.len;
+	} else if (enc && strcasecmp(enc, "identity")) {
+		return send_error(c, 415, "bad_encoding",
+				  "only gzip and identity are accepted");
+	}
+	req.method = method;
+	req.path = url;
+	req.peer = c->peer;
+	req.now = time(NULL);
+	req.priv = c;
+	ret = route->fn(srv, &req, &resp);
+	twl_buf_fini(&inflated);
+	if (ret == TWL_HANDLER_DEFERRED) {
+		enum MHD_Result ok = MHD_YES;
+
+		twl_response_fini(&resp);
+		pthread_mutex_lock(&c->lock);
+		c->state = ST_DEFERRED;
+		if (!c->completed) {
+			MHD_suspend_connection(c->mc);
+			c->suspended = true;
+		}
+		pthread_mutex_unlock(&c->lock);
+		return ok; /* answered when resumed (or on the next call) */
+	}
+	if (ret < 0) {
+		twl_log(LOG_ERR, "%s %s failed: %s", method, url,
+			strerror(-ret));
+		twl_response_error(&resp, 500, "internal", NULL,
+				   "internal error; see server log");
+	}
+	return send_response(c, &resp);
+}
+
+static enum MHD_Result finish_deferred(struct conn *c)
+{
+	struct twl_response resp = { 0 };
+	json_t *j;
+
+	if (c->result == 0 || c->result == 1) {
+		j = json_pack("{ss ss}", "status",
+			      c->result ? "duplicate" : "stored", "batch_id",
+			      c->batch_id);
+		twl_response_json(&resp, 200, j);
+	} else if (c->result == -EAGAIN || c->result == -ESHUTDOWN ||
+		   c->result == -EBUSY) {
+		twl_metrics_reject(c->srv->metrics, "overloaded");
+		twl_response_error(&resp, 503, "overloaded", NULL,
+				   "server busy; retry later");
+		twl_response_header(&resp, "Retry-After", "5");
+	} else {
+		twl_response_error(&resp, 500, "store_failed", NULL,
+				   "the batch was not stored; retry later");
+		twl_response_header(&resp, "Retry-After", "30");
+	}
+	return send_response(c, &resp);
+}
+
+static void ingest_done(void *arg, int result)
+{
+	struct conn *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	c->result = result;
+	c->completed = true;
+	if (c->suspended) {
+		c->suspended = false;
+		MHD_resume_connection(c->mc);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Contract: see server_internal.h. */
+int twl_server_defer_ingest(struct twl_server *srv,
+			    const struct twl_request *req, const char *host_id,
+			    json_t *report)
+{
+	struct conn *c = req->priv;
+	int ret;
+
+	snprintf(c->batch_id, sizeof(c->batch_id), "%s",
+		 json_string_value(json_object_get(report, "batch_id")));
+	ret = twl_writer_submit(srv->writer, host_id, report, req->now,
+				ingest_done, c);
+	return ret ? ret : TWL_HANDLER_DEFERRED;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_size, void **con_cls)
+{
+	struct twl_server *srv = cls;
+	struct conn *c = *con_cls;
+	const char *cl;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return MHD_NO;
+		c->srv = srv;
+		c->mc = mc;
+		c->t0 = mono_now();
+		pthread_mutex_init(&c->lock, NULL);
+		twl_buf_init(&c->body, srv->cfg.max_body);
+		peer_of(mc, c->peer, sizeof(c->peer), &c->loopback);
+		*con_cls = c;
+		cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+						 "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > srv->cfg.max_body) {
+			c->too_big = true;
+			return send_error(c, 413, "too_large",
+					  "request body exceeds max-body");
+		}
+		return MHD_YES;
+	}
+	if (c->state == ST_DONE) {
+		*upload_size = 0; /* answered early (413): drop the rest */
+		return MHD_YES;
+	}
+	if (c->state == ST_DEFERRED) {
+		bool done;
+
+		pthread_mutex_lock(&c->lock);
+		done = c->completed;
+		pthread_mutex_unlock(&c->lock);
+		return done ? finish_deferred(c) : MHD_YES;
+	}
+	if (*upload_size) {
+		/*
+		 * libmicrohttpd cannot answer in the middle of a body: past the
+		 * cap the rest is discarded and 413 sent at its end, and a
+		 * client that keeps sending far past the cap is disconnected.
+		 */
+		if (c->too_big) {
+			c->discarded += *upload_size;
+			if (c->discarded > 4 * srv->cfg.max_body + (1u << 20)) {
+				twl_metrics_reject(srv->metrics, "too_large");
+				return MHD_NO;
+			}
+		} else if (twl_buf_append(&c->body, upload_data,
+					  *upload_size)) {
+			c->too_big = true;
+			twl_buf_fini(&c->body);
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return dispatch(c, url, method);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct conn *c = *con_cls;
+
+	if (!c)
+		return;
+	twl_buf_fini(&c->body);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	*con_cls = NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *mc,
+			  void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct twl_server *srv = cls;
+	char ip[INET6_ADDRSTRLEN];
+	bool loopback;
+	unsigned slot;
+
+	peer_of(mc, ip, sizeof(ip), &loopback);
+	slot = ip_slot(ip);
+	pthread_mutex_lock(&srv->ip_lock);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		srv->ip_conns[slot]++;
+	else if (srv->ip_conns[slot])
+		srv->ip_conns[slot]--;
+	pthread_mutex_unlock(&srv->ip_lock);
+}
+
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen)
+{
+	struct twl_server *srv = cls;
+	char ip[INET6_ADDRSTRLEN] = "?";
+	bool loopback = false;
+	enum MHD_Result ok;
+
+	if (addr->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)addr;
+
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)addr;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+			   (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
+			    in6->sin6_addr.s6_addr[12] == 127);
+	}
+	if (loopback && !srv->cfg.limit_loopback)
+		return MHD_YES;
+	pthread_mutex_lock(&srv->ip_lock);
+	ok = srv->ip_conns[ip_slot(ip)] < srv->cfg.max_per_ip ? MHD_YES :
+								MHD_NO;
+	pthread_mutex_unlock(&srv->ip_lock);
+	if (!ok)
+		twl_metrics_reject(srv->metrics, "rate_limited");
+	return ok;
+}
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss)
+{
+	char host[128];
+	const char *colon;
+	char *end;
+	unsigned long port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (listen[0] == '[') {
+		const char *rb = strchr(listen, ']');
+
+		if (!rb || rb[1] != ':' ||
+		    (size_t)(rb - listen - 1) >= sizeof(host))
+			return -EINVAL;
+		snprintf(host, sizeof(host), "%.*s", (int)(rb - listen - 1),
+			 listen + 1);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(listen, ':');
+		if (!colon || (size_t)(colon - listen) >= sizeof(host))
+			return -EINVAL;
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - listen),
+			 listen);
+	}
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || port > 65535 || colon[1] == 0)
+		return -EINVAL;
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) ==
+	    1) {
+		((struct sockaddr_in *)ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host,
+		      &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Contract: see server.h. */
+struct twl_server *twl_server_new(const struct twl_config *cfg,
+				  struct twl_store *store)
+{
+	struct twl_server *srv = calloc(1, sizeof(*srv));
+	struct twl_writer_opts wo;
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *di;
+	struct MHD_OptionItem opts[16];
+	unsigned flags;
+	int ret, n;
+
+	if (!srv)
+		return NULL;
+	srv->cfg = *cfg;
+	srv->store = store;
+	pthread_mutex_init(&srv->ip_lock, NULL);
+	if (parse_listen(cfg->listen, &ss)) {
+		twl_log(LOG_ERR,
+			"cannot parse --listen '%s': use 127.0.0.1:8443 or [::1]:8443",
+			cfg->listen);
+		errno = EINVAL;
+		goto fail;
+	}
+	ret = twl_read_file(cfg->cert_file, 1 << 20, &srv->cert_pem, NULL);
+	if (!ret)
+		ret = twl_read_file(cfg->key_file, 1 << 20, &srv->key_pem,
+				    NULL);
+	if (!ret && cfg->client_ca_file[0])
+		ret = twl_read_file(cfg->client_ca_file, 1 << 20,
+				    &srv->client_ca_pem, NULL);
+	if (ret) {
+		twl_log(LOG_ERR, "cannot read TLS files (%s, %s%s%s): %s",
+			cfg->cert_file, cfg->key_file,
+			cfg->client_ca_file[0] ? ", " : "", cfg->client_ca_file,
+			strerror(-ret));
+		errno = -ret;
+		goto fail;
+	}
+	srv->metrics = twl_metrics_new();
+	srv->host_rl = twl_ratelimit_new(cfg->host_rate, cfg->host_burst);
+	srv->ip_rl = twl_ratelimit_new(cfg->ip_rate, cfg->ip_burst);
+	wo.commit_max = cfg->commit_max;
+	wo.queue_max = cfg->queue_max;
+	wo.batch_days = cfg->batch_days;
+	wo.data_days = cfg->data_days;
+	srv->writer = srv->metrics ? twl_writer_new(store, srv->metrics, &wo) :
+				     NULL;
+	if (!srv->metrics || !srv->host_rl || !srv->ip_rl || !srv->writer) {
+		twl_log(LOG_ERR, "cannot set up the server: %s",
+			strerror(errno ? errno : ENOMEM));
+		goto fail;
+	}
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS |
+		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	n = 0;
+#define OPT(o, v, p) \
+	opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (void *)(p) }
+	OPT(MHD_OPTION_SOCK_ADDR, 0, &ss);
+	OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, srv->cert_pem);
+	OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, srv->key_pem);
+	OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, cfg->tls_priorities);
+	if (srv->client_ca_pem)
+		OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, srv->client_ca_pem);
+	OPT(MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->conn_timeout_s, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory, NULL);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv);
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	srv->d = MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,
+				  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	if (!srv->d) {
+		twl_log(LOG_ERR,
+			"cannot listen on %s with TLS (address in use? bad certificate or tls-priorities?)",
+			cfg->listen);
+		errno = EADDRINUSE;
+		goto fail;
+	}
+	di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = di ? di->port : 0;
+	return srv;
+fail:
+	twl_server_free(srv);
+	return NULL;
+}
+
+/* Contract: see server.h. */
+void twl_server_free(struct twl_server *srv)
+{
+	if (!srv)
+		return;
+	/* Commit and answer every queued batch (resuming its connection) first. */
+	twl_writer_stop(srv->writer);
+	if (srv->d)
+		MHD_stop_daemon(srv->d);
+	twl_writer_free(srv->writer);
+	twl_ratelimit_free(srv->host_rl);
+	twl_ratelimit_free(srv->ip_rl);
+	twl_metrics_free(srv->metrics);
+	free(srv->cert_pem);
+	free(srv->key_pem);
+	free(srv->client_ca_pem);
+	pthread_mutex_destroy(&srv->ip_lock);
+	free(srv);
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Dashboard files from the web directory, with their content types. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/util.h>
+
+#include "server_internal.h"
+
+#define STATIC_MAX (16u << 20)
+
+static const struct {
+	const char *ext;
+	const char *type;
+} types[] = {
+	{ ".html", "text/html; charset=utf-8" },
+	{ ".js", "text/javascript; charset=utf-8" },
+	{ ".mjs", "text/javascript; charset=utf-8" },
+	{ ".css", "text/css; charset=utf-8" },
+	{ ".json", "application/json" },
+	{ ".svg", "image/svg+xml" },
+	{ ".png", "image/png" },
+	{ ".ico", "image/x-icon" },
+	{ ".woff2", "font/woff2" },
+	{ ".txt", "text/plain; charset=utf-8" },
+	{ ".map", "application/json" },
+};
+
+static const char *content_type(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	for (size_t i = 0; dot && i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(dot, types[i].ext))
+			return types[i].type;
+	return "application/octet-stream";
+}
+
+static bool safe_path(const char *p)
+{
+	/* No "..", no hidden files, no backslashes, no NUL tricks. */
+	if (strstr(p, "/.") || strchr(p, '\\') || p[0] != '/')
+		return false;
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			return false;
+	return true;
+}
+
+/* Contract: see server_internal.h. */
+int twl_handle_static(struct twl_server *srv, const struct twl_request *req,
+		      struct twl_response *resp)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	char path[PATH_MAX], real[PATH_MAX], root[PATH_MAX];
+	const char *rel = req->path;
+	char *data = NULL;
+	size_t len;
+	int ret;
+
+	if (!strncmp(rel, "/api/", 5))
+		return twl_response_error(resp, 404, "not_found", NULL,
+					  "no such API endpoint");
+	if (!safe_path(rel) || strlen(rel) > 512)
+		return twl_response_error(resp, 404, "not_found", NULL,
+					  "no such file");
+	if (!realpath(cfg->web_dir, root))
+		return twl_response_error(
+			resp, 404, "not_found", NULL,
+			"the dashboard is not installed (web directory missing)");
+	if ((size_t)snprintf(path, sizeof(path), "%.3500s%s%s", root, rel,
+			     rel[strlen(rel) - 1] == '/' ? "index.html" : "") >=
+	    sizeof(path))
+		return twl_response_error(resp, 404, "not_found", NULL,
+					  "no such file");
+	if (!realpath(path, real) || strncmp(real, root, strlen(root)) ||
+	    (real[strlen(root)] != '/' && real[strlen(root)] != 0))
+		return twl_response_error(resp, 404, "not_found", NULL,
+					  "no such file");
+	ret = twl_read_file(real, STATIC_MAX, &data, &len);
+	if (ret)
+		return twl_response_error(resp, 404, "not_found", NULL,
+					  "no such file");
+	free(resp->body);
+	resp->status = 200;
+	resp->body = data;
+	resp->len = len;
+	resp->content_type = content_type(real);
+	return 0;
+}

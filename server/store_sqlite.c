@@ -1,0 +1,958 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SQLite backend of the storage interface (store.h): connections,
+ * migrations, tokens, host keys and ingest. Statements are prepared once
+ * and kept; every value is bound, never formatted into SQL.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/match.h>
+#include <twilight/util.h>
+
+#include "migrate.h"
+#include "store_sqlite_internal.h"
+
+enum {
+	W_BATCH_INS,
+	W_HOST_UPSERT,
+	W_WARN_INS,
+	W_UNK_UPSERT,
+	W_USAGE_GET,
+	W_USAGE_UPSERT,
+	W_CENSUS_DEL,
+	W_CENSUS_INS,
+	W_ROLLUP,
+	W_TOKEN_INS,
+	W_TOKEN_REVOKE,
+	W_KEY_INS,
+	W_KEY_REVOKE,
+	W_N,
+};
+
+enum {
+	R_TOKEN_GET,
+	R_KEY_GET,
+	R_TOKEN_LIST,
+	R_BATCH_GET,
+	R_PAGES,
+	R_N,
+};
+
+static const char *const wsql[W_N] = {
+	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
+			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	[W_HOST_UPSERT] =
+		"INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode, agent_version,"
+		" catalog_version, boot_id, first_seen, last_seen, last_seq, health_json,"
+		" records_lost, key_rejected, probe_missing, census_json)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+		" ON CONFLICT(host_id) DO UPDATE SET"
+		" hostname = excluded.hostname, kernel = excluded.kernel,"
+		" cgroup_mode = excluded.cgroup_mode, agent_version = excluded.agent_version,"
+		" catalog_version = excluded.catalog_version, boot_id = excluded.boot_id,"
+		" last_seen = max(last_seen, excluded.last_seen),"
+		" last_seq = max(last_seq, excluded.last_seq),"
+		" health_json = excluded.health_json, records_lost = excluded.records_lost,"
+		" key_rejected = excluded.key_rejected, probe_missing = excluded.probe_missing,"
+		" census_json = coalesce(excluded.census_json, census_json)",
+	[W_WARN_INS] =
+		"INSERT INTO warnings(host_id, boot_id, feature_id, kmsg_seq, mono_us,"
+		" time, level, text, fields_json, origin, received)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		" ON CONFLICT DO NOTHING",
+	[W_UNK_UPSERT] =
+		"INSERT INTO unknown_deprecations(host_id, boot_id, text, first_kmsg_seq,"
+		" first_time, count, matched_feature_id, received)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+		" ON CONFLICT DO UPDATE SET count = count + excluded.count,"
+		" first_kmsg_seq = min(first_kmsg_seq, excluded.first_kmsg_seq),"
+		" first_time = min(first_time, excluded.first_time),"
+		" matched_feature_id = excluded.matched_feature_id,"
+		" received = excluded.received",
+	[W_USAGE_GET] =
+		"SELECT count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
+		" feature_id = ?3 AND file = ?4 AND op = ?5 AND cgroup = ?6 AND"
+		" comm = ?7 AND uid = ?8 AND writer_cgroup = ?9",
+	[W_USAGE_UPSERT] =
+		"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
+		" writer_cgroup, container, last_pid, count, failed, condition_met,"
+		" first_seen, last_seen)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+		" ON CONFLICT DO UPDATE SET"
+		" container = CASE WHEN excluded.count >= count THEN excluded.container ELSE container END,"
+		" last_pid = CASE WHEN excluded.count >= count THEN excluded.last_pid ELSE last_pid END,"
+		" count = max(count, excluded.count), failed = max(failed, excluded.failed),"
+		" condition_met = max(condition_met, excluded.condition_met),"
+		" first_seen = min(first_seen, excluded.first_seen),"
+		" last_seen = max(last_seen, excluded.last_seen)",
+	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
+	[W_CENSUS_INS] =
+		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET"
+		" feature_id = excluded.feature_id, value = excluded.value,"
+		" time = excluded.time",
+	[W_ROLLUP] =
+		"INSERT INTO feature_host(feature_id, host_id, first_used, last_used, uses)"
+		" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO UPDATE SET"
+		" first_used = min(first_used, excluded.first_used),"
+		" last_used = max(last_used, excluded.last_used),"
+		" uses = uses + excluded.uses",
+	[W_TOKEN_INS] =
+		"INSERT INTO tokens(name, role, token_hash, created) VALUES(?1, ?2, ?3, ?4)",
+	[W_TOKEN_REVOKE] =
+		"UPDATE tokens SET revoked = ?2 WHERE id = ?1 AND revoked IS NULL",
+	[W_KEY_INS] =
+		"INSERT INTO host_keys(key_hash, host_id, created) VALUES(?1, ?2, ?3)",
+	[W_KEY_REVOKE] =
+		"UPDATE host_keys SET revoked = ?2 WHERE host_id = ?1 AND revoked IS NULL",
+};
+
+static const char *const rsql[R_N] = {
+	[R_TOKEN_GET] =
+		"SELECT id, name, role FROM tokens WHERE token_hash = ?1 AND revoked IS NULL",
+	[R_KEY_GET] =
+		"SELECT host_id, revoked FROM host_keys WHERE key_hash = ?1",
+	[R_TOKEN_LIST] =
+		"SELECT id, name, role, created, revoked FROM tokens ORDER BY id",
+	[R_BATCH_GET] = "SELECT 1 FROM batches WHERE batch_id = ?1",
+	[R_PAGES] =
+		"SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+};
+
+/* Contract: see store_sqlite_internal.h. */
+int twl_sqlite_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_ROW:
+	case SQLITE_DONE:
+		return 0;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_CONSTRAINT:
+		return -EEXIST;
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CANTOPEN:
+		return -ENOENT;
+	default:
+		return -EIO;
+	}
+}
+
+static int open_conn(const char *path, sqlite3 **out)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	rc = sqlite3_open_v2(path, &db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				     SQLITE_OPEN_NOMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK)
+		goto fail;
+	sqlite3_busy_timeout(db, 5000);
+	rc = sqlite3_exec(
+		db,
+		"PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		" PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
+		NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	twl_log(LOG_DEBUG, "sqlite open %s: %s", path,
+		db ? sqlite3_errmsg(db) : "no memory");
+	sqlite3_close(db);
+	return twl_sqlite_errno(rc);
+}
+
+/* Contract: see store.h. */
+int twl_store_open(const char *path, struct twl_store **out)
+{
+	struct twl_store *s;
+	char err[256];
+	int ret;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->wlock, NULL);
+	pthread_mutex_init(&s->rlock, NULL);
+	s->path = strdup(path);
+	if (!s->path) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = open_conn(path, &s->wdb);
+	if (ret)
+		goto fail;
+	ret = twl_migrate(s->wdb, err, sizeof(err));
+	if (ret < 0) {
+		twl_log(LOG_ERR, "%s: %s", path, err);
+		goto fail;
+	}
+	ret = twl_catalog_seed(s->wdb, err, sizeof(err));
+	if (ret) {
+		twl_log(LOG_ERR, "%s: %s", path, err);
+		goto fail;
+	}
+	ret = open_conn(path, &s->rdb);
+	if (ret)
+		goto fail;
+	for (int i = 0; i < W_N; i++) {
+		if (sqlite3_prepare_v3(s->wdb, wsql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &s->ws[i],
+				       NULL) != SQLITE_OK) {
+			twl_log(LOG_ERR, "%s: preparing statement %d: %s", path,
+				i, sqlite3_errmsg(s->wdb));
+			ret = -EIO;
+			goto fail;
+		}
+	}
+	for (int i = 0; i < R_N; i++) {
+		if (sqlite3_prepare_v3(s->rdb, rsql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &s->rs[i],
+				       NULL) != SQLITE_OK) {
+			twl_log(LOG_ERR, "%s: preparing read statement %d: %s",
+				path, i, sqlite3_errmsg(s->rdb));
+			ret = -EIO;
+			goto fail;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	twl_store_close(s);
+	return ret;
+}
+
+/* Contract: see store.h. */
+void twl_store_close(struct twl_store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < sizeof(s->ws) / sizeof(s->ws[0]); i++)
+		sqlite3_finalize(s->ws[i]);
+	for (size_t i = 0; i < sizeof(s->rs) / sizeof(s->rs[0]); i++)
+		sqlite3_finalize(s->rs[i]);
+	for (size_t i = 0; i < sizeof(s->read_api) / sizeof(s->read_api[0]);
+	     i++)
+		sqlite3_finalize(s->read_api[i]);
+	sqlite3_close(s->rdb);
+	sqlite3_close(s->wdb);
+	pthread_mutex_destroy(&s->wlock);
+	pthread_mutex_destroy(&s->rlock);
+	free(s->path);
+	free(s);
+}
+
+/* Contract: see store.h. */
+int twl_store_schema_version(struct twl_store *s)
+{
+	sqlite3_stmt *st;
+	int v = -EIO;
+
+	pthread_mutex_lock(&s->rlock);
+	if (sqlite3_prepare_v2(s->rdb, "PRAGMA user_version", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	pthread_mutex_unlock(&s->rlock);
+	return v;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+sqlite3 *twl_store_read_lock(struct twl_store *s)
+{
+	pthread_mutex_lock(&s->rlock);
+	return s->rdb;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+void twl_store_read_unlock(struct twl_store *s)
+{
+	pthread_mutex_unlock(&s->rlock);
+}
+
+/* Contract: see store_sqlite_internal.h. */
+sqlite3 *twl_store_admin_write_lock(struct twl_store *s)
+{
+	pthread_mutex_lock(&s->wlock);
+	return s->wdb;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+void twl_store_admin_write_unlock(struct twl_store *s)
+{
+	pthread_mutex_unlock(&s->wlock);
+}
+
+static int step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
+}
+
+/* Contract: see store.h. */
+int twl_store_token_add(struct twl_store *s, const char *name, const char *role,
+			const char *hash, int64_t now, int64_t *id)
+{
+	sqlite3_stmt *st = s->ws[W_TOKEN_INS];
+	int ret;
+
+	pthread_mutex_lock(&s->wlock);
+	bind_text(st, 1, name);
+	bind_text(st, 2, role);
+	bind_text(st, 3, hash);
+	sqlite3_bind_int64(st, 4, now);
+	ret = step_done(st);
+	if (!ret && id)
+		*id = sqlite3_last_insert_rowid(s->wdb);
+	pthread_mutex_unlock(&s->wlock);
+	return ret;
+}
+
+static void copy_col(sqlite3_stmt *st, int col, char *out, size_t cap)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	snprintf(out, cap, "%s", t ? (const char *)t : "");
+}
+
+/* Contract: see store.h. */
+int twl_store_token_lookup(struct twl_store *s, const char *hash, char *role,
+			   size_t role_cap, char *name, size_t name_cap,
+			   int64_t *id)
+{
+	sqlite3_stmt *st = s->rs[R_TOKEN_GET];
+	int rc, ret = -ENOENT;
+
+	pthread_mutex_lock(&s->rlock);
+	bind_text(st, 1, hash);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		copy_col(st, 1, name, name_cap);
+		copy_col(st, 2, role, role_cap);
+		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		ret = twl_sqlite_errno(rc);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	pthread_mutex_unlock(&s->rlock);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_token_revoke(struct twl_store *s, int64_t id, int64_t now)
+{
+	sqlite3_stmt *st = s->ws[W_TOKEN_REVOKE];
+	int ret;
+
+	pthread_mutex_lock(&s->wlock);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	ret = step_done(st);
+	if (!ret && sqlite3_changes(s->wdb) == 0)
+		ret = -ENOENT;
+	pthread_mutex_unlock(&s->wlock);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_token_list(struct twl_store *s, json_t **out)
+{
+	sqlite3_stmt *st = s->rs[R_TOKEN_LIST];
+	json_t *arr = json_array();
+	int rc;
+
+	if (!arr)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->rlock);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *revoked =
+			sqlite3_column_type(st, 4) == SQLITE_NULL ?
+				json_null() :
+				json_integer(sqlite3_column_int64(st, 4));
+
+		json_array_append_new(
+			arr, json_pack("{sI ss ss sI so}", "id",
+				       (json_int_t)sqlite3_column_int64(st, 0),
+				       "name",
+				       (const char *)sqlite3_column_text(st, 1),
+				       "role",
+				       (const char *)sqlite3_column_text(st, 2),
+				       "created",
+				       (json_int_t)sqlite3_column_int64(st, 3),
+				       "revoked", revoked));
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&s->rlock);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return twl_sqlite_errno(rc);
+	}
+	*out = arr;
+	return 0;
+}
+
+/* Contract: see store.h. */
+int twl_store_host_key_add(struct twl_store *s, const char *host_id,
+			   const char *hash, int64_t now)
+{
+	sqlite3_stmt *st = s->ws[W_KEY_INS];
+	int ret;
+
+	pthread_mutex_lock(&s->wlock);
+	bind_text(st, 1, hash);
+	bind_text(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, now);
+	ret = step_done(st);
+	pthread_mutex_unlock(&s->wlock);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_host_key_lookup(struct twl_store *s, const char *hash,
+			      char host_id[65])
+{
+	sqlite3_stmt *st = s->rs[R_KEY_GET];
+	int rc, ret = -ENOENT;
+
+	pthread_mutex_lock(&s->rlock);
+	bind_text(st, 1, hash);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		copy_col(st, 0, host_id, 65);
+		ret = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 :
+								  -EKEYREVOKED;
+	} else if (rc != SQLITE_DONE) {
+		ret = twl_sqlite_errno(rc);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	pthread_mutex_unlock(&s->rlock);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_host_key_revoke(struct twl_store *s, const char *host_id,
+			      int64_t now, int *n)
+{
+	sqlite3_stmt *st = s->ws[W_KEY_REVOKE];
+	int ret;
+
+	pthread_mutex_lock(&s->wlock);
+	bind_text(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, now);
+	ret = step_done(st);
+	if (!ret && n)
+		*n = sqlite3_changes(s->wdb);
+	pthread_mutex_unlock(&s->wlock);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_batch_seen(struct twl_store *s, const char *batch_id)
+{
+	sqlite3_stmt *st = s->rs[R_BATCH_GET];
+	int rc, ret;
+
+	pthread_mutex_lock(&s->rlock);
+	bind_text(st, 1, batch_id);
+	rc = sqlite3_step(st);
+	ret = rc == SQLITE_ROW	? 1 :
+	      rc == SQLITE_DONE ? 0 :
+				  twl_sqlite_errno(rc);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	pthread_mutex_unlock(&s->rlock);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_write_begin(struct twl_store *s)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->wlock);
+	rc = sqlite3_exec(s->wdb, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		pthread_mutex_unlock(&s->wlock);
+		return twl_sqlite_errno(rc);
+	}
+	return 0;
+}
+
+/* Contract: see store.h. */
+int twl_store_write_end(struct twl_store *s, bool commit)
+{
+	int rc = SQLITE_OK;
+
+	if (commit)
+		rc = sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL);
+	if (!commit || rc != SQLITE_OK)
+		sqlite3_exec(s->wdb, "ROLLBACK", NULL, NULL, NULL);
+	pthread_mutex_unlock(&s->wlock);
+	return twl_sqlite_errno(rc);
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+static json_int_t jint(const json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
+
+/*
+ * Per-batch rollup of feature_host: rows of one batch are summed per
+ * feature in memory and written once per feature at the end, instead of
+ * one feature_host upsert per row.
+ */
+#define ROLLUP_MAX 64
+
+struct rollup {
+	size_t n;
+	struct {
+		char feature[65];
+		int64_t first, last, uses;
+	} e[ROLLUP_MAX];
+};
+
+static int rollup_flush(struct twl_store *s, const char *host_id,
+			struct rollup *r)
+{
+	sqlite3_stmt *st = s->ws[W_ROLLUP];
+	int ret;
+
+	for (size_t i = 0; i < r->n; i++) {
+		bind_text(st, 1, r->e[i].feature);
+		bind_text(st, 2, host_id);
+		sqlite3_bind_int64(st, 3, r->e[i].first);
+		sqlite3_bind_int64(st, 4, r->e[i].last);
+		sqlite3_bind_int64(st, 5, r->e[i].uses);
+		ret = step_done(st);
+		if (ret)
+			return ret;
+	}
+	r->n = 0;
+	return 0;
+}
+
+static int rollup(struct twl_store *s, const char *feature, const char *host_id,
+		  int64_t first, int64_t last, int64_t uses, struct rollup *r)
+{
+	size_t i;
+	int ret;
+
+	if (!feature[0])
+		return 0;
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->e[i].feature, feature))
+			break;
+	if (i == r->n) {
+		if (r->n == ROLLUP_MAX) {
+			ret = rollup_flush(s, host_id, r);
+			if (ret)
+				return ret;
+			i = 0;
+		}
+		snprintf(r->e[i].feature, sizeof(r->e[i].feature), "%s",
+			 feature);
+		r->e[i].first = first;
+		r->e[i].last = last;
+		r->e[i].uses = 0;
+		r->n = i + 1;
+	}
+	if (first < r->e[i].first)
+		r->e[i].first = first;
+	if (last > r->e[i].last)
+		r->e[i].last = last;
+	r->e[i].uses += uses;
+	return 0;
+}
+
+static int bind_json(sqlite3_stmt *st, int i, const json_t *v)
+{
+	char *txt;
+
+	if (!v || json_is_null(v)) {
+		sqlite3_bind_null(st, i);
+		return 0;
+	}
+	txt = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!txt)
+		return -ENOMEM;
+	sqlite3_bind_text(st, i, txt, -1, free);
+	return 0;
+}
+
+static int ingest_host(struct twl_store *s, const char *host_id,
+		       const json_t *r, int64_t now)
+{
+	sqlite3_stmt *st = s->ws[W_HOST_UPSERT];
+	const json_t *host = json_object_get(r, "host");
+	const json_t *health = json_object_get(r, "health");
+	const json_t *census = json_object_get(r, "census");
+	int ret;
+
+	bind_text(st, 1, host_id);
+	bind_text(st, 2, jstr(host, "hostname"));
+	bind_text(st, 3, jstr(host, "kernel"));
+	bind_text(st, 4, jstr(host, "cgroup_mode"));
+	bind_text(st, 5, jstr(host, "agent_version"));
+	sqlite3_bind_int64(st, 6, jint(host, "catalog_version"));
+	bind_text(st, 7, jstr(host, "boot_id"));
+	sqlite3_bind_int64(st, 8, now);
+	sqlite3_bind_int64(st, 9, jint(r, "seq"));
+	ret = bind_json(st, 10, health);
+	if (!ret)
+		sqlite3_bind_int64(st, 11, jint(health, "records_lost"));
+	sqlite3_bind_int(st, 12,
+			 json_is_true(json_object_get(health, "key_rejected")));
+	if (!ret)
+		ret = bind_json(st, 13,
+				json_object_get(health, "probe_missing"));
+	if (!ret)
+		ret = bind_json(st, 14, census);
+	if (ret) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		return ret;
+	}
+	return step_done(st);
+}
+
+static int ingest_warnings(struct twl_store *s, const char *host_id,
+			   const char *boot_id, const json_t *r, int64_t now,
+			   struct rollup *ru)
+{
+	sqlite3_stmt *st = s->ws[W_WARN_INS];
+	const json_t *w;
+	size_t i;
+	int ret;
+
+	json_array_foreach(json_object_get(r, "warnings"), i, w)
+	{
+		const json_t *fields = json_object_get(w, "fields");
+
+		bind_text(st, 1, host_id);
+		bind_text(st, 2, boot_id);
+		bind_text(st, 3, jstr(w, "feature"));
+		sqlite3_bind_int64(st, 4, jint(w, "kmsg_seq"));
+		sqlite3_bind_int64(st, 5, jint(w, "mono_us"));
+		sqlite3_bind_int64(st, 6, jint(w, "time"));
+		sqlite3_bind_int64(st, 7, jint(w, "level"));
+		bind_text(st, 8, jstr(w, "text"));
+		ret = bind_json(st, 9, fields);
+		bind_text(st, 10, jstr(w, "origin"));
+		sqlite3_bind_int64(st, 11, now);
+		if (ret) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return ret;
+		}
+		ret = step_done(st);
+		if (ret)
+			return ret;
+		if (sqlite3_changes(s->wdb) > 0) {
+			ret = rollup(s, jstr(w, "feature"), host_id,
+				     jint(w, "time"), jint(w, "time"), 1, ru);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int ingest_unknown(struct twl_store *s, const char *host_id,
+			  const char *boot_id, const json_t *r, int64_t now,
+			  struct rollup *ru)
+{
+	sqlite3_stmt *st = s->ws[W_UNK_UPSERT];
+	const json_t *u;
+	size_t i;
+	int ret;
+
+	json_array_foreach(json_object_get(r, "unknown"), i, u)
+	{
+		const char *text = jstr(u, "text");
+		struct twl_match m;
+		const char *fid = NULL;
+
+		/*
+		 * The server's catalog may be newer than the agent's. unknown[]
+		 * texts have their digits replaced by '#', so match with the
+		 * normalising matcher (a catalog digit matches '#').
+		 */
+		if (twl_match_normalized(text, strlen(text), &m) == 1)
+			fid = m.feature->id;
+		bind_text(st, 1, host_id);
+		bind_text(st, 2, boot_id);
+		bind_text(st, 3, text);
+		sqlite3_bind_int64(st, 4, jint(u, "kmsg_seq"));
+		sqlite3_bind_int64(st, 5, jint(u, "time"));
+		sqlite3_bind_int64(st, 6, jint(u, "count"));
+		if (fid)
+			bind_text(st, 7, fid);
+		else
+			sqlite3_bind_null(st, 7);
+		sqlite3_bind_int64(st, 8, now);
+		ret = step_done(st);
+		if (ret)
+			return ret;
+		if (fid) {
+			ret = rollup(s, fid, host_id, jint(u, "time"),
+				     jint(u, "time"), jint(u, "count"), ru);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void bind_usage_key(sqlite3_stmt *st, const char *host_id,
+			   const json_t *u)
+{
+	bind_text(st, 1, host_id);
+	bind_text(st, 2, jstr(u, "boot_id"));
+	bind_text(st, 3, jstr(u, "feature"));
+	bind_text(st, 4, jstr(u, "file"));
+	bind_text(st, 5, jstr(u, "op"));
+	bind_text(st, 6, jstr(u, "cgroup"));
+	bind_text(st, 7, jstr(u, "comm"));
+	sqlite3_bind_int64(st, 8, jint(u, "uid"));
+	bind_text(st, 9, jstr(u, "writer_cgroup"));
+}
+
+static int ingest_usage(struct twl_store *s, const char *host_id,
+			const json_t *r, struct rollup *ru)
+{
+	sqlite3_stmt *get = s->ws[W_USAGE_GET];
+	sqlite3_stmt *st = s->ws[W_USAGE_UPSERT];
+	const json_t *u;
+	size_t i;
+	int rc, ret;
+
+	json_array_foreach(json_object_get(r, "usage"), i, u)
+	{
+		int64_t old = 0, cnt = jint(u, "count");
+		bool existed = false;
+
+		bind_usage_key(get, host_id, u);
+		rc = sqlite3_step(get);
+		if (rc == SQLITE_ROW) {
+			old = sqlite3_column_int64(get, 0);
+			existed = true;
+		}
+		sqlite3_reset(get);
+		sqlite3_clear_bindings(get);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return twl_sqlite_errno(rc);
+		if (existed && cnt <= old)
+			continue; /* cumulative counter: nothing new */
+		bind_usage_key(st, host_id, u);
+		bind_text(st, 10, jstr(u, "container"));
+		sqlite3_bind_int64(st, 11, jint(u, "last_pid"));
+		sqlite3_bind_int64(st, 12, cnt);
+		sqlite3_bind_int64(st, 13, jint(u, "failed"));
+		sqlite3_bind_int64(st, 14, jint(u, "condition_met"));
+		sqlite3_bind_int64(st, 15, jint(u, "first_seen"));
+		sqlite3_bind_int64(st, 16, jint(u, "last_seen"));
+		ret = step_done(st);
+		if (ret)
+			return ret;
+		ret = rollup(s, jstr(u, "feature"), host_id,
+			     jint(u, "first_seen"), jint(u, "last_seen"),
+			     cnt - old, ru);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int ingest_census(struct twl_store *s, const char *host_id,
+			 const json_t *r, struct rollup *ru)
+{
+	const json_t *census = json_object_get(r, "census");
+	sqlite3_stmt *st = s->ws[W_CENSUS_INS];
+	const json_t *k;
+	int64_t t;
+	size_t i;
+	int ret;
+
+	if (!json_is_object(census))
+		return 0;
+	t = jint(census, "time");
+	bind_text(s->ws[W_CENSUS_DEL], 1, host_id);
+	ret = step_done(s->ws[W_CENSUS_DEL]);
+	if (ret)
+		return ret;
+	json_array_foreach(json_object_get(census, "knobs"), i, k)
+	{
+		bind_text(st, 1, host_id);
+		bind_text(st, 2, jstr(k, "feature"));
+		bind_text(st, 3, jstr(k, "file"));
+		bind_text(st, 4, jstr(k, "cgroup"));
+		bind_text(st, 5, jstr(k, "value"));
+		sqlite3_bind_int64(st, 6, t);
+		ret = step_done(st);
+		if (!ret)
+			ret = rollup(s, jstr(k, "feature"), host_id, t, t, 0,
+				     ru);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int ingest_body(struct twl_store *s, const char *host_id,
+		       const json_t *r, int64_t now)
+{
+	sqlite3_stmt *st = s->ws[W_BATCH_INS];
+	const char *boot_id = jstr(json_object_get(r, "host"), "boot_id");
+	struct rollup ru;
+	int ret;
+
+	ru.n = 0;
+	bind_text(st, 1, jstr(r, "batch_id"));
+	bind_text(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, jint(r, "seq"));
+	sqlite3_bind_int64(st, 4, now);
+	ret = step_done(st);
+	if (ret)
+		return ret;
+	if (sqlite3_changes(s->wdb) == 0)
+		return 1; /* replay */
+	ret = ingest_host(s, host_id, r, now);
+	if (!ret)
+		ret = ingest_warnings(s, host_id, boot_id, r, now, &ru);
+	if (!ret)
+		ret = ingest_unknown(s, host_id, boot_id, r, now, &ru);
+	if (!ret)
+		ret = ingest_usage(s, host_id, r, &ru);
+	if (!ret)
+		ret = ingest_census(s, host_id, r, &ru);
+	if (!ret)
+		ret = rollup_flush(s, host_id, &ru);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_ingest(struct twl_store *s, const char *host_id,
+		     const json_t *report, int64_t now)
+{
+	int ret, rc;
+
+	rc = sqlite3_exec(s->wdb, "SAVEPOINT batch", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return twl_sqlite_errno(rc);
+	ret = ingest_body(s, host_id, report, now);
+	if (ret < 0)
+		sqlite3_exec(s->wdb, "ROLLBACK TO batch", NULL, NULL, NULL);
+	rc = sqlite3_exec(s->wdb, "RELEASE batch", NULL, NULL, NULL);
+	if (ret >= 0 && rc != SQLITE_OK)
+		ret = twl_sqlite_errno(rc);
+	return ret;
+}
+
+static int exec_del(sqlite3 *db, const char *sql, int64_t cutoff,
+		    int64_t *total)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return twl_sqlite_errno(rc);
+	sqlite3_bind_int64(st, 1, cutoff);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	*total += sqlite3_changes(db);
+	return 0;
+}
+
+/* Contract: see store.h. */
+int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
+		    int data_days, int64_t *deleted)
+{
+	int64_t total = 0;
+	int ret;
+
+	ret = twl_store_write_begin(s);
+	if (ret)
+		return ret;
+	ret = exec_del(s->wdb, "DELETE FROM batches WHERE received < ?1",
+		       now - (int64_t)batch_days * 86400, &total);
+	if (!ret && data_days > 0) {
+		int64_t cut = now - (int64_t)data_days * 86400;
+
+		ret = exec_del(s->wdb,
+			       "DELETE FROM warnings WHERE received < ?1", cut,
+			       &total);
+		if (!ret)
+			ret = exec_del(s->wdb,
+				       "DELETE FROM usage WHERE last_seen < ?1",
+				       cut, &total);
+		if (!ret)
+			ret = exec_del(
+				s->wdb,
+				"DELETE FROM unknown_deprecations WHERE received < ?1",
+				cut, &total);
+		if (!ret)
+			ret = exec_del(
+				s->wdb,
+				"DELETE FROM feature_host WHERE last_used < ?1",
+				cut, &total);
+	}
+	ret = ret ? (twl_store_write_end(s, false), ret) :
+		    twl_store_write_end(s, true);
+	if (!ret && deleted)
+		*deleted = total;
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_db_size(struct twl_store *s, int64_t *bytes)
+{
+	sqlite3_stmt *st = s->rs[R_PAGES];
+	int rc;
+
+	pthread_mutex_lock(&s->rlock);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*bytes = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&s->rlock);
+	return rc == SQLITE_ROW ? 0 : twl_sqlite_errno(rc);
+}

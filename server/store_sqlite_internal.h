@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SQLite backend internals shared by store_sqlite.c (core) and
+ * store_sqlite_read.c (read API). Nothing outside the store_sqlite*.c
+ * files includes this.
+ *
+ * Connections: "wdb" is the writer connection, used under wlock (the
+ * group-commit writer and admin writes). "rdb" is the reader connection,
+ * used under rlock; WAL lets it read while the writer writes.
+ */
+#ifndef TWL_SERVER_STORE_SQLITE_INTERNAL_H
+#define TWL_SERVER_STORE_SQLITE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+struct twl_store {
+	char *path;
+	pthread_mutex_t wlock;
+	sqlite3 *wdb;
+	pthread_mutex_t rlock;
+	sqlite3 *rdb;
+	/* prepared writer statements (store_sqlite.c) */
+	sqlite3_stmt *ws[32];
+	/* prepared reader statements (store_sqlite.c) */
+	sqlite3_stmt *rs[16];
+	/* free for store_sqlite_read.c: prepared read-API statements, finalized by
+	 * twl_store_close() */
+	sqlite3_stmt *read_api[64];
+};
+
+/*
+ * Lock and return the reader connection; pair with twl_store_read_unlock().
+ * Statements prepared on it may be kept in s->read_api[].
+ */
+sqlite3 *twl_store_read_lock(struct twl_store *s);
+void twl_store_read_unlock(struct twl_store *s);
+
+/*
+ * Lock and return the writer connection for a short write outside the
+ * ingest path (annotations). The caller runs its own BEGIN IMMEDIATE /
+ * COMMIT; pair with twl_store_admin_write_unlock().
+ */
+sqlite3 *twl_store_admin_write_lock(struct twl_store *s);
+void twl_store_admin_write_unlock(struct twl_store *s);
+
+/* Map an SQLite result code to a negative errno. */
+int twl_sqlite_errno(int rc);
+
+#endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

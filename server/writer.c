@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The group-commit writer thread (writer.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <twilight/util.h>
+
+#include "writer.h"
+
+struct job {
+	struct job *next;
+	char host_id[65];
+	json_t *report;
+	int64_t now;
+	int result;
+	twl_writer_done_fn done;
+	void *arg;
+};
+
+struct twl_writer {
+	struct twl_store *s;
+	struct twl_metrics *m;
+	struct twl_writer_opts o;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct job *head, **tail;
+	unsigned queued;
+	bool stop;
+	time_t last_prune;
+};
+
+static uint64_t rows_of(const json_t *r)
+{
+	const json_t *census = json_object_get(r, "census");
+
+	return json_array_size(json_object_get(r, "warnings")) +
+	       json_array_size(json_object_get(r, "unknown")) +
+	       json_array_size(json_object_get(r, "usage")) +
+	       json_array_size(json_object_get(census, "knobs"));
+}
+
+static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
+{
+	struct job *j, *next;
+	int ret;
+
+	ret = twl_store_write_begin(w->s);
+	if (!ret) {
+		for (j = jobs; j; j = j->next)
+			j->result = twl_store_ingest(w->s, j->host_id,
+						     j->report, j->now);
+		ret = twl_store_write_end(w->s, true);
+	}
+	if (ret) {
+		twl_log(LOG_ERR,
+			"storing %u batches failed (%s); agents will resend them",
+			n, strerror(-ret));
+	} else {
+		twl_metrics_commit(w->m, n);
+	}
+	for (j = jobs; j; j = next) {
+		next = j->next;
+		if (ret)
+			j->result = ret; /* nothing of this group is durable */
+		if (j->result >= 0)
+			twl_metrics_ingest(w->m, j->result, rows_of(j->report));
+		else if (!ret)
+			twl_log(LOG_ERR,
+				"storing batch from host %s failed: %s",
+				j->host_id, strerror(-j->result));
+		j->done(j->arg, j->result);
+		json_decref(j->report);
+		free(j);
+	}
+}
+
+static void maybe_prune(struct twl_writer *w)
+{
+	time_t now = time(NULL);
+	int64_t deleted = 0;
+	int ret;
+
+	if (now - w->last_prune < 3600)
+		return;
+	w->last_prune = now;
+	ret = twl_store_prune(w->s, now, (int)w->o.batch_days,
+			      (int)w->o.data_days, &deleted);
+	if (ret)
+		twl_log(LOG_WARNING,
+			"retention pass failed (%s); will retry in an hour",
+			strerror(-ret));
+	else if (deleted)
+		twl_log(LOG_INFO, "retention: deleted %lld rows",
+			(long long)deleted);
+}
+
+static void *writer_main(void *arg)
+{
+	struct twl_writer *w = arg;
+
+	for (;;) {
+		struct job *jobs, *j, **cut;
+		unsigned n = 0;
+		struct timespec until;
+
+		pthread_mutex_lock(&w->lock);
+		while (!w->head && !w->stop) {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 60;
+			pthread_cond_timedwait(&w->cond, &w->lock, &until);
+			if (!w->head && !w->stop) {
+				pthread_mutex_unlock(&w->lock);
+				maybe_prune(w);
+				pthread_mutex_lock(&w->lock);
+			}
+		}
+		if (!w->head && w->stop) {
+			pthread_mutex_unlock(&w->lock);
+			break;
+		}
+		jobs = w->head;
+		cut = &w->head;
+		for (j = w->head; j && n < w->o.commit_max; j = j->next) {
+			cut = &j->next;
+			n++;
+		}
+		w->head = *cut;
+		*cut = NULL;
+		if (!w->head)
+			w->tail = &w->head;
+		w->queued -= n;
+		pthread_mutex_unlock(&w->lock);
+		run_group(w, jobs, n);
+		maybe_prune(
+			w); /* also under constant load: a time check, hourly work */
+	}
+	return NULL;
+}
+
+/* Contract: see writer.h. */
+struct twl_writer *twl_writer_new(struct twl_store *s, struct twl_metrics *m,
+				  const struct twl_writer_opts *o)
+{
+	struct twl_writer *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return NULL;
+	w->s = s;
+	w->m = m;
+	w->o = *o;
+	w->tail = &w->head;
+	w->last_prune = 0;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	ret = pthread_create(&w->thread, NULL, writer_main, w);
+	if (ret) {
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->cond);
+		free(w);
+		errno = ret;
+		return NULL;
+	}
+	return w;
+}
+
+/* Contract: see writer.h. */
+void twl_writer_free(struct twl_writer *w)
+{
+	if (!w)
+		return;
+	twl_writer_stop(w);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+}
+
+/* Contract: see writer.h. */
+void twl_writer_stop(struct twl_writer *w)
+{
+	bool join;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	join = !w->stop;
+	w->stop = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (join)
+		pthread_join(w->thread, NULL);
+}
+
+/* Contract: see writer.h. */
+int twl_writer_submit(struct twl_writer *w, const char *host_id, json_t *report,
+		      int64_t now, twl_writer_done_fn done, void *arg)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	int ret = 0;
+
+	if (!j) {
+		json_decref(report);
+		return -ENOMEM;
+	}
+	snprintf(j->host_id, sizeof(j->host_id), "%s", host_id);
+	j->report = report;
+	j->now = now;
+	j->done = done;
+	j->arg = arg;
+	pthread_mutex_lock(&w->lock);
+	if (w->stop || w->queued >= w->o.queue_max) {
+		ret = w->stop ? -ESHUTDOWN : -EAGAIN;
+	} else {
+		*w->tail = j;
+		w->tail = &j->next;
+		w->queued++;
+		pthread_cond_signal(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (ret) {
+		json_decref(report);
+		free(j);
+	}
+	return ret;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Group commit: one writer thread takes every queued batch (up to
+ * commit_max), stores each in its own SAVEPOINT inside one transaction,
+ * COMMITs, and only then calls each batch's done callback. An
+ * acknowledgement therefore always follows a durable commit (WAL,
+ * synchronous=NORMAL: durable against process death; see README for power
+ * loss). Also runs retention once an hour.
+ */
+#ifndef TWL_SERVER_WRITER_H
+#define TWL_SERVER_WRITER_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "metrics.h"
+#include "store.h"
+
+struct twl_writer;
+
+/*
+ * result: 0 stored, 1 replay (already stored), negative errno when the
+ * batch was not stored. Called from the writer thread, after COMMIT.
+ */
+typedef void (*twl_writer_done_fn)(void *arg, int result);
+
+struct twl_writer_opts {
+	unsigned commit_max;
+	unsigned queue_max;
+	unsigned batch_days;
+	unsigned data_days;
+};
+
+struct twl_writer *twl_writer_new(struct twl_store *s, struct twl_metrics *m,
+				  const struct twl_writer_opts *o);
+
+/*
+ * Store everything queued and stop the thread; later submits get
+ * -ESHUTDOWN. Idempotent, NULL-safe.
+ */
+void twl_writer_stop(struct twl_writer *w);
+
+/* Stop (if not yet) and free. NULL-safe. */
+void twl_writer_free(struct twl_writer *w);
+
+/*
+ * Queue report (reference stolen) for host_id. Returns 0 (done will be
+ * called exactly once), -EAGAIN when the queue is full, -ESHUTDOWN when
+ * stopping (done is not called on error).
+ */
+int twl_writer_submit(struct twl_writer *w, const char *host_id, json_t *report,
+		      int64_t now, twl_writer_done_fn done, void *arg);
+
+#endif /* TWL_SERVER_WRITER_H */

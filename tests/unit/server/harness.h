@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test harness for the server: an in-process twilight-server on
+ * 127.0.0.1 (ephemeral port) with real TLS (generated CA), a fresh data
+ * directory, and libcurl as the client.
+ */
+#ifndef TWL_TEST_SERVER_HARNESS_H
+#define TWL_TEST_SERVER_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "server.h"
+#include "store.h"
+
+struct fixture {
+	char dir[256];
+	struct twl_config cfg;
+	struct twl_store *store;
+	struct twl_server *srv;
+	uint16_t port;
+	char admin[80], viewer[80], enrol[80];
+	char client_cert[300],
+		client_key[300]; /* optional TLS client certificate */
+};
+
+struct http_result {
+	long status;
+	char *body;
+	size_t len;
+	char headers[8192];
+	json_t *json; /* parsed body when it is JSON, else NULL */
+};
+
+/* Optional tweaks applied to the config before the server starts. */
+typedef void (*fixture_tweak_fn)(struct twl_config *cfg);
+
+/* Start a server; fails the test (cmocka) on any error. */
+void fixture_start(struct fixture *f, fixture_tweak_fn tweak);
+/* Stop the server, close the store, remove the directory. */
+void fixture_stop(struct fixture *f);
+
+/*
+ * One HTTPS request. token may be NULL (no Authorization header); extra
+ * is an optional "Name: value" header. Fails the test on transport errors
+ * (use http_try for requests that may legitimately be cut off).
+ */
+void http(struct fixture *f, const char *method, const char *path,
+	  const char *token, const void *body, size_t len, const char *extra,
+	  struct http_result *out);
+/* Same, returning the CURLcode instead of failing on transport errors. */
+int http_try(struct fixture *f, const char *method, const char *path,
+	     const char *token, const void *body, size_t len, const char *extra,
+	     struct http_result *out);
+void http_result_fini(struct http_result *r);
+/* Value of response header name (case-insensitive) into out; false if absent. */
+bool http_header(const struct http_result *r, const char *name, char *out,
+		 size_t cap);
+
+/* Enrol host_id with the enrolment token; key gets the per-host key. */
+void enrol_host(struct fixture *f, const char *host_id, char key[80]);
+
+/* Read schema/examples/name (TWILIGHT_SOURCE_DIR) as JSON. */
+json_t *load_example(const char *name);
+/* A valid report (from full.json) for host_id with batch_id and seq. */
+json_t *make_report(const char *host_id, const char *batch_id, int64_t seq);
+/* Serialise a report (compact). Caller frees. */
+char *dump(const json_t *j);
+
+/* SELECT count(*) FROM table on a separate connection (committed rows). */
+int64_t count_rows(struct fixture *f, const char *table);
+/* Sum of row counts of every data table (hosts, warnings, usage, ...). */
+int64_t count_data_rows(struct fixture *f);
+/* One integer from a SQL query with one optional text parameter. */
+int64_t query_int(struct fixture *f, const char *sql, const char *param);
+
+/* gzip-compress data (for Content-Encoding tests). Caller frees *out. */
+void gzip_bytes(const void *data, size_t len, char **out, size_t *out_len);
+
+#endif

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Handlers of the core server against an in-process server on 127.0.0.1
+ * with real TLS: healthz, metrics, enrolment, ingest (stored, replay,
+ * gzip, counters kept at their maximum, rate limit), tokens, host-key
+ * revocation, static files, routing errors and security headers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "harness.h"
+
+#define HOST_A \
+	"aaaa000000000000000000000000000000000000000000000000000000000001"
+#define HOST_B \
+	"bbbb000000000000000000000000000000000000000000000000000000000002"
+
+static int setup(void **state)
+{
+	static struct fixture f;
+
+	fixture_start(&f, NULL);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture_stop(*state);
+	return 0;
+}
+
+static void check_security_headers(const struct http_result *r)
+{
+	char v[256];
+
+	assert_true(http_header(r, "Content-Security-Policy", v, sizeof(v)));
+	assert_non_null(strstr(v, "default-src 'self'"));
+	assert_true(http_header(r, "X-Content-Type-Options", v, sizeof(v)));
+	assert_string_equal(v, "nosniff");
+	assert_true(http_header(r, "X-Frame-Options", v, sizeof(v)));
+	assert_true(http_header(r, "Referrer-Policy", v, sizeof(v)));
+}
+
+static void test_healthz(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+
+	http(f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(
+		json_string_value(json_object_get(r.json, "status")), "ok");
+	assert_true(json_integer_value(json_object_get(r.json, "schema")) >= 1);
+	check_security_headers(&r);
+	http_result_fini(&r);
+}
+
+static void test_routing_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+
+	http(f, "GET", "/api/v1/nonexistent", f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	assert_string_equal(json_string_value(json_object_get(r.json, "error")),
+			    "not_found");
+	check_security_headers(&r);
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/reports", f->admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 405);
+	check_security_headers(&r);
+	http_result_fini(&r);
+}
+
+static void test_metrics(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+	char ct[128];
+
+	http(f, "GET", "/metrics", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 401);
+	http_result_fini(&r);
+	http(f, "GET", "/metrics", f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(http_header(&r, "Content-Type", ct, sizeof(ct)));
+	assert_non_null(strstr(ct, "text/plain"));
+	assert_non_null(strstr(
+		r.body, "twilight_ingest_batches_total{result=\"stored\"}"));
+	assert_non_null(strstr(
+		r.body, "twilight_rejections_total{reason=\"unauthorized\"} "));
+	assert_null(strstr(
+		r.body,
+		"twilight_rejections_total{reason=\"unauthorized\"} 0\n"));
+	assert_non_null(
+		strstr(r.body, "twilight_ingest_seconds_bucket{le=\"+Inf\"}"));
+	assert_non_null(strstr(r.body, "twilight_db_bytes "));
+	http_result_fini(&r);
+}
+
+static void test_enroll(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+	char key[80], key2[80];
+
+	enrol_host(f, HOST_A, key);
+	assert_int_equal(strncmp(key, "twlk_", 5), 0);
+	/* stored hashed only: the secret itself is nowhere in the database */
+	assert_int_equal(
+		query_int(f,
+			  "SELECT count(*) FROM host_keys WHERE key_hash = ?1",
+			  key),
+		0);
+	assert_int_equal(
+		query_int(f,
+			  "SELECT count(*) FROM host_keys WHERE host_id = ?1",
+			  HOST_A),
+		1);
+	enrol_host(f, HOST_A, key2);
+	assert_string_not_equal(key, key2);
+	/* a viewer token cannot enrol, a host key cannot enrol */
+	http(f, "POST", "/api/v1/enroll", f->viewer, "{\"host_id\":\"ab\"}",
+	     strlen("{\"host_id\":\"ab\"}"), NULL, &r);
+	assert_int_equal(r.status, 403);
+	http_result_fini(&r);
+	http(f, "POST", "/api/v1/enroll", key, "{\"host_id\":\"ab\"}",
+	     strlen("{\"host_id\":\"ab\"}"), NULL, &r);
+	assert_int_equal(r.status, 403);
+	http_result_fini(&r);
+	http(f, "POST", "/api/v1/enroll", f->enrol, "{\"host_id\":\"NOT HEX\"}",
+	     strlen("{\"host_id\":\"NOT HEX\"}"), NULL, &r);
+	assert_int_equal(r.status, 400);
+	assert_string_equal(json_string_value(json_object_get(r.json, "field")),
+			    "host_id");
+	http_result_fini(&r);
+	http(f, "POST", "/api/v1/enroll", f->enrol, "[1]", strlen("[1]"), NULL,
+	     &r);
+	assert_int_equal(r.status, 400);
+	http_result_fini(&r);
+}
+
+static void post_report(struct fixture *f, const char *key, json_t *rep,
+			long want, const char *want_status)
+{
+	struct http_result r;
+	char *body = dump(rep);
+
+	http(f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
+	if (r.status != want)
+		fail_msg("POST report: want %ld got %ld: %s", want, r.status,
+			 r.body ? r.body : "");
+	if (want_status)
+		assert_string_equal(
+			json_string_value(json_object_get(r.json, "status")),
+			want_status);
+	http_result_fini(&r);
+	free(body);
+}
+
+static void test_ingest_and_replay(void **state)
+{
+	struct fixture *f = *state;
+	char key[80];
+	json_t *rep;
+	int64_t rows;
+
+	enrol_host(f, HOST_B, key);
+	rep = make_report(HOST_B, "b0000000000000000000000000000001", 1);
+	post_report(f, key, rep, 200, "stored");
+	/* acknowledged means committed: visible on another connection now */
+	assert_int_equal(
+		query_int(f, "SELECT count(*) FROM batches WHERE batch_id = ?1",
+			  "b0000000000000000000000000000001"),
+		1);
+	assert_int_equal(
+		query_int(f, "SELECT count(*) FROM warnings WHERE host_id = ?1",
+			  HOST_B),
+		(int64_t)json_array_size(json_object_get(rep, "warnings")));
+	assert_int_equal(
+		query_int(f, "SELECT count(*) FROM usage WHERE host_id = ?1",
+			  HOST_B),
+		(int64_t)json_array_size(json_object_get(rep, "usage")));
+	assert_int_equal(
+		query_int(f, "SELECT count(*) FROM hosts WHERE host_id = ?1",
+			  HOST_B),
+		1);
+	assert_int_equal(
+		query_int(f, "SELECT last_seq FROM hosts WHERE host_id = ?1",
+			  HOST_B),
+		1);
+	assert_true(
+		query_int(f,
+			  "SELECT count(*) FROM feature_host WHERE host_id = ?1",
+			  HOST_B) >= 2);
+	assert_int_equal(
+		query_int(f,
+			  "SELECT uses FROM feature_host WHERE host_id = ?1 AND"
+			  " feature_id = 'memcg_v1.soft_limit'",
+			  HOST_B),
+		1 + 12); /* one warning + 12 counted writes */
+
+	/* replay: 200 duplicate, nothing changes */
+	rows = count_data_rows(f);
+	post_report(f, key, rep, 200, "duplicate");
+	assert_int_equal(count_data_rows(f), rows);
+
+	/* new batch with a smaller counter: the maximum is kept */
+	json_object_set_new(rep, "batch_id",
+			    json_string("b0000000000000000000000000000002"));
+	json_object_set_new(rep, "seq", json_integer(2));
+	json_object_set_new(json_array_get(json_object_get(rep, "usage"), 0),
+			    "count", json_integer(5));
+	json_object_set_new(json_array_get(json_object_get(rep, "usage"), 0),
+			    "condition_met", json_integer(5));
+	post_report(f, key, rep, 200, "stored");
+	assert_int_equal(
+		query_int(f,
+			  "SELECT count FROM usage WHERE host_id = ?1 AND"
+			  " file = 'memory.soft_limit_in_bytes'",
+			  HOST_B),
+		12);
+	/* and a larger one raises it, adding only the difference to the rollup */
+	json_object_set_new(rep, "batch_id",
+			    json_string("b0000000000000000000000000000003"));
+	json_object_set_new(rep, "seq", json_integer(3));
+	json_object_set_new(json_array_get(json_object_get(rep, "usage"), 0),
+			    "count", json_integer(20));
+	post_report(f, key, rep, 200, "stored");
+	assert_int_equal(
+		query_int(f,
+			  "SELECT count FROM usage WHERE host_id = ?1 AND"
+			  " file = 'memory.soft_limit_in_bytes'",
+			  HOST_B),
+		20);
+	assert_int_equal(
+		query_int(f,
+			  "SELECT uses FROM feature_host WHERE host_id = ?1 AND"
+			  " feature_id = 'memcg_v1.soft_limit'",
+			  HOST_B),
+		1 + 20);
+	assert_int_equal(
+		query_int(f, "SELECT last_seq FROM hosts WHERE host_id = ?1",
+			  HOST_B),
+		3);
+	/* unknown deprecations are stored (and re-matched: this one matches nothing) */
+	assert_int_equal(
+		query_int(
+			f,
+			"SELECT count(*) FROM unknown_deprecations WHERE host_id = ?1"
+			" AND matched_feature_id IS NULL",
+			HOST_B),
+		1);
+	json_decref(rep);
+}
+
+static void test_unknown_rematched(void **state)
+{
+	struct fixture *f = *state;
+	const char *host =
+		"cccc000000000000000000000000000000000000000000000000000000000003";
+	json_t *rep, *w, *u;
+	char key[80];
+
+	/* An agent with an older catalog sends a known text as "unknown". */
+	enrol_host(f, host, key);
+	rep = make_report(host, "c0000000000000000000000000000001", 1);
+	w = json_array_get(json_object_get(rep, "warnings"), 0);
+	u = json_array_get(json_object_get(rep, "unknown"), 0);
+	json_object_set(u, "text", json_object_get(w, "text"));
+	post_report(f, key, rep, 200, "stored");
+	assert_int_equal(
+		query_int(
+			f,
+			"SELECT count(*) FROM unknown_deprecations WHERE host_id = ?1"
+			" AND matched_feature_id = 'memcg_v1.soft_limit'",
+			host),
+		1);
+	json_decref(rep);
+}
+
+/* unknown[] texts arrive with digits as '#': they must still re-match. */
+static void test_unknown_rematched_digits(void **state)
+{
+	struct fixture *f = *state;
+	const char *host =
+		"cccc000000000000000000000000000000000000000000000000000000000013";
+	json_t *rep, *u;
+	char key[80];
+
+	enrol_host(f, host, key);
+	rep = make_report(host, "c0000000000000000000000000000013", 1);
+	u = json_array_get(json_object_get(rep, "unknown"), 0);
+	json_object_set_new(
+		u, "text",
+		json_string("The swapaccount=# commandline option is deprecated in "
+			    "favor of configuring swap control via cgroupfs. "
+			    "Please report your usecase to linux-mm@kvack.org "
+			    "if you depend on this functionality."));
+	post_report(f, key, rep, 200, "stored");
+	assert_int_equal(
+		query_int(
+			f,
+			"SELECT count(*) FROM unknown_deprecations WHERE host_id = ?1"
+			" AND matched_feature_id = 'memcg_v1.swapaccount'",
+			host),
+		1);
+	json_decref(rep);
+}
+
+static void test_ingest_gzip(void **state)
+{
+	struct fixture *f = *state;
+	const char *host =
+		"dddd000000000000000000000000000000000000000000000000000000000004";
+	struct http_result r;
+	char key[80], *body, *gz;
+	size_t gzlen;
+	json_t *rep;
+
+	enrol_host(f, host, key);
+	rep = make_report(host, "d0000000000000000000000000000001", 1);
+	body = dump(rep);
+	gzip_bytes(body, strlen(body), &gz, &gzlen);
+	http(f, "POST", "/api/v1/reports", key, gz, gzlen,
+	     "Content-Encoding: gzip", &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(
+		json_string_value(json_object_get(r.json, "status")), "stored");
+	http_result_fini(&r);
+	assert_int_equal(
+		query_int(f, "SELECT count(*) FROM batches WHERE host_id = ?1",
+			  host),
+		1);
+	free(gz);
+	free(body);
+	json_decref(rep);
+}
+
+static void test_tokens(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+	char tok[80], path[64];
+	json_int_t id;
+
+	http(f, "POST", "/api/v1/tokens", f->viewer,
+	     "{\"name\":\"x\",\"role\":\"viewer\"}",
+	     strlen("{\"name\":\"x\",\"role\":\"viewer\"}"), NULL, &r);
+	assert_int_equal(r.status, 403);
+	http_result_fini(&r);
+	http(f, "POST", "/api/v1/tokens", f->admin,
+	     "{\"name\":\"dash\",\"role\":\"viewer\"}",
+	     strlen("{\"name\":\"dash\",\"role\":\"viewer\"}"), NULL, &r);
+	assert_int_equal(r.status, 201);
+	snprintf(tok, sizeof(tok), "%s",
+		 json_string_value(json_object_get(r.json, "token")));
+	id = json_integer_value(json_object_get(r.json, "id"));
+	http_result_fini(&r);
+	http(f, "POST", "/api/v1/tokens", f->admin,
+	     "{\"name\":\"bad\",\"role\":\"root\"}",
+	     strlen("{\"name\":\"bad\",\"role\":\"root\"}"), NULL, &r);
+	assert_int_equal(r.status, 400);
+	assert_string_equal(json_string_value(json_object_get(r.json, "field")),
+			    "role");
+	http_result_fini(&r);
+	http(f, "GET", "/metrics", tok, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/tokens", f->admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(json_array_size(json_object_get(r.json, "tokens")) >= 4);
+	assert_null(strstr(r.body, "hash"));
+	http_result_fini(&r);
+	snprintf(path, sizeof(path), "/api/v1/tokens/%lld", (long long)id);
+	http(f, "DELETE", path, f->admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	http(f, "DELETE", path, f->admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+	http(f, "GET", "/metrics", tok, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 401);
+	http_result_fini(&r);
+}
+
+static void test_host_key_revoke(void **state)
+{
+	struct fixture *f = *state;
+	const char *host =
+		"eeee000000000000000000000000000000000000000000000000000000000005";
+	struct http_result r;
+	char key[80], path[128];
+	json_t *rep;
+
+	enrol_host(f, host, key);
+	snprintf(path, sizeof(path), "/api/v1/host-keys/%s", host);
+	http(f, "DELETE", path, f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 403);
+	http_result_fini(&r);
+	http(f, "DELETE", path, f->admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(json_integer_value(json_object_get(r.json, "revoked")),
+			 1);
+	http_result_fini(&r);
+	rep = make_report(host, "e0000000000000000000000000000001", 1);
+	post_report(f, key, rep, 401, NULL);
+	assert_int_equal(
+		query_int(f, "SELECT count(*) FROM batches WHERE host_id = ?1",
+			  host),
+		0);
+	json_decref(rep);
+}
+
+static void test_static(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+	char path[400], ct[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/web", f->dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/web/index.html", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("<!doctype html><title>twilight</title>", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/web/app.js", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("console.log(1);", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/secret.txt", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("secret", fp);
+	fclose(fp);
+
+	http(f, "GET", "/", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(http_header(&r, "Content-Type", ct, sizeof(ct)));
+	assert_string_equal(ct, "text/html; charset=utf-8");
+	assert_non_null(strstr(r.body, "<title>twilight</title>"));
+	check_security_headers(&r);
+	http_result_fini(&r);
+	http(f, "GET", "/app.js", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(http_header(&r, "Content-Type", ct, sizeof(ct)));
+	assert_string_equal(ct, "text/javascript; charset=utf-8");
+	http_result_fini(&r);
+	http(f, "GET", "/../secret.txt", NULL, NULL, 0, "X-Test: 1", &r);
+	assert_true(r.status == 404 || r.status == 400);
+	assert_true(r.body == NULL || strstr(r.body, "secret\0") == NULL);
+	http_result_fini(&r);
+	http(f, "GET", "/%2e%2e/secret.txt", NULL, NULL, 0, NULL, &r);
+	assert_true(r.status == 404 || r.status == 400);
+	assert_true(r.body == NULL || strcmp(r.body, "secret") != 0);
+	http_result_fini(&r);
+	http(f, "GET", "/nope.css", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+}
+
+static void low_host_rate(struct twl_config *c)
+{
+	c->host_rate = 0.01;
+	c->host_burst = 2;
+}
+
+static void test_rate_limit(void **state)
+{
+	struct fixture f;
+	const char *host =
+		"ffff000000000000000000000000000000000000000000000000000000000006";
+	struct http_result r;
+	char key[80], ra[32], *body;
+	json_t *rep;
+	int64_t rows;
+
+	(void)state;
+	fixture_start(&f, low_host_rate);
+	enrol_host(&f, host, key);
+	rep = make_report(host, "f0000000000000000000000000000001", 1);
+	post_report(&f, key, rep, 200, "stored");
+	json_object_set_new(rep, "batch_id",
+			    json_string("f0000000000000000000000000000002"));
+	post_report(&f, key, rep, 200, "stored");
+	rows = count_data_rows(&f);
+	json_object_set_new(rep, "batch_id",
+			    json_string("f0000000000000000000000000000003"));
+	body = dump(rep);
+	http(&f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
+	assert_int_equal(r.status, 429);
+	assert_true(http_header(&r, "Retry-After", ra, sizeof(ra)));
+	assert_true(atoi(ra) >= 1);
+	assert_string_equal(json_string_value(json_object_get(r.json, "error")),
+			    "rate_limited");
+	http_result_fini(&r);
+	assert_int_equal(count_data_rows(&f), rows);
+	free(body);
+	json_decref(rep);
+	fixture_stop(&f);
+}
+
+static void loopback_limited(struct twl_config *c)
+{
+	c->limit_loopback = true;
+	c->ip_rate = 0.01;
+	c->ip_burst = 3;
+}
+
+/* Per-IP request limit (normally for non-loopback peers; forced on here). */
+static void test_ip_limit(void **state)
+{
+	struct fixture f;
+	struct http_result r;
+	char ra[32];
+
+	(void)state;
+	fixture_start(&f, loopback_limited);
+	for (int i = 0; i < 3; i++) {
+		http(&f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+		assert_int_equal(r.status, 200);
+		http_result_fini(&r);
+	}
+	http(&f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 429);
+	assert_true(http_header(&r, "Retry-After", ra, sizeof(ra)));
+	assert_true(atoi(ra) >= 1);
+	http_result_fini(&r);
+	fixture_stop(&f);
+}
+
+static void client_certs(struct twl_config *c)
+{
+	/* the fixture's own CA signs the client certificate used below */
+	snprintf(c->client_ca_file, sizeof(c->client_ca_file), "%.400s/ca.pem",
+		 c->data_dir);
+	c->require_client_cert = true;
+}
+
+/* require-client-cert: host-key requests need a certificate from client-ca. */
+static void test_client_cert(void **state)
+{
+	struct fixture f;
+	const char *host =
+		"abab000000000000000000000000000000000000000000000000000000000008";
+	struct http_result r;
+	char key[80], *body;
+	json_t *rep;
+	int rc;
+
+	(void)state;
+	fixture_start(&f, client_certs);
+	enrol_host(&f, host, key); /* enrolment token: no certificate needed */
+	rep = make_report(host, "ab000000000000000000000000000001", 1);
+	body = dump(rep);
+	http(&f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
+	assert_int_equal(r.status, 403);
+	assert_non_null(strstr(r.body, "client certificate"));
+	http_result_fini(&r);
+	assert_int_equal(count_rows(&f, "batches"), 0);
+	/* the server's certificate is signed by the same CA: use it as client cert */
+	snprintf(f.client_cert, sizeof(f.client_cert), "%.290s",
+		 f.cfg.cert_file);
+	snprintf(f.client_key, sizeof(f.client_key), "%.290s", f.cfg.key_file);
+	rc = http_try(&f, "POST", "/api/v1/reports", key, body, strlen(body),
+		      NULL, &r);
+	assert_int_equal(rc, 0);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	assert_int_equal(count_rows(&f, "batches"), 1);
+	free(body);
+	json_decref(rep);
+	fixture_stop(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthz),
+		cmocka_unit_test(test_routing_errors),
+		cmocka_unit_test(test_enroll),
+		cmocka_unit_test(test_ingest_and_replay),
+		cmocka_unit_test(test_unknown_rematched),
+		cmocka_unit_test(test_unknown_rematched_digits),
+		cmocka_unit_test(test_ingest_gzip),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_host_key_revoke),
+		cmocka_unit_test(test_static),
+		cmocka_unit_test(test_metrics),
+	};
+	const struct CMUnitTest solo[] = {
+		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_ip_limit),
+		cmocka_unit_test(test_client_cert),
+	};
+	int fails;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	fails = cmocka_run_group_tests(tests, setup, teardown);
+	fails += cmocka_run_group_tests(solo, NULL, NULL);
+	curl_global_cleanup();
+	return fails;
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Storage layer and pure helpers: migrations (fresh, idempotent, a newer
+ * database refused), catalog seed loaded, ingest in savepoints (a failing
+ * batch rolls back alone, replays return 1, counters keep their maximum),
+ * token and key storage, retention; config parsing; rate limiter.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include <twilight/catalog.h>
+
+#include "auth.h"
+#include "config.h"
+#include "harness.h"
+#include "migrate.h"
+#include "ratelimit.h"
+#include "store.h"
+
+static char dir[64];
+static char dbpath[128];
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/twl-store-test-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(dbpath, sizeof(dbpath), "%s/t.db", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int64_t q(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void test_migrations(void **state)
+{
+	struct twl_store *s = NULL;
+	sqlite3 *db;
+
+	unlink(dbpath);
+	assert_true(twl_migrate_latest() >= 1);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(twl_store_schema_version(s), twl_migrate_latest());
+	twl_store_close(s);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(
+		q("SELECT count(*) FROM sqlite_master WHERE name IN ('hosts','host_keys',"
+		  "'tokens','batches','warnings','unknown_deprecations','usage',"
+		  "'census_knobs','feature_host')"),
+		9);
+	/* the catalog seed matches the compiled catalog */
+	assert_int_equal(q("SELECT count(*) FROM catalog_feature"),
+			 (int64_t)twl_catalog_count());
+	/* reopening applies nothing twice */
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	twl_store_close(s);
+	assert_int_equal(q("SELECT count(*) FROM catalog_feature"),
+			 (int64_t)twl_catalog_count());
+	/* a database from a newer binary is refused, not damaged */
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 999", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(twl_store_open(dbpath, &s), -EPROTO);
+	assert_int_equal(q("PRAGMA user_version"), 999);
+	unlink(dbpath);
+}
+
+static json_t *report(const char *host, const char *batch)
+{
+	return make_report(host, batch, 1);
+}
+
+static void test_ingest_savepoints(void **state)
+{
+	const char *host = "0123";
+	struct twl_store *s = NULL;
+	json_t *a, *b, *bad;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	a = report(host, "aa01");
+	b = report(host, "aa02");
+	/* A test-only trigger makes any warning with text "boom" fail, after
+	 * the batch id, host and earlier rows of that batch were written. */
+	{
+		sqlite3 *db;
+
+		assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+		assert_int_equal(
+			sqlite3_exec(
+				db,
+				"CREATE TRIGGER boom BEFORE INSERT ON warnings WHEN NEW.text = 'boom'"
+				" BEGIN SELECT RAISE(ABORT, 'boom'); END",
+				NULL, NULL, NULL),
+			SQLITE_OK);
+		sqlite3_close(db);
+	}
+	bad = report(host, "aa03");
+	json_object_set_new(bad, "seq", json_integer(99));
+	json_object_set_new(json_array_get(json_object_get(bad, "warnings"), 1),
+			    "text", json_string("boom"));
+
+	assert_int_equal(twl_store_write_begin(s), 0);
+	assert_int_equal(twl_store_ingest(s, host, a, 1000), 0);
+	assert_int_equal(twl_store_ingest(s, host, a, 1000),
+			 1); /* same batch in one commit */
+	assert_true(twl_store_ingest(s, host, bad, 1000) <
+		    0); /* rolled back alone */
+	assert_int_equal(twl_store_ingest(s, host, b, 1000), 0);
+	assert_int_equal(twl_store_write_end(s, true), 0);
+	assert_int_equal(q("SELECT count(*) FROM batches"), 2);
+	assert_int_equal(twl_store_batch_seen(s, "aa03"), 0);
+	assert_int_equal(q("SELECT max(last_seq) FROM hosts"), 1);
+	assert_int_equal(
+		q("SELECT count(*) FROM warnings"),
+		(int64_t)json_array_size(json_object_get(a, "warnings")));
+	json_decref(bad);
+	assert_int_equal(twl_store_batch_seen(s, "aa01"), 1);
+	assert_int_equal(twl_store_batch_seen(s, "zz99"), 0);
+	/* a rolled-back transaction leaves nothing */
+	assert_int_equal(twl_store_write_begin(s), 0);
+	bad = report(host, "aa04");
+	json_object_set_new(json_object_get(bad, "host"), "boot_id",
+			    json_string("other-boot"));
+	assert_int_equal(twl_store_ingest(s, host, bad, 1000), 0);
+	assert_int_equal(twl_store_write_end(s, false), 0);
+	assert_int_equal(twl_store_batch_seen(s, "aa04"), 0);
+	json_decref(bad);
+	/* retention: batch ids older than batch_days go, newer stay */
+	assert_int_equal(twl_store_prune(s, 1800000000, 35, 0, NULL), 0);
+	assert_int_equal(q("SELECT count(*) FROM batches"), 0);
+	assert_true(q("SELECT count(*) FROM usage") >
+		    0); /* data_days 0 = keep */
+	assert_int_equal(twl_store_prune(s, 1800000000, 35, 1, NULL), 0);
+	assert_int_equal(q("SELECT count(*) FROM usage"), 0);
+	json_decref(a);
+	json_decref(b);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+static void test_tokens_and_keys(void **state)
+{
+	struct twl_store *s = NULL;
+	struct twl_principal who;
+	char secret[80], key[80], hostid[65];
+	int64_t id;
+	int n;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(
+		twl_auth_token_create(s, "ops", "viewer", 5, secret, &id), 0);
+	assert_int_equal(twl_auth_token_create(s, "ops", "superuser", 5, key,
+					       NULL),
+			 -EINVAL);
+	assert_int_equal(twl_auth_resolve(s, secret, &who), 0);
+	assert_int_equal(who.role, TWL_ROLE_VIEWER);
+	assert_int_equal(who.token_id, id);
+	assert_string_equal(who.name, "ops");
+	secret[10] ^= 1; /* one flipped digit: unknown */
+	assert_true(twl_auth_resolve(s, secret, &who) < 0);
+	secret[10] ^= 1;
+	assert_int_equal(twl_store_token_revoke(s, id, 6), 0);
+	assert_int_equal(twl_auth_resolve(s, secret, &who), -ENOENT);
+	assert_int_equal(twl_store_token_revoke(s, id, 6), -ENOENT);
+
+	assert_int_equal(twl_auth_host_key_create(s, "abcd", 5, key), 0);
+	assert_int_equal(twl_auth_resolve(s, key, &who), 0);
+	assert_int_equal(who.role, TWL_ROLE_AGENT);
+	assert_string_equal(who.host_id, "abcd");
+	assert_int_equal(twl_store_host_key_revoke(s, "abcd", 7, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(twl_auth_resolve(s, key, &who), -EKEYREVOKED);
+	assert_int_equal(twl_store_host_key_lookup(s, "0000", hostid), -ENOENT);
+	assert_int_equal(twl_auth_resolve(s, "twlt_short", &who), -EINVAL);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+static void test_config(void **state)
+{
+	struct twl_config c;
+	char err[256], *rest[8];
+	char *argv[] = { "serve",	    "--data-dir",
+			 "/tmp/x",	    "--listen=[::1]:9443",
+			 "--san",	    "10.0.2.2",
+			 "--max-body",	    "2M",
+			 "--limit-loopback" };
+	char *bad1[] = { "--no-such-option", "1" };
+	char *bad2[] = { "--max-body", "lots" };
+	int n_rest;
+
+	twl_config_defaults(&c);
+	assert_int_equal(twl_config_load(&c, 9, argv, rest, &n_rest, err,
+					 sizeof(err)),
+			 0);
+	assert_int_equal(twl_config_finish(&c, err, sizeof(err)), 0);
+	assert_int_equal(n_rest, 1);
+	assert_string_equal(rest[0], "serve");
+	assert_string_equal(c.listen, "[::1]:9443");
+	assert_int_equal(c.n_sans, 1);
+	assert_string_equal(c.sans[0], "10.0.2.2");
+	assert_int_equal(c.max_body, 2u << 20);
+	assert_true(c.limit_loopback);
+	assert_string_equal(c.db_path, "/tmp/x/twilight.db");
+	twl_config_defaults(&c);
+	assert_int_equal(twl_config_load(&c, 2, bad1, rest, &n_rest, err,
+					 sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "no-such-option"));
+	twl_config_defaults(&c);
+	assert_int_equal(twl_config_load(&c, 2, bad2, rest, &n_rest, err,
+					 sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "max-body"));
+	twl_config_defaults(&c);
+	c.batch_days = 10;
+	assert_int_equal(twl_config_finish(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "35"));
+}
+
+static void test_config_file(void **state)
+{
+	struct twl_config c;
+	char err[256], *rest[4], path[160], dd[200];
+	char *argv[] = { "--data-dir", dd, "--threads", "3" };
+	int n_rest;
+	FILE *f;
+
+	snprintf(dd, sizeof(dd), "%s", dir);
+	snprintf(path, sizeof(path), "%s/twilight-server.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# comment\nthreads = 5\nhost-rate = 2.5\nlisten = 127.0.0.1:1234\n",
+	      f);
+	fclose(f);
+	twl_config_defaults(&c);
+	assert_int_equal(twl_config_load(&c, 4, argv, rest, &n_rest, err,
+					 sizeof(err)),
+			 0);
+	assert_int_equal(c.threads, 3); /* flag beats file */
+	assert_true(c.host_rate == 2.5);
+	assert_string_equal(c.listen, "127.0.0.1:1234");
+	f = fopen(path, "w");
+	fputs("threads = many\n", f);
+	fclose(f);
+	twl_config_defaults(&c);
+	assert_int_equal(twl_config_load(&c, 2, argv, rest, &n_rest, err,
+					 sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, ":1:"));
+	unlink(path);
+}
+
+static void test_ratelimit(void **state)
+{
+	struct twl_ratelimit *rl = twl_ratelimit_new(1.0, 3);
+
+	assert_non_null(rl);
+	assert_int_equal(twl_ratelimit_take(rl, "h", 100.0), 0);
+	assert_int_equal(twl_ratelimit_take(rl, "h", 100.0), 0);
+	assert_int_equal(twl_ratelimit_take(rl, "h", 100.0), 0);
+	assert_int_equal(twl_ratelimit_take(rl, "h", 100.0), 1);
+	assert_int_equal(twl_ratelimit_take(rl, "other", 100.0), 0);
+	assert_int_equal(twl_ratelimit_take(rl, "h", 101.1), 0);
+	/* many keys: memory stays bounded, fresh keys still get their burst */
+	for (int i = 0; i < 100000; i++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "k%d", i);
+		assert_int_equal(twl_ratelimit_take(rl, k, 200.0), 0);
+	}
+	twl_ratelimit_free(rl);
+	assert_null(twl_ratelimit_new(0, 1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_ingest_savepoints),
+		cmocka_unit_test(test_tokens_and_keys),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_ratelimit),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
