@@ -1,6 +1,6 @@
 # Debian packages built by CPack from this build (see README "Packages"):
-#   cmake -S . -B build/pkg -DCMAKE_BUILD_TYPE=Release && cmake --build build/pkg
-#   cd build/pkg && cpack -G DEB
+#   cmake -S . -B build/pkg -DCMAKE_BUILD_TYPE=Release -DTWILIGHT_PACKAGE=ON
+#   cmake --build build/pkg -j2 && (cd build/pkg && cpack -G DEB)
 # Two components, one .deb each: twilight-agent and twilight-server. Runtime
 # dependencies come from dpkg-shlibdeps (the shared libraries each binary
 # links), so they are right for the Debian release the packages are built on.
@@ -8,8 +8,35 @@
 # without a COMPONENT (e.g. in agent/ or server/) never reach a package.
 include(GNUInstallDirs)
 
+# TWILIGHT_PACKAGE=ON builds binaries fit for installing: the server's
+# default web root is /usr/share/twilight/web instead of this build tree
+# (server/CMakeLists.txt). cpack refuses to package any other build.
+option(TWILIGHT_PACKAGE "Build for the Debian packages (installed paths, no sanitizers)" OFF)
+
 set(TWL_PKG_DIR ${PROJECT_SOURCE_DIR}/packaging)
 set(TWL_PKG_BUILD ${PROJECT_BINARY_DIR}/packaging)
+
+# Package builds get Debian's hardening (what dpkg-buildflags gives with
+# hardening=+all): fortified libc calls, stack protector, full RELRO and
+# immediate binding, on every library and binary that goes into a package.
+if(TWILIGHT_PACKAGE)
+	foreach(dir schema common agent agent/bpf server)
+		if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${dir}/CMakeLists.txt)
+			continue()
+		endif()
+		get_property(tgts DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} PROPERTY BUILDSYSTEM_TARGETS)
+		foreach(t ${tgts})
+			get_target_property(type ${t} TYPE)
+			if(type STREQUAL "STATIC_LIBRARY" OR type STREQUAL "EXECUTABLE")
+				target_compile_options(${t} PRIVATE -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+					-fstack-protector-strong -fstack-clash-protection -fcf-protection)
+			endif()
+			if(type STREQUAL "EXECUTABLE")
+				target_link_options(${t} PRIVATE -Wl,-z,relro,-z,now)
+			endif()
+		endforeach()
+	endforeach()
+endif()
 
 # Manual pages and changelogs are installed gzipped (-n: no name or time
 # stamp in the header, so the packages are reproducible).
@@ -99,11 +126,26 @@ set(CPACK_DEBIAN_SERVER_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_SERVER_DESCRIPTION "fleet dashboard for deprecated kernel feature use
  The twilight server ingests agent reports over HTTPS into SQLite, serves a
  JSON API and a dashboard of the fleet's exposure to deprecated kernel
- features, and exports the \"report your usecase\" summary for linux-mm.")
+ features, and exports the 'report your usecase' summary for linux-mm.")
 set(CPACK_DEBIAN_SERVER_PACKAGE_DEPENDS "adduser")
+set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS "adduser")
 set(CPACK_DEBIAN_SERVER_PACKAGE_SUGGESTS "sqlite3")
 set(CPACK_DEBIAN_SERVER_PACKAGE_CONTROL_EXTRA
 	${TWL_PKG_DIR}/server/postinst ${TWL_PKG_DIR}/server/prerm
 	${TWL_PKG_DIR}/server/postrm ${TWL_PKG_DIR}/server/conffiles)
+
+# Checked when cpack runs, so a development or sanitizer build is never
+# packaged by mistake.
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/packaging/cpack-check.cmake)
+if(TWILIGHT_PACKAGE AND NOT TWILIGHT_SANITIZE AND NOT TWILIGHT_FUZZ)
+	set(twl_pkg_ok 1)
+else()
+	set(twl_pkg_ok 0)
+endif()
+file(WRITE ${CPACK_PROJECT_CONFIG_FILE}
+	"if(NOT ${twl_pkg_ok} EQUAL 1)\n"
+	"  message(FATAL_ERROR \"cpack: this build is not a package build: configure with "
+	"-DCMAKE_BUILD_TYPE=Release -DTWILIGHT_PACKAGE=ON (and without sanitizers or fuzzing)\")\n"
+	"endif()\n")
 
 include(CPack)

@@ -2,22 +2,25 @@
 # Package test: builds both Debian packages with CPack from a Release build
 # of SOURCE_DIR, unpacks them into a scratch root (dpkg -x: nothing is
 # installed on this machine, no maintainer script runs as itself) and checks:
-#   - file lists (binaries, units, configs, manual pages, docs, web files);
+#   - file lists (binaries, units, configs, manual pages, docs, web files),
+#     nothing unexpected, no file in both packages;
 #   - every file under /etc is a conffile and every conffile is shipped;
 #   - maintainer scripts: present, executable, valid sh; the agent's postinst
 #     never enables or starts the agent on a fresh install (run against
 #     stubs of deb-systemd-helper/deb-systemd-invoke/systemctl);
 #   - Depends covers the package of every shared library each binary links;
+#     binaries stripped; the agent links libbpf and embeds its BPF object;
 #   - the unpacked binaries run --help, --version and --check-config; the
 #     shipped agent.conf is refused until its CA, token and state directory
 #     exist, the shipped server.conf is accepted and names the packaged web
 #     root; the unpacked server serves its packaged dashboard over TLS;
 #   - --help and the manual pages agree both ways (options, config keys),
 #     and each page has FILES, SIGNALS and EXIT STATUS and renders cleanly;
-#   - systemd-analyze verify on both units;
+#   - systemd-analyze verify on both units; their Documentation= targets
+#     are shipped;
 #   - lintian: every finding is fixed or explained in
 #     packaging/lintian-explained.txt, and no explanation is stale.
-# Usage: package-test.sh SOURCE_DIR
+# Usage: package-test.sh SOURCE_DIR   (env TWL_PACKAGE_BUILD_DIR: see below)
 # Every missing tool is a failure, not a skip.
 set -euo pipefail
 SRC=$1
@@ -40,8 +43,10 @@ for tool in cmake cpack dpkg dpkg-deb dpkg-shlibdeps objdump ldconfig lintian ma
 	command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/install-deps installs it)"
 done
 
-BUILD=$WORK/build
-cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTWILIGHT_SANITIZE=OFF \
+# TWL_PACKAGE_BUILD_DIR reuses a build directory between runs (it is
+# reconfigured as Release without sanitizers); default: a scratch one.
+BUILD=${TWL_PACKAGE_BUILD_DIR:-$WORK/build}
+cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTWILIGHT_PACKAGE=ON -DTWILIGHT_SANITIZE=OFF -DTWILIGHT_FUZZ=OFF \
 	>"$WORK/cmake.log" 2>&1 || { cat "$WORK/cmake.log"; fail "configure failed"; }
 cmake --build "$BUILD" -j2 --target twilight-agent twilight-server twl_web twl_package_files \
 	>"$WORK/build.log" 2>&1 || { tail -50 "$WORK/build.log"; fail "build failed"; }
@@ -63,7 +68,7 @@ check_files() { # deb expected-path...
 	shift
 	list=$(list_of "$deb")
 	for f in "$@"; do
-		echo "$list" | grep -qxF "$f" || fail "$(basename "$deb") lacks $f; it has:\n$list"
+		grep -qxF "$f" <<<"$list" || fail "$(basename "$deb") lacks $f; it has:\n$list"
 	done
 }
 check_files "$agent_deb" /usr/sbin/twilight-agent /lib/systemd/system/twilight-agent.service \
@@ -76,6 +81,13 @@ check_files "$server_deb" /usr/sbin/twilight-server /lib/systemd/system/twilight
 	/usr/share/doc/twilight-server/operators-guide.md \
 	/usr/share/twilight/web/index.html /usr/share/twilight/web/app.js \
 	/usr/share/twilight/web/style.css /usr/share/twilight/web/vendor/uPlot.iife.min.js
+# ... and nothing else (e.g. a component-less install() rule's /usr/bin copy).
+extra=$(dpkg-deb -c "$agent_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' |
+	grep -vxE '/usr/sbin/twilight-agent|/lib/systemd/system/twilight-agent\.service|/etc/twilight/agent\.conf|/usr/share/man/man8/twilight-agent\.8\.gz|/usr/share/doc/twilight-agent/.*' || true)
+[ -z "$extra" ] || fail "twilight-agent ships unexpected files:\n$extra"
+extra=$(dpkg-deb -c "$server_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' |
+	grep -vxE '/usr/sbin/twilight-server|/lib/systemd/system/twilight-server\.service|/etc/twilight/server\.conf|/usr/share/man/man8/twilight-server\.8\.gz|/usr/share/doc/twilight-server/.*|/usr/share/twilight/web/.*' || true)
+[ -z "$extra" ] || fail "twilight-server ships unexpected files:\n$extra"
 # The two packages must not both ship a file (dpkg would refuse the second).
 files_of() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' | sort; }
 both=$(comm -12 <(files_of "$agent_deb") <(files_of "$server_deb"))
@@ -128,7 +140,7 @@ ROOT=$WORK/root
 dpkg -x "$agent_deb" "$ROOT"
 dpkg -x "$server_deb" "$ROOT"
 dep_has() { # depends-line package
-	echo "$1" | tr ',|' '\n\n' | sed 's/(.*)//; s/:any//; s/[[:space:]]//g' | grep -qxF "$2"
+	echo "$1" | tr ',|' '\n\n' | sed 's/(.*)//; s/:any//; s/[[:space:]]//g' | grep -xF "$2" >/dev/null
 }
 for name in twilight-agent twilight-server; do
 	deb=$(deb_of $name)
@@ -136,15 +148,15 @@ for name in twilight-agent twilight-server; do
 	bin=$ROOT/usr/sbin/$name
 	# Every shared library the binary links must come from a package in Depends.
 	for lib in $(objdump -p "$bin" | awk '/NEEDED/{print $2}'); do
-		path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|64bit/ {print $NF; exit}')
-		[ -n "$path" ] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+		path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|64bit/ && !p {print $NF; p = 1}')
+		[ -n "$path" ] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l && !p {print $NF; p = 1}')
 		[ -n "$path" ] || fail "$name needs $lib, not found on this machine"
 		owner=$(dpkg -S "$path" 2>/dev/null || dpkg -S "$(readlink -f "$path")" 2>/dev/null || true)
 		pkg=$(echo "$owner" | head -1 | cut -d: -f1)
 		[ -n "$pkg" ] || fail "$name needs $lib ($path) from no known package"
 		dep_has "$deps" "$pkg" || fail "$name links $lib from $pkg, which Depends lacks: $deps"
 	done
-	if readelf -S "$bin" | grep -q '\.symtab'; then
+	if readelf -S "$bin" | grep '\.symtab' >/dev/null; then
 		fail "$name is not stripped"
 	fi
 	"$bin" --help >"$WORK/$name.help" 2>&1 || fail "$name --help failed: $(cat "$WORK/$name.help")"
@@ -152,6 +164,23 @@ for name in twilight-agent twilight-server; do
 	"$bin" --version >"$WORK/$name.version" 2>&1 || fail "$name --version failed"
 	grep -qF "$(dpkg-deb -f "$deb" Version | sed 's/-[^-]*$//')" "$WORK/$name.version" ||
 		fail "$name --version ($(cat "$WORK/$name.version")) is not the package version $(dpkg-deb -f "$deb" Version)"
+done
+
+# The agent carries its BPF counters: libbpf linked, the object embedded by
+# the bpftool skeleton (agent/bpf/CMakeLists.txt: "name twl_usage_bpf").
+objdump -p "$ROOT/usr/sbin/twilight-agent" | grep 'NEEDED *libbpf\.so' >/dev/null ||
+	fail "twilight-agent does not link libbpf: the BPF counters are missing"
+grep -a twl_usage_bpf "$ROOT/usr/sbin/twilight-agent" >/dev/null ||
+	fail "twilight-agent does not embed the BPF object (skeleton twl_usage_bpf)"
+# Package documentation points at files the packages ship.
+for u in twilight-agent twilight-server; do
+	for doc in $(sed -n 's/^Documentation=//p' "$ROOT/lib/systemd/system/$u.service"); do
+		case "$doc" in
+		file:*) [ -f "$ROOT${doc#file:}" ] || fail "$u.service: Documentation=$doc is not in the packages" ;;
+		man:*) page=${doc#man:}; page=${page%%(*}
+			[ -f "$ROOT/usr/share/man/man8/$page.8.gz" ] || fail "$u.service: Documentation=$doc is not in the packages" ;;
+		esac
+	done
 done
 
 # --- manual pages agree with --help -----------------------------------------
@@ -176,9 +205,10 @@ for name in twilight-agent twilight-server; do
 		grep -qE -- "(^|[^a-z-])$opt([^a-z0-9-]|\$)" "$WORK/$name.man.txt" ||
 			fail "$name: option $opt is in --help but not in $name(8)"
 	done
-	# ... and every option the page documents exists.
-	for opt in $(grep -oE -- '(^|[ ,])--[a-z][a-z0-9-]+' "$WORK/$name.man.txt" | sed 's/^[ ,]*//' | sort -u); do
-		cat $helps | grep -qE -- "$opt([^a-z0-9-]|\$)" ||
+	# ... and every option the page's OPTIONS section documents exists.
+	awk '/^[A-Z][A-Z ]+$/ {in_opts = ($0 == "OPTIONS")} in_opts' "$WORK/$name.man.txt" >"$WORK/$name.opts.txt"
+	for opt in $(grep -oE -- '(^|[ ,])--[a-z][a-z0-9-]+' "$WORK/$name.opts.txt" | sed 's/^[ ,]*//' | sort -u); do
+		grep -qE -- "$opt([^a-z0-9-]|\$)" $helps ||
 			fail "$name(8) documents $opt, which --help does not know"
 	done
 done
@@ -279,7 +309,7 @@ for u in twilight-agent twilight-server; do
 	# Tolerated: this machine's own units and missing dependencies of the
 	# unit (network-online.target's wants) when systemd is not PID 1.
 	if grep -v -e '^/lib/systemd/system/[^t]' -e '^/etc/systemd/' "$WORK/$u.verify" |
-		grep -qiE "$u|unknown|error|invalid|failed|ignoring"; then
+		grep -iE "$u|unknown|error|invalid|failed|ignoring" >/dev/null; then
 		fail "systemd-analyze verify $u.service reported problems"
 	fi
 done
@@ -297,7 +327,7 @@ EXPLAINED=$SRC/packaging/lintian-explained.txt
 [ -f "$EXPLAINED" ] || fail "$EXPLAINED is missing"
 : >"$WORK/lintian.tags"
 for deb in "$agent_deb" "$server_deb"; do
-	lintian --no-tag-display-limit "$deb" >"$WORK/lintian.out" 2>&1 || true
+	lintian --tag-display-limit 0 "$deb" >"$WORK/lintian.out" 2>&1 || true
 	cat "$WORK/lintian.out"
 	if grep -qE '^(E: (lintian|Unknown)|internal error|Cannot)' "$WORK/lintian.out"; then
 		fail "lintian itself failed on $(basename "$deb")"

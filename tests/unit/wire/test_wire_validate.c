@@ -281,8 +281,8 @@ static const struct mcase member_cases[] = {
 	BAD("health.probe_missing[0]", "\"y\"", "unknown_feature",
 	    "health.probe_missing[0]"),
 	/* string caps: exactly at the cap, one byte over */
-	OK_LEN("usage[0].comm", 16, "c"),
-	BAD_LEN("usage[0].comm", 17, "c", "too_long"),
+	OK_LEN("usage[0].comm", TWL_WIRE_MAX_COMM, "c"),
+	BAD_LEN("usage[0].comm", TWL_WIRE_MAX_COMM + 1, "c", "too_long"),
 	OK_LEN("warnings[0].text", 1024, "t"),
 	BAD_LEN("warnings[0].text", 1025, "t", "too_long"),
 	OK_LEN("warnings[0].text", 1024,
@@ -706,7 +706,9 @@ static void test_error_json(void **state)
 	struct twl_verr err;
 	json_t *doc = base(), *e;
 
-	set_at(doc, "usage[0].comm", json_string("a-very-long-process-name"));
+	set_at(doc, "usage[0].comm",
+	       json_string(
+		       "a-process-name-longer-than-the-sixty-four-bytes-the-wire-format-allows"));
 	assert_int_equal(twl_report_validate(doc, &err), -EINVAL);
 	e = twl_verr_to_json(&err);
 	assert_non_null(e);
@@ -715,7 +717,7 @@ static void test_error_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "field")),
 			    "usage[0].comm");
 	assert_non_null(
-		strstr(json_string_value(json_object_get(e, "reason")), "16"));
+		strstr(json_string_value(json_object_get(e, "reason")), "64"));
 	json_decref(e);
 	json_decref(doc);
 	/* a NULL err is allowed */
