@@ -177,11 +177,19 @@ static int h_reports(struct twl_server *srv, const struct twl_request *req,
 		return ret;
 	}
 	ret = twl_server_defer_ingest(srv, req, req->who.host_id, doc);
-	if (ret == -EAGAIN || ret == -ESHUTDOWN) {
+	if (ret == -EAGAIN) {
 		twl_metrics_reject(m, "overloaded");
 		twl_response_error(
 			resp, 503, "overloaded", NULL,
 			"ingest queue full; retry after the given delay");
+		twl_response_header(resp, "Retry-After", "5");
+		return 0;
+	}
+	if (ret == -ESHUTDOWN) {
+		twl_metrics_reject(m, "shutting_down");
+		twl_response_error(resp, 503, "shutting_down", NULL,
+				   "the server is shutting down; the batch was "
+				   "not stored, retry after the given delay");
 		twl_response_header(resp, "Retry-After", "5");
 		return 0;
 	}

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twl_bench_server_load: simulated agents against a running twilight-server
+ * over HTTPS (libcurl multi over epoll, one keep-alive connection per agent). Each
+ * agent enrols through POST /api/v1/enroll with the enrolment token, then
+ * posts wire-format v1 reports of --entries usage entries (valid for the
+ * shared validator: checked before the run) to POST /api/v1/reports.
+ *
+ *   --rate 0   closed loop: every agent posts its next report as soon as
+ *              the previous one is answered (maximum throughput).
+ *   --rate R   open loop: R reports/s in total, agent a's k-th report due at
+ *              start + (k * agents + a) / R; latency is counted from the due
+ *              time, so a server that falls behind shows it (no coordinated
+ *              omission). The service time (sent -> answered) is shown too.
+ *
+ * A warm-up (not counted) precedes the measured phase, which ends after
+ * --duration seconds or --reports answered reports, whichever is first;
+ * in-flight requests are then drained. Any answer but 200 "stored" is an
+ * error and makes the exit status 1. The last line is machine-readable:
+ * "RESULT key=value ...".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include <twilight/util.h>
+#include <twilight/wire.h>
+
+#include "report_gen.h"
+
+#define RESP_CAP 2048
+#define MAX_ENTRIES 4096
+
+enum phase { PH_ENROLL, PH_REPORT };
+
+struct agent {
+	CURL *h;
+	unsigned idx;
+	struct curl_slist *hdrs;
+	char host_id[65];
+	char key[128]; /* per-host key from enrolment */
+	uint64_t seq; /* last seq sent */
+	uint64_t k_next; /* next schedule slot of this agent (open loop) */
+	bool busy;
+	double t_sched, t_start;
+	char *body;
+	int body_len;
+	char resp[RESP_CAP];
+	size_t resp_len;
+};
+
+struct opts {
+	const char *url, *cacert, *token_file;
+	unsigned agents, entries;
+	double rate, duration, warmup;
+	unsigned long max_reports;
+	int server_pid; /* 0 = unknown: no server CPU figures */
+};
+
+struct run {
+	struct opts o;
+	CURLM *multi;
+	struct agent *ag;
+	size_t body_cap;
+	uint32_t nonce;
+	int64_t t0;
+	enum phase phase;
+	double t_begin; /* schedule origin (start of warm-up) */
+	double t_measure; /* start of the measured phase */
+	bool measuring, stopping;
+	unsigned long done, errors, in_flight, new_conns;
+	unsigned long status_count[600];
+	unsigned printed_errors;
+	double *lat_sched, *lat_service;
+	size_t n_lat, cap_lat;
+	uint64_t cursor; /* next global schedule slot (open loop) */
+	/* CPU at the measured phase's start */
+	double c_client0, c_http0, c_writer0;
+	int epfd;
+	double curl_deadline; /* -1: no curl timeout pending */
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * CPU seconds of process pid's threads from /proc/PID/task/TID/stat, split
+ * into libmicrohttpd's threads ("MHD-*") and the others (the group-commit
+ * writer; the main thread only waits). Returns 0 or -errno.
+ */
+static int server_cpu(int pid, double *http, double *other)
+{
+	char path[64], buf[1024], comm[32];
+	struct dirent *de;
+	DIR *d;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	*http = *other = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		unsigned long long ut = 0, st = 0;
+		char *p;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid,
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		/* pid (comm) state ... field 14 utime, 15 stime */
+		if (!p || !(p = strrchr(buf, ')')) ||
+		    sscanf(p + 2,
+			   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			   &ut, &st) != 2)
+			continue;
+		snprintf(comm, sizeof(comm), "%.*s",
+			 (int)(p - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
+		if (!strncmp(comm, "MHD", 3))
+			*http += (double)(ut + st) / hz;
+		else
+			*other += (double)(ut + st) / hz;
+	}
+	closedir(d);
+	return 0;
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct agent *a = arg;
+	size_t len = size * n, room = RESP_CAP - 1 - a->resp_len;
+
+	/* keep the first RESP_CAP-1 bytes (answers are small JSON) */
+	if (len > room)
+		len = room;
+	memcpy(a->resp + a->resp_len, p, len);
+	a->resp_len += len;
+	a->resp[a->resp_len] = 0;
+	return size * n;
+}
+
+static int agent_setup(struct run *r, struct agent *a, const char *bearer)
+{
+	char hdr[160];
+
+	curl_slist_free_all(a->hdrs);
+	a->hdrs = NULL;
+	snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", bearer);
+	a->hdrs = curl_slist_append(a->hdrs, hdr);
+	a->hdrs = curl_slist_append(a->hdrs, "Content-Type: application/json");
+	a->hdrs = curl_slist_append(a->hdrs, "Expect:");
+	if (!a->hdrs)
+		return -ENOMEM;
+	snprintf(hdr, sizeof(hdr), "%s%s", r->o.url,
+		 r->phase == PH_ENROLL ? "/api/v1/enroll" : "/api/v1/reports");
+	curl_easy_setopt(a->h, CURLOPT_URL, hdr);
+	curl_easy_setopt(a->h, CURLOPT_HTTPHEADER, a->hdrs);
+	return 0;
+}
+
+static int agent_start(struct run *r, struct agent *a, double sched)
+{
+	if (r->phase == PH_ENROLL) {
+		a->body_len = snprintf(a->body, r->body_cap,
+				       "{\"host_id\":\"%s\"}", a->host_id);
+	} else {
+		a->seq++;
+		a->body_len = gen_report_json(r->nonce, a->idx, a->seq,
+					      r->o.entries, r->t0, a->body,
+					      r->body_cap);
+		if (a->body_len < 0)
+			return a->body_len;
+	}
+	curl_easy_setopt(a->h, CURLOPT_POSTFIELDS, a->body);
+	curl_easy_setopt(a->h, CURLOPT_POSTFIELDSIZE, (long)a->body_len);
+	a->resp_len = 0;
+	a->resp[0] = 0;
+	a->t_sched = sched;
+	a->t_start = mono();
+	a->busy = true;
+	r->in_flight++;
+	return curl_multi_add_handle(r->multi, a->h) == CURLM_OK ? 0 : -EIO;
+}
+
+/* Due time of agent a's k-th report (open loop). */
+static double due(const struct run *r, unsigned a, uint64_t k)
+{
+	return r->t_begin + ((double)k * r->o.agents + a) / r->o.rate;
+}
+
+static void record(struct run *r, struct agent *a, double now)
+{
+	if (r->n_lat < r->cap_lat) {
+		r->lat_sched[r->n_lat] = now - a->t_sched;
+		r->lat_service[r->n_lat] = now - a->t_start;
+		r->n_lat++;
+	}
+}
+
+static int finish(struct run *r, CURLMsg *msg, double now)
+{
+	struct agent *a = NULL;
+	long status = 0, conns = 0;
+	bool ok;
+
+	curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&a);
+	curl_easy_getinfo(a->h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(a->h, CURLINFO_NUM_CONNECTS, &conns);
+	curl_multi_remove_handle(r->multi, a->h);
+	a->busy = false;
+	r->in_flight--;
+	if (msg->data.result != CURLE_OK) {
+		r->errors++;
+		if (r->printed_errors++ < 5)
+			fprintf(stderr,
+				"server-load: agent %u: transfer failed: %s\n",
+				a->idx, curl_easy_strerror(msg->data.result));
+		return 0;
+	}
+	if (status >= 0 && status < 600)
+		r->status_count[status]++;
+	if (r->phase == PH_ENROLL) {
+		json_t *j = json_loads(a->resp, 0, NULL);
+		const char *key = json_string_value(json_object_get(j, "key"));
+
+		if (status == 200 && key && strlen(key) < sizeof(a->key)) {
+			r->done++;
+			snprintf(a->key, sizeof(a->key), "%s", key);
+		} else {
+			r->errors++;
+			if (r->printed_errors++ < 5)
+				fprintf(stderr,
+					"server-load: enrolment of agent %u: HTTP %ld %s\n",
+					a->idx, status, a->resp);
+		}
+		json_decref(j);
+		return 0;
+	}
+	ok = status == 200 && strstr(a->resp, "\"stored\"");
+	if (!ok) {
+		r->errors++;
+		if (r->printed_errors++ < 5)
+			fprintf(stderr,
+				"server-load: report of agent %u seq %" PRIu64
+				": HTTP %ld %s\n",
+				a->idx, a->seq, status, a->resp);
+	}
+	if (r->measuring && !r->stopping) {
+		r->new_conns += (unsigned long)conns;
+		if (ok) {
+			r->done++;
+			record(r, a, now);
+		}
+	}
+	a->k_next++;
+	if (r->stopping)
+		return 0;
+	if (r->o.rate <= 0)
+		return agent_start(r, a, now);
+	if (due(r, a->idx, a->k_next) <= now)
+		return agent_start(r, a, due(r, a->idx, a->k_next));
+	return 0;
+}
+
+/* Drive the multi handle until no transfer is left or until is reached. */
+/* libcurl socket callback: keep epoll in step with the sockets curl watches. */
+static int on_socket(CURL *e, curl_socket_t fd, int what, void *arg,
+		     void *sockp)
+{
+	struct run *r = arg;
+	struct epoll_event ev = { .data.fd = fd };
+
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
+		return 0;
+	}
+	ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0) |
+		    ((what & CURL_POLL_OUT) ? EPOLLOUT : 0);
+	if (sockp)
+		return epoll_ctl(r->epfd, EPOLL_CTL_MOD, fd, &ev) ? -1 : 0;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	curl_multi_assign(r->multi, fd, r);
+	return 0;
+}
+
+/* libcurl timer callback: when curl wants to be called without socket activity. */
+static int on_timer(CURLM *m, long timeout_ms, void *arg)
+{
+	struct run *r = arg;
+
+	r->curl_deadline = timeout_ms < 0 ? -1 : mono() + timeout_ms / 1e3;
+	return 0;
+}
+
+/*
+ * Drive the transfers (curl_multi_socket_action over epoll: the cost per
+ * wake-up follows the sockets that are ready, not the agent count) until
+ * stop() says so or until is reached.
+ */
+static int pump(struct run *r, double until, bool (*stop)(struct run *, double))
+{
+	struct epoll_event evs[64];
+	int still = 0, ret = 0, n, left;
+	CURLMsg *msg;
+
+	for (;;) {
+		double now = mono(), wait_s;
+
+		if (stop && stop(r, now))
+			return 0;
+		if (now >= until)
+			return -ETIMEDOUT;
+		/* open loop: start every report that is due and whose agent is idle */
+		while (r->phase == PH_REPORT && r->o.rate > 0 && !r->stopping) {
+			uint64_t c = r->cursor;
+			struct agent *a = &r->ag[c % r->o.agents];
+
+			if (r->t_begin + (double)c / r->o.rate > now)
+				break;
+			r->cursor++;
+			if (!a->busy && due(r, a->idx, a->k_next) <= now) {
+				ret = agent_start(r, a,
+						  due(r, a->idx, a->k_next));
+				if (ret)
+					return ret;
+			}
+		}
+		wait_s = 0.1;
+		if (r->phase == PH_REPORT && r->o.rate > 0 && !r->stopping)
+			wait_s = r->t_begin + (double)r->cursor / r->o.rate -
+				 now;
+		if (r->curl_deadline >= 0 && r->curl_deadline - now < wait_s)
+			wait_s = r->curl_deadline - now;
+		if (wait_s > 0.1)
+			wait_s = 0.1;
+		n = epoll_wait(r->epfd, evs, 64,
+			       wait_s > 0 ? 1 + (int)(wait_s * 1000) : 0);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		for (int k = 0; k < n; k++) {
+			int fl = ((evs[k].events & EPOLLIN) ? CURL_CSELECT_IN :
+							      0) |
+				 ((evs[k].events & EPOLLOUT) ?
+					  CURL_CSELECT_OUT :
+					  0) |
+				 ((evs[k].events & (EPOLLERR | EPOLLHUP)) ?
+					  CURL_CSELECT_ERR :
+					  0);
+
+			if (curl_multi_socket_action(r->multi, evs[k].data.fd,
+						     fl, &still) != CURLM_OK)
+				return -EIO;
+		}
+		if (r->curl_deadline >= 0 && mono() >= r->curl_deadline) {
+			r->curl_deadline = -1;
+			if (curl_multi_socket_action(r->multi,
+						     CURL_SOCKET_TIMEOUT, 0,
+						     &still) != CURLM_OK)
+				return -EIO;
+		}
+		now = mono();
+		while ((msg = curl_multi_info_read(r->multi, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			ret = finish(r, msg, now);
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+static bool enroll_done(struct run *r, double now)
+{
+	return r->in_flight == 0;
+}
+
+static bool measure_done(struct run *r, double now)
+{
+	if (!r->measuring && now >= r->t_begin + r->o.warmup) {
+		r->measuring = true;
+		r->t_measure = now;
+		r->done = 0;
+		r->new_conns = 0;
+		r->c_client0 = cpu_seconds();
+		if (r->o.server_pid)
+			server_cpu(r->o.server_pid, &r->c_http0, &r->c_writer0);
+	}
+	return r->measuring && (now >= r->t_measure + r->o.duration ||
+				r->done >= r->o.max_reports);
+}
+
+static bool drained(struct run *r, double now)
+{
+	return r->in_flight == 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const double *v, size_t n, double p)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	i = (size_t)(p * (double)(n - 1) + 0.5);
+	return v[i < n ? i : n - 1];
+}
+
+static int read_token(const char *path, char *out, size_t cap)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int ret = twl_read_file(path, 4096, &buf, &len);
+
+	if (ret)
+		return ret;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
+		       buf[len - 1] == ' '))
+		len--;
+	if (!len || len >= cap) {
+		free(buf);
+		return -EINVAL;
+	}
+	memcpy(out, buf, len);
+	out[len] = 0;
+	free(buf);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: twl_bench_server_load --url https://127.0.0.1:PORT --cacert CA.pem\n"
+		"         --token-file AGENT.token [--agents 1000] [--entries 20]\n"
+		"         [--rate R (reports/s, 0 = closed loop)] [--duration 10] [--warmup 2]\n"
+		"         [--reports 1000000] [--server-pid PID]\n");
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){ .agents = 1000,
+			    .entries = 20,
+			    .duration = 10,
+			    .warmup = 2,
+			    .max_reports = 1000000 };
+	for (int i = 1; i < argc; i++) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+
+		if (!v)
+			goto bad;
+		i++;
+		if (!strcmp(k, "--url"))
+			o->url = v;
+		else if (!strcmp(k, "--cacert"))
+			o->cacert = v;
+		else if (!strcmp(k, "--token-file"))
+			o->token_file = v;
+		else if (!strcmp(k, "--agents"))
+			o->agents = (unsigned)strtoul(v, &end, 10);
+		else if (!strcmp(k, "--entries"))
+			o->entries = (unsigned)strtoul(v, &end, 10);
+		else if (!strcmp(k, "--rate"))
+			o->rate = strtod(v, &end);
+		else if (!strcmp(k, "--duration"))
+			o->duration = strtod(v, &end);
+		else if (!strcmp(k, "--warmup"))
+			o->warmup = strtod(v, &end);
+		else if (!strcmp(k, "--reports"))
+			o->max_reports = strtoul(v, &end, 10);
+		else if (!strcmp(k, "--server-pid"))
+			o->server_pid = (int)strtol(v, &end, 10);
+		else
+			goto bad;
+		if (end && *end)
+			goto bad;
+	}
+	if (!o->url || !o->cacert || !o->token_file || o->agents < 1 ||
+	    o->agents > 100000 || o->entries < 1 || o->entries > MAX_ENTRIES ||
+	    o->rate < 0 || o->duration <= 0 || o->warmup < 0 ||
+	    o->max_reports < 1 || o->max_reports > 100000000)
+		goto bad;
+	return 0;
+bad:
+	usage(stderr);
+	return -EINVAL;
+}
+
+/* Build one report and run it through the shared validator. */
+static int check_report(const struct run *r)
+{
+	struct twl_verr err = { 0 };
+	char *buf = malloc(r->body_cap);
+	json_t *doc;
+	int n;
+
+	if (!buf)
+		return -ENOMEM;
+	n = gen_report_json(r->nonce, 0, 1, r->o.entries, r->t0, buf,
+			    r->body_cap);
+	doc = n > 0 ? twl_report_parse(buf, (size_t)n, &err) : NULL;
+	free(buf);
+	if (!doc) {
+		fprintf(stderr,
+			"server-load: the generated report is not valid wire format: %s at '%s': %s\n",
+			err.code, err.field, err.reason);
+		return -EINVAL;
+	}
+	json_decref(doc);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { 0 };
+	char token[256];
+	double t, c0, c1, secs, sh, sw;
+	int ret, status = 1;
+	size_t n;
+
+	if (parse_args(argc, argv, &r.o))
+		return 2;
+	if (gen_init()) {
+		fprintf(stderr,
+			"server-load: the catalog has no feature with control files\n");
+		return 2;
+	}
+	ret = read_token(r.o.token_file, token, sizeof(token));
+	if (ret) {
+		fprintf(stderr,
+			"server-load: cannot read the enrolment token %s: %s\n",
+			r.o.token_file, strerror(-ret));
+		return 2;
+	}
+	{
+		char hex[9];
+
+		if (twl_random_hex(hex, 4)) {
+			fprintf(stderr, "server-load: getrandom failed\n");
+			return 2;
+		}
+		r.nonce = (uint32_t)strtoul(hex, NULL, 16);
+	}
+	r.t0 = (int64_t)time(NULL) - 3600;
+	r.body_cap = 1024 + (size_t)r.o.entries * 640;
+	if (check_report(&r))
+		return 2;
+	r.cap_lat = r.o.max_reports;
+	r.lat_sched = calloc(r.cap_lat, sizeof(double));
+	r.lat_service = calloc(r.cap_lat, sizeof(double));
+	r.ag = calloc(r.o.agents, sizeof(*r.ag));
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) || !r.lat_sched ||
+	    !r.lat_service || !r.ag)
+		goto out;
+	r.curl_deadline = -1;
+	r.epfd = epoll_create1(EPOLL_CLOEXEC);
+	r.multi = curl_multi_init();
+	if (!r.multi || r.epfd < 0)
+		goto out;
+	curl_multi_setopt(r.multi, CURLMOPT_MAXCONNECTS, (long)r.o.agents + 16);
+	curl_multi_setopt(r.multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(r.multi, CURLMOPT_SOCKETDATA, &r);
+	curl_multi_setopt(r.multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(r.multi, CURLMOPT_TIMERDATA, &r);
+	r.phase = PH_ENROLL;
+	for (unsigned i = 0; i < r.o.agents; i++) {
+		struct agent *a = &r.ag[i];
+
+		a->idx = i;
+		gen_host_id(r.nonce, i, a->host_id);
+		a->body = malloc(r.body_cap);
+		a->h = curl_easy_init();
+		if (!a->body || !a->h)
+			goto out;
+		curl_easy_setopt(a->h, CURLOPT_PRIVATE, a);
+		curl_easy_setopt(a->h, CURLOPT_CAINFO, r.o.cacert);
+		curl_easy_setopt(a->h, CURLOPT_HTTP_VERSION,
+				 (long)CURL_HTTP_VERSION_1_1);
+		curl_easy_setopt(a->h, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(a->h, CURLOPT_TIMEOUT, 60L);
+		curl_easy_setopt(a->h, CURLOPT_WRITEFUNCTION, on_data);
+		curl_easy_setopt(a->h, CURLOPT_WRITEDATA, a);
+		curl_easy_setopt(a->h, CURLOPT_TCP_NODELAY, 1L);
+		if (agent_setup(&r, a, token))
+			goto out;
+	}
+
+	printf("server-load: %u agents, %u usage entries per report (%zu bytes), %s, warm-up %.0f s, "
+	       "then %.0f s or %lu reports\n",
+	       r.o.agents, r.o.entries,
+	       (size_t)gen_report_json(r.nonce, 0, 1, r.o.entries, r.t0,
+				       r.ag[0].body, r.body_cap),
+	       r.o.rate > 0 ? "open loop" : "closed loop (as fast as answered)",
+	       r.o.warmup, r.o.duration, r.o.max_reports);
+	if (r.o.rate > 0)
+		printf("server-load: offered load %.0f reports/s (%.2f per agent per second)\n",
+		       r.o.rate, r.o.rate / r.o.agents);
+	/* 1. enrolment: one new TLS connection per agent, kept for the reports */
+	t = mono();
+	for (unsigned i = 0; i < r.o.agents; i++)
+		if (agent_start(&r, &r.ag[i], t))
+			goto out;
+	ret = pump(&r, t + 120, enroll_done);
+	if (ret || r.errors || r.done != r.o.agents) {
+		fprintf(stderr,
+			"server-load: enrolment failed (%lu of %u enrolled, %lu errors%s)\n",
+			r.done, r.o.agents, r.errors,
+			ret == -ETIMEDOUT ? ", timed out" : "");
+		goto out;
+	}
+	printf("server-load: enrolled %u agents in %.2f s\n", r.o.agents,
+	       mono() - t);
+
+	/* 2. reports: warm-up, measured phase, drain */
+	r.phase = PH_REPORT;
+	for (unsigned i = 0; i < r.o.agents; i++)
+		if (agent_setup(&r, &r.ag[i], r.ag[i].key))
+			goto out;
+	r.done = 0;
+	r.t_begin = mono();
+	if (r.o.rate <= 0) {
+		for (unsigned i = 0; i < r.o.agents; i++)
+			if (agent_start(&r, &r.ag[i], r.t_begin))
+				goto out;
+	}
+	ret = pump(&r, r.t_begin + r.o.warmup + r.o.duration + 600,
+		   measure_done);
+	t = mono();
+	c1 = cpu_seconds();
+	c0 = r.c_client0;
+	if (r.o.server_pid && !server_cpu(r.o.server_pid, &sh, &sw)) {
+		sh -= r.c_http0;
+		sw -= r.c_writer0;
+	} else {
+		sh = sw = -1;
+	}
+	if (ret) {
+		fprintf(stderr, "server-load: run failed: %s\n",
+			strerror(-ret));
+		goto out;
+	}
+	secs = t - r.t_measure;
+	r.stopping = true;
+	ret = pump(&r, t + 60, drained);
+	if (ret)
+		fprintf(stderr,
+			"server-load: %lu requests still in flight after 60 s\n",
+			r.in_flight);
+
+	n = r.n_lat;
+	qsort(r.lat_sched, n, sizeof(double), cmp_double);
+	qsort(r.lat_service, n, sizeof(double), cmp_double);
+	printf("reports answered   : %lu in %.2f s (%lu errors; new connections opened in the "
+	       "measured phase: %lu)\n",
+	       r.done, secs, r.errors, r.new_conns);
+	printf("throughput         : %.0f reports/s, %.0f rows/s\n",
+	       r.done / secs, r.done * (double)r.o.entries / secs);
+	printf("latency%s: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+	       r.o.rate > 0 ? " (from due) " : "            ",
+	       pct(r.lat_sched, n, 0.5) * 1e3, pct(r.lat_sched, n, 0.99) * 1e3,
+	       n ? r.lat_sched[n - 1] * 1e3 : 0);
+	if (r.o.rate > 0)
+		printf("service (sent->ok) : p50 %.2f ms, p99 %.2f ms\n",
+		       pct(r.lat_service, n, 0.5) * 1e3,
+		       pct(r.lat_service, n, 0.99) * 1e3);
+	printf("load generator CPU : %.2f s in the measured %.2f s (%.0f%% of one core)\n",
+	       c1 - c0, secs, 100 * (c1 - c0) / secs);
+	if (sw >= 0 && r.done)
+		printf("server CPU         : %.2f s (%.0f%% of one core): %.0f us per report = "
+		       "writer %.0f us + HTTP threads %.0f us\n",
+		       sh + sw, 100 * (sh + sw) / secs,
+		       1e6 * (sh + sw) / r.done, 1e6 * sw / r.done,
+		       1e6 * sh / r.done);
+	for (int s = 0; s < 600; s++)
+		if (r.status_count[s] && s != 200)
+			printf("HTTP %d            : %lu answers\n", s,
+			       r.status_count[s]);
+	printf("RESULT mode=%s agents=%u entries=%u rate=%.0f reports=%lu seconds=%.3f "
+	       "reports_per_s=%.1f rows_per_s=%.1f p50_ms=%.3f p99_ms=%.3f "
+	       "service_p50_ms=%.3f service_p99_ms=%.3f errors=%lu new_conns=%lu "
+	       "server_cpu_us=%.1f writer_cpu_us=%.1f client_cpu_us=%.1f\n",
+	       r.o.rate > 0 ? "open" : "closed", r.o.agents, r.o.entries,
+	       r.o.rate, r.done, secs, r.done / secs,
+	       r.done * (double)r.o.entries / secs,
+	       pct(r.lat_sched, n, 0.5) * 1e3, pct(r.lat_sched, n, 0.99) * 1e3,
+	       pct(r.lat_service, n, 0.5) * 1e3,
+	       pct(r.lat_service, n, 0.99) * 1e3, r.errors, r.new_conns,
+	       sw >= 0 && r.done ? 1e6 * (sh + sw) / r.done : -1,
+	       sw >= 0 && r.done ? 1e6 * sw / r.done : -1,
+	       r.done ? 1e6 * (c1 - c0) / r.done : -1);
+	status = r.errors ? 1 : 0;
+out:
+	if (r.ag) {
+		for (unsigned i = 0; i < r.o.agents; i++) {
+			if (r.ag[i].h) {
+				if (r.ag[i].busy)
+					curl_multi_remove_handle(r.multi,
+								 r.ag[i].h);
+				curl_easy_cleanup(r.ag[i].h);
+			}
+			curl_slist_free_all(r.ag[i].hdrs);
+			free(r.ag[i].body);
+		}
+	}
+	if (r.multi)
+		curl_multi_cleanup(r.multi);
+	if (r.epfd > 0)
+		close(r.epfd);
+	curl_global_cleanup();
+	free(r.ag);
+	free(r.lat_sched);
+	free(r.lat_service);
+	return status;
+}

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twl_bench_server_seed: a large fleet database for read-query timing, and
+ * the timing of the fleet summary on it.
+ *
+ *   build --db PATH [--hosts 100000] [--rows 10000000]
+ *       Creates PATH with the server's own migrations and catalog seed
+ *       (twl_store_open), then fills it by direct SQL in one transaction
+ *       with prepared statements: hosts (70% v1, 10% hybrid, 20% v2; last
+ *       seen spread over 40 days), usage rows (on v1 and hybrid hosts, 1-4
+ *       features each), and the feature_host rollup ingest maintains, whose
+ *       triggers fill the hour/day buckets as ingest would. For speed the
+ *       usage table's secondary indexes and its insert trigger are dropped
+ *       for the load and re-created from their own SQL afterwards (and
+ *       feature_comm filled as that trigger would have): the end state is
+ *       the server's schema.
+ *   time --db PATH [--runs 50]
+ *       twl_read_summary() in-process on a store opened like the server
+ *       does, --runs times after one warm-up call.
+ *   http --url URL --cacert CA --token-file FILE [--runs 50]
+ *       GET URL/api/v1/summary on one keep-alive TLS connection.
+ *
+ * time and http print p50/p95/max and the ratio of p95 to the 20 ms target,
+ * and a "RESULT ..." line. PATH must not exist for build (fresh database).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include <twilight/catalog.h>
+#include <twilight/util.h>
+
+#include "store.h"
+#include "store_read.h"
+
+#define DAY 86400
+#define TARGET_MS 20.0
+#define MAX_SAVED 16
+
+static const char *const comms[] = { "java",	 "dockerd", "kubelet",
+				     "postgres", "mysqld",  "containerd-shim",
+				     "python3",	 "nginx",   "redis-server",
+				     "systemd",	 "runc",    "crio" };
+static const char *const kernels[] = { "6.1.0-28-amd64",  "6.1.0-31-amd64",
+				       "5.10.0-33-amd64", "6.1.0-twilight",
+				       "6.12.12-amd64",	  "4.19.0-27-amd64" };
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* xorshift64*: deterministic data, the same database on every run. */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned below(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
+
+struct seed {
+	sqlite3 *db;
+	sqlite3_stmt *host, *use, *fh;
+	const struct twl_feature *feat[64];
+	size_t n_feat;
+	int64_t now;
+};
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		fprintf(stderr, "server-seed: %s: %s\n", sql,
+			msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int step(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+#define TXT(st, i, v) sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT)
+
+/* Per-host feature rollup accumulated while its usage rows are written. */
+struct fh_acc {
+	const char *id;
+	int64_t first, last, uses;
+};
+
+static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
+{
+	char host_id[65], boot_id[37], cgroup[96], container[64], hostname[32],
+		wcg[96];
+	struct fh_acc acc[4];
+	unsigned k, r = below(100);
+	const char *mode = r < 70 ? "v1" : r < 80 ? "hybrid" : "v2";
+	int64_t age, last_seen;
+	int ret;
+
+	/* recency: 75% seen today, 15% this week, 7% this month, 3% silent */
+	r = below(100);
+	age = r < 75 ? below(DAY) :
+	      r < 90 ? DAY + below(6 * DAY) :
+	      r < 97 ? 7 * DAY + below(23 * DAY) :
+		       30 * DAY + below(10 * DAY);
+	last_seen = s->now - age;
+	snprintf(host_id, sizeof(host_id), "5eed%060x", h);
+	snprintf(boot_id, sizeof(boot_id), "%08x-0000-4000-8000-%012x", h, h);
+	snprintf(hostname, sizeof(hostname), "node-%06u", h);
+	TXT(s->host, 1, host_id);
+	TXT(s->host, 2, hostname);
+	TXT(s->host, 3, kernels[h % 6]);
+	TXT(s->host, 4, mode);
+	TXT(s->host, 5, boot_id);
+	sqlite3_bind_int64(s->host, 6, last_seen - 60 * DAY);
+	sqlite3_bind_int64(s->host, 7, last_seen);
+	sqlite3_bind_int64(s->host, 8, 1 + below(5000));
+	sqlite3_bind_int64(s->host, 9, below(50) ? 0 : 1 + below(100));
+	ret = step(s->host);
+	if (ret || !n_rows)
+		return ret;
+
+	k = 1 + h % 4;
+	for (unsigned f = 0; f < k; f++)
+		acc[f] = (struct fh_acc){
+			s->feat[(h / 4 + f * 5) % s->n_feat]->id, INT64_MAX, 0,
+			0
+		};
+	for (unsigned i = 0; i < n_rows; i++) {
+		unsigned f = i % k;
+		const struct twl_feature *ft =
+			s->feat[(h / 4 + f * 5) % s->n_feat];
+		size_t nfiles = 0;
+		int64_t count = 1 + below(100000), first, last;
+		const char *op = i % 7 == 0 ? "read" : "write";
+
+		while (ft->files[nfiles])
+			nfiles++;
+		last = last_seen - below(3600);
+		first = last - below(20 * DAY);
+		snprintf(cgroup, sizeof(cgroup),
+			 "/kubepods/burstable/pod%05x/ctr%03u", h & 0xfffff, i);
+		/* the writer cgroup names row i, so every row's key is distinct */
+		if (i % 3)
+			snprintf(wcg, sizeof(wcg),
+				 "/kubepods/burstable/pod%05x/ctr%03u",
+				 h & 0xfffff, i);
+		else
+			snprintf(wcg, sizeof(wcg),
+				 "/system.slice/app-%03u.service", i);
+		snprintf(container, sizeof(container),
+			 "cri-containerd:%012" PRIx64,
+			 rnd() & (uint64_t)0xffffffffffff);
+		TXT(s->use, 1, host_id);
+		TXT(s->use, 2, boot_id);
+		TXT(s->use, 3, ft->id);
+		TXT(s->use, 4, ft->files[i % nfiles]);
+		TXT(s->use, 5, op);
+		TXT(s->use, 6, strcmp(op, "read") ? cgroup : "");
+		TXT(s->use, 7, comms[(h + i) % 12]);
+		sqlite3_bind_int64(s->use, 8, i % 5 ? 0 : 1000 + i % 3);
+		TXT(s->use, 9, wcg);
+		TXT(s->use, 10, container);
+		sqlite3_bind_int64(s->use, 11, 100 + below(4000000));
+		sqlite3_bind_int64(s->use, 12, count);
+		sqlite3_bind_int64(s->use, 13, count / 100);
+		sqlite3_bind_int64(s->use, 14, count / 2);
+		sqlite3_bind_int64(s->use, 15, first);
+		sqlite3_bind_int64(s->use, 16, last);
+		ret = step(s->use);
+		if (ret)
+			return ret;
+		if (first < acc[f].first)
+			acc[f].first = first;
+		if (last > acc[f].last)
+			acc[f].last = last;
+		acc[f].uses += count;
+	}
+	for (unsigned f = 0; f < k && f < n_rows; f++) {
+		TXT(s->fh, 1, acc[f].id);
+		TXT(s->fh, 2, host_id);
+		sqlite3_bind_int64(s->fh, 3, acc[f].first);
+		sqlite3_bind_int64(s->fh, 4, acc[f].last);
+		sqlite3_bind_int64(s->fh, 5, acc[f].uses);
+		ret = step(s->fh);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
+{
+	struct seed s = { .now = (int64_t)time(NULL) };
+	struct twl_store *store = NULL;
+	char *saved[MAX_SAVED], drops[MAX_SAVED][160];
+	size_t n_saved = 0;
+	unsigned long done = 0, v1 = 0;
+	sqlite3_stmt *q = NULL;
+	struct stat sb;
+	double t0 = mono(), t;
+	int ret;
+
+	if (!stat(path, &sb)) {
+		fprintf(stderr,
+			"server-seed: %s exists; build wants a fresh path\n",
+			path);
+		return 2;
+	}
+	for (size_t i = 0; i < twl_catalog_count() && s.n_feat < 64; i++)
+		if (twl_catalog_at(i)->files && twl_catalog_at(i)->files[0])
+			s.feat[s.n_feat++] = twl_catalog_at(i);
+	if (!s.n_feat) {
+		fprintf(stderr,
+			"server-seed: the catalog has no feature with control files\n");
+		return 2;
+	}
+	ret = twl_store_open(path, &store);
+	if (ret) {
+		fprintf(stderr,
+			"server-seed: cannot create %s with the server's migrations: %s\n",
+			path, strerror(-ret));
+		return 1;
+	}
+	twl_store_close(store);
+	if (sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK) {
+		fprintf(stderr, "server-seed: cannot open %s\n", path);
+		return 1;
+	}
+	/* A fresh file: no WAL and no sync needed while loading. */
+	ret = exec(
+		s.db,
+		"PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF;"
+		" PRAGMA cache_size = -1048576; PRAGMA temp_store = MEMORY;");
+	/* Save, then drop, the usage table's secondary indexes and insert trigger. */
+	if (!ret &&
+	    sqlite3_prepare_v2(
+		    s.db,
+		    "SELECT name, type, sql FROM sqlite_master WHERE tbl_name = 'usage'"
+		    " AND sql IS NOT NULL AND (type = 'index' OR name = 'usage_comm_ins')",
+		    -1, &q, NULL) != SQLITE_OK)
+		ret = -EIO;
+	while (!ret && sqlite3_step(q) == SQLITE_ROW && n_saved < MAX_SAVED) {
+		saved[n_saved] =
+			strdup((const char *)sqlite3_column_text(q, 2));
+		snprintf(drops[n_saved], sizeof(drops[0]), "DROP %s %s",
+			 (const char *)sqlite3_column_text(q, 1),
+			 (const char *)sqlite3_column_text(q, 0));
+		if (!saved[n_saved++])
+			ret = -ENOMEM;
+	}
+	sqlite3_finalize(q);
+	for (size_t i = 0; !ret && i < n_saved; i++)
+		ret = exec(s.db, drops[i]);
+	if (!ret &&
+	    (sqlite3_prepare_v2(
+		     s.db,
+		     "INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode,"
+		     " agent_version, catalog_version, boot_id, first_seen, last_seen,"
+		     " last_seq, health_json, records_lost)"
+		     " VALUES(?1, ?2, ?3, ?4, '0.1.0', 1, ?5, ?6, ?7, ?8, '{}', ?9)",
+		     -1, &s.host, NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(
+		     s.db,
+		     "INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		     " comm, uid, writer_cgroup, container, last_pid, count, failed,"
+		     " condition_met, first_seen, last_seen) VALUES(?1, ?2, ?3, ?4,"
+		     " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+		     -1, &s.use, NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(
+		     s.db,
+		     "INSERT INTO feature_host(feature_id, host_id, first_used,"
+		     " last_used, uses) VALUES(?1, ?2, ?3, ?4, ?5)",
+		     -1, &s.fh, NULL) != SQLITE_OK)) {
+		fprintf(stderr, "server-seed: prepare: %s\n",
+			sqlite3_errmsg(s.db));
+		ret = -EIO;
+	}
+	if (!ret)
+		ret = exec(s.db, "BEGIN");
+	/* v1/hybrid hosts (80% expected) carry the usage rows, evenly. */
+	v1 = (unsigned long)hosts * 80 / 100;
+	for (unsigned h = 0; !ret && h < hosts; h++) {
+		uint64_t st = rnd_state;
+		unsigned r = below(100), n = 0;
+
+		rnd_state = st; /* seed_host draws the same mode */
+		if (r < 80 && done < rows) {
+			unsigned long left_hosts =
+				v1 > h * 80UL / 100 ? v1 - h * 80UL / 100 : 1;
+
+			n = (unsigned)((rows - done + left_hosts - 1) /
+				       left_hosts);
+			if (n > rows - done)
+				n = (unsigned)(rows - done);
+		}
+		ret = seed_host(&s, h, n);
+		done += n;
+		if (h % 10000 == 9999)
+			fprintf(stderr,
+				"server-seed: %u hosts, %lu usage rows, %.0f s\n",
+				h + 1, done, mono() - t0);
+	}
+	/* the remainder (the v1 share is random) goes to the first hosts */
+	if (!ret && done < rows)
+		fprintf(stderr,
+			"server-seed: note: %lu rows short of %lu (random v1 share)\n",
+			rows - done, rows);
+	t = mono();
+	if (!ret)
+		fprintf(stderr,
+			"server-seed: rows written in %.0f s; re-creating %zu indexes/triggers\n",
+			t - t0, n_saved);
+	for (size_t i = 0; !ret && i < n_saved; i++)
+		ret = exec(s.db, saved[i]);
+	if (!ret)
+		ret = exec(
+			s.db,
+			"INSERT OR IGNORE INTO feature_comm(feature_id, comm)"
+			" SELECT DISTINCT feature_id, comm FROM usage");
+	if (!ret)
+		ret = exec(s.db, "COMMIT");
+	if (!ret)
+		ret = exec(s.db, "PRAGMA journal_mode = WAL;");
+	for (size_t i = 0; i < n_saved; i++)
+		free(saved[i]);
+	sqlite3_finalize(s.host);
+	sqlite3_finalize(s.use);
+	sqlite3_finalize(s.fh);
+	sqlite3_close(s.db);
+	if (ret) {
+		fprintf(stderr, "server-seed: building %s failed\n", path);
+		return 1;
+	}
+	stat(path, &sb);
+	printf("seeded %s: %u hosts, %lu usage rows in %.0f s (indexes %.0f s), %.1f GiB\n",
+	       path, hosts, done, mono() - t0, mono() - t,
+	       sb.st_size / 1073741824.0);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, double *ms, unsigned n)
+{
+	double p50, p95;
+
+	qsort(ms, n, sizeof(*ms), cmp_double);
+	p50 = ms[(n - 1) / 2];
+	p95 = ms[(unsigned)(0.95 * (n - 1) + 0.5)];
+	printf("fleet summary (%s), %u runs: p50 %.2f ms, p95 %.2f ms, max %.2f ms\n",
+	       what, n, p50, p95, ms[n - 1]);
+	printf("ratio p95 / target (%.0f ms) = %.2f (<= 1: target met)\n",
+	       TARGET_MS, p95 / TARGET_MS);
+	printf("RESULT mode=%s runs=%u p50_ms=%.3f p95_ms=%.3f max_ms=%.3f ratio=%.3f\n",
+	       what, n, p50, p95, ms[n - 1], p95 / TARGET_MS);
+}
+
+static int cmd_time(const char *path, unsigned runs)
+{
+	struct twl_store *s = NULL;
+	json_t *doc = NULL;
+	double *ms = calloc(runs, sizeof(double));
+	struct stat sb;
+	int ret;
+
+	if (!ms)
+		return 1;
+	if (stat(path, &sb)) {
+		fprintf(stderr,
+			"server-seed: no database at %s (run build first)\n",
+			path);
+		free(ms);
+		return 2;
+	}
+	ret = twl_store_open(path, &s);
+	if (!ret)
+		ret = twl_read_summary(s, time(NULL), &doc); /* warm-up */
+	if (!ret) {
+		json_t *h = json_object_get(doc, "hosts");
+
+		printf("summary: hosts total %lld, reporting 1d/7d/30d %lld/%lld/%lld, %zu features\n",
+		       (long long)json_integer_value(
+			       json_object_get(h, "total")),
+		       (long long)json_integer_value(
+			       json_object_get(h, "reporting_1d")),
+		       (long long)json_integer_value(
+			       json_object_get(h, "reporting_7d")),
+		       (long long)json_integer_value(
+			       json_object_get(h, "reporting_30d")),
+		       json_array_size(json_object_get(doc, "features")));
+	}
+	json_decref(doc);
+	for (unsigned i = 0; !ret && i < runs; i++) {
+		double t = mono();
+
+		ret = twl_read_summary(s, time(NULL), &doc);
+		ms[i] = (mono() - t) * 1e3;
+		json_decref(doc);
+		doc = NULL;
+	}
+	twl_store_close(s);
+	if (ret) {
+		fprintf(stderr,
+			"server-seed: twl_read_summary on %s failed: %s\n",
+			path, strerror(-ret));
+		free(ms);
+		return 1;
+	}
+	report("in-process twl_read_summary", ms, runs);
+	free(ms);
+	return 0;
+}
+
+struct body {
+	char *p;
+	size_t len, cap;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct body *b = arg;
+	size_t len = size * n;
+
+	if (b->len + len > b->cap)
+		return 0; /* over 16 MiB: fail the transfer */
+	memcpy(b->p + b->len, p, len);
+	b->len += len;
+	return len;
+}
+
+static int cmd_http(const char *url, const char *ca, const char *token_file,
+		    unsigned runs)
+{
+	struct body b = { .cap = 16u << 20 };
+	char *tok = NULL, hdr[300], full[600];
+	struct curl_slist *hl = NULL;
+	double *ms = calloc(runs, sizeof(double));
+	size_t tlen = 0;
+	CURL *h = NULL;
+	int status = 1;
+	long code = 0;
+
+	b.p = malloc(b.cap);
+	if (!ms || !b.p || twl_read_file(token_file, 4096, &tok, &tlen)) {
+		fprintf(stderr, "server-seed: cannot read token %s\n",
+			token_file);
+		goto out;
+	}
+	while (tlen && (tok[tlen - 1] == '\n' || tok[tlen - 1] == '\r'))
+		tok[--tlen] = 0;
+	snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", tok);
+	snprintf(full, sizeof(full), "%s/api/v1/summary", url);
+	hl = curl_slist_append(NULL, hdr);
+	h = curl_easy_init();
+	if (!h || !hl)
+		goto out;
+	curl_easy_setopt(h, CURLOPT_URL, full);
+	curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 60L);
+	for (unsigned i = 0; i <= runs;
+	     i++) { /* run 0 = warm-up (and TLS handshake) */
+		double t = mono();
+		CURLcode rc;
+
+		b.len = 0;
+		rc = curl_easy_perform(h);
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		if (rc != CURLE_OK || code != 200) {
+			fprintf(stderr,
+				"server-seed: GET %s: %s, HTTP %ld: %.*s\n",
+				full, curl_easy_strerror(rc), code,
+				(int)(b.len > 300 ? 300 : b.len), b.p);
+			goto out;
+		}
+		if (i)
+			ms[i - 1] = (mono() - t) * 1e3;
+	}
+	printf("summary response: %zu bytes\n", b.len);
+	report("GET /api/v1/summary over TLS, keep-alive", ms, runs);
+	status = 0;
+out:
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hl);
+	free(tok);
+	free(b.p);
+	free(ms);
+	return status;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: twl_bench_server_seed build --db PATH [--hosts 100000] [--rows 10000000]\n"
+		"       twl_bench_server_seed time --db PATH [--runs 50]\n"
+		"       twl_bench_server_seed http --url URL --cacert CA --token-file FILE [--runs 50]\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *db = NULL, *url = NULL, *ca = NULL, *tok = NULL;
+	unsigned long hosts = 100000, rows = 10000000, runs = 50;
+	int status;
+
+	if (argc < 2) {
+		usage();
+		return 2;
+	}
+	for (int i = 2; i < argc; i += 2) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+
+		if (!v) {
+			usage();
+			return 2;
+		}
+		if (!strcmp(k, "--db"))
+			db = v;
+		else if (!strcmp(k, "--url"))
+			url = v;
+		else if (!strcmp(k, "--cacert"))
+			ca = v;
+		else if (!strcmp(k, "--token-file"))
+			tok = v;
+		else if (!strcmp(k, "--hosts"))
+			hosts = strtoul(v, &end, 10);
+		else if (!strcmp(k, "--rows"))
+			rows = strtoul(v, &end, 10);
+		else if (!strcmp(k, "--runs"))
+			runs = strtoul(v, &end, 10);
+		else
+			end = (char *)"bad";
+		if (end && *end) {
+			usage();
+			return 2;
+		}
+	}
+	if (hosts < 1 || hosts > 10000000 || rows > 1000000000UL || runs < 1 ||
+	    runs > 100000) {
+		usage();
+		return 2;
+	}
+	twl_log_init("twl_bench_server_seed", LOG_WARNING);
+	if (!strcmp(argv[1], "build") && db)
+		return cmd_build(db, (unsigned)hosts, rows);
+	if (!strcmp(argv[1], "time") && db)
+		return cmd_time(db, (unsigned)runs);
+	if (!strcmp(argv[1], "http") && url && ca && tok) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		status = cmd_http(url, ca, tok, (unsigned)runs);
+		curl_global_cleanup();
+		return status;
+	}
+	usage();
+	return 2;
+}
