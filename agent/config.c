@@ -433,18 +433,6 @@ static const struct twl_opt *find_option(const char *name, size_t *idx)
 	return NULL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
 int twl_config_parse(struct twl_config *c, const char *text, size_t len,
 		     struct twl_config_errors *errs)
 {
@@ -481,7 +469,7 @@ int twl_config_parse(struct twl_config *c, const char *text, size_t len,
 			add_err(errs, lineno, "", "line contains a NUL byte");
 			continue;
 		}
-		key = trim(line);
+		key = twl_strip(line);
 		if (!*key || *key == '#' || *key == ';')
 			continue;
 		eq = strchr(key, '=');
@@ -491,8 +479,8 @@ int twl_config_parse(struct twl_config *c, const char *text, size_t len,
 			continue;
 		}
 		*eq = '\0';
-		key = trim(key);
-		val = trim(eq + 1);
+		key = twl_strip(key);
+		val = twl_strip(eq + 1);
 		if (val[0] == '"') {
 			size_t vl = strlen(val);
 

@@ -14,19 +14,6 @@
 
 #include "census.h"
 
-/* Trim @s in place; returns the start. */
-static char *strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 int twl_host_id_from_machine_id(const char *mid, const char *key, char out[65])
 {
 	char buf[512];
@@ -34,7 +21,7 @@ int twl_host_id_from_machine_id(const char *mid, const char *key, char out[65])
 	int n;
 
 	snprintf(buf, sizeof(buf), "%s", mid);
-	m = strip(buf);
+	m = twl_strip(buf);
 	if (!*m)
 		return -ENODATA;
 	/* machine id, a separator that occurs in neither, then the key. */
@@ -65,7 +52,7 @@ static int random_host_id(const struct twl_identity_cfg *cfg,
 		return -ENAMETOOLONG;
 	ret = twl_read_file(path, 1024, &text, NULL);
 	if (!ret) {
-		char *s = strip(text);
+		char *s = twl_strip(text);
 
 		ret = hex64(s) ? 0 : -EINVAL;
 		if (!ret)
@@ -99,7 +86,7 @@ static int read_boot_id(const char *path, char out[65])
 	ret = twl_read_file(path, 256, &text, NULL);
 	if (ret)
 		return ret;
-	s = strip(text);
+	s = twl_strip(text);
 	n = strlen(s);
 	for (i = 0; i < n; i++)
 		s[i] = (char)tolower((unsigned char)s[i]);

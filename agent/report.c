@@ -63,32 +63,6 @@ void twl_report_reset(struct twl_report *r)
 	r->census = NULL;
 }
 
-/* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	size_t k, len;
-
-	if (s[0] == 0)
-		return 0;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (k = 1; k < len; k++)
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-	/* Let the shared validator rule on overlongs, surrogates, > U+10FFFF. */
-	return twl_utf8_valid((const char *)s, len) ? len : 0;
-}
-
 size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap)
 {
 	const unsigned char *s = (const unsigned char *)in;
@@ -97,7 +71,7 @@ size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap)
 	if (!cap)
 		return 0;
 	while (i < len) {
-		size_t n = utf8_seq_len(s + i, len - i);
+		size_t n = twl_utf8_seq_len((const char *)s + i, len - i);
 
 		if (!n) {
 			if (o + 1 >= cap)

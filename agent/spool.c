@@ -217,24 +217,6 @@ static int parse_batch_name(const char *name, uint64_t *id)
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int read_full(int fd, void *p, size_t n, size_t *got)
 {
 	char *c = p;
@@ -635,9 +617,9 @@ int twl_spool_put(struct twl_spool *sp, const void *p, size_t n, uint64_t *idp)
 		if (fd < 0 && (errno != EEXIST || attempt > 8))
 			return -errno;
 	}
-	ret = write_all(fd, hdr, sizeof(hdr));
+	ret = twl_write_all(fd, hdr, sizeof(hdr));
 	if (!ret)
-		ret = write_all(fd, p, n);
+		ret = twl_write_all(fd, p, n);
 	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && !ret)

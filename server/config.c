@@ -217,18 +217,6 @@ bad:
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 static int load_file(struct twl_config *c, const char *path, bool must_exist,
 		     char *err, size_t err_cap)
 {
@@ -248,7 +236,7 @@ static int load_file(struct twl_config *c, const char *path, bool must_exist,
 		char *eq, *k, *v, e2[256];
 
 		lineno++;
-		k = trim(line);
+		k = twl_strip(line);
 		if (!*k || *k == '#')
 			continue;
 		eq = strchr(k, '=');
@@ -259,8 +247,8 @@ static int load_file(struct twl_config *c, const char *path, bool must_exist,
 			break;
 		}
 		*eq = 0;
-		k = trim(k);
-		v = trim(eq + 1);
+		k = twl_strip(k);
+		v = twl_strip(eq + 1);
 		if (!strcmp(k, "config") || !strcmp(k, "data-dir")) {
 			snprintf(
 				err, err_cap,

@@ -257,26 +257,6 @@ json_t *twl_export_redact(const json_t *data,
 
 /* ---- text helpers -------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	return twl_utf8_valid((const char *)s, len) ? len : 0;
-}
-
 /*
  * Sanitise @in into tokens: a word is a run of non-space units, each unit
  * either a printable UTF-8 character (1 column) or an escape "\xNN" (4
@@ -298,7 +278,7 @@ static bool is_space(unsigned char c)
 static unsigned unit(const unsigned char *s, size_t n, size_t *in_len,
 		     char *buf, size_t *buf_len)
 {
-	size_t l = utf8_seq(s, n);
+	size_t l = twl_utf8_seq_len((const char *)s, n);
 
 	if (l && !(l == 1 && (s[0] < 0x20 || s[0] == 0x7f))) {
 		memcpy(buf, s, l);

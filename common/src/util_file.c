@@ -11,7 +11,8 @@
 
 #include <twilight/util.h>
 
-static int write_all(int fd, const void *p, size_t n)
+/* Contract: see util.h. */
+int twl_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -67,7 +68,7 @@ int twl_write_file_atomic(const char *path, const void *p, size_t n,
 		ret = -errno;
 		goto fail;
 	}
-	ret = write_all(fd, p, n);
+	ret = twl_write_all(fd, p, n);
 	if (ret)
 		goto fail;
 	if (fsync(fd) < 0) {

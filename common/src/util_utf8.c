@@ -51,3 +51,26 @@ bool twl_utf8_valid(const char *s, size_t len)
 	}
 	return true;
 }
+
+/* Contract: see util.h. */
+size_t twl_utf8_seq_len(const char *s, size_t n)
+{
+	const unsigned char c = (unsigned char)s[0];
+	size_t len;
+
+	if (c == 0)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	return twl_utf8_valid(s, len) ? len : 0;
+}

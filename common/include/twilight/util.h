@@ -38,6 +38,21 @@ void twl_log(int prio, const char *fmt, ...)
 bool twl_utf8_valid(const char *s, size_t len);
 
 /*
+ * twl_utf8_seq_len - length (1..4) of the one valid UTF-8 sequence that
+ * starts at @s, looking at no more than @n bytes (@n >= 1); 0 when that
+ * sequence is invalid or truncated, or @s[0] is NUL. For walking text
+ * character by character (wrapping, truncating without cutting a
+ * character).
+ */
+size_t twl_utf8_seq_len(const char *s, size_t n);
+
+/*
+ * twl_strip - remove white space (isspace) at both ends of the
+ * NUL-terminated @s in place; returns the first non-space character.
+ */
+char *twl_strip(char *s);
+
+/*
  * Capped growable byte buffer. data is NULL until the first append and is
  * always NUL-terminated afterwards (the NUL is not counted in len, and is
  * not counted against max). Never grows past max bytes of content.
@@ -92,6 +107,12 @@ void twl_sha256_hex(const void *p, size_t n, char out[65]);
  */
 int twl_write_file_atomic(const char *path, const void *p, size_t n,
 			  mode_t mode);
+
+/*
+ * twl_write_all - write all @n bytes of @p to @fd, retrying short writes
+ * and EINTR. Returns 0 or a negative errno.
+ */
+int twl_write_all(int fd, const void *p, size_t n);
 
 /*
  * twl_read_file - read all of @path into a new NUL-terminated buffer

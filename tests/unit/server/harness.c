@@ -125,6 +125,13 @@ int http_try(struct fixture *f, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	/*
+	 * With "Expect: 100-continue" wait for the server's verdict before
+	 * sending a body (curl's default gives up after 1 s and sends it
+	 * anyway, which on a loaded machine races the server's early 413 and
+	 * close: the client then sees a reset instead of the answer).
+	 */
+	curl_easy_setopt(c, CURLOPT_EXPECT_100_TIMEOUT_MS, 30000L);
 	if (f->client_cert[0]) {
 		curl_easy_setopt(c, CURLOPT_SSLCERT, f->client_cert);
 		curl_easy_setopt(c, CURLOPT_SSLKEY, f->client_key);

@@ -1,0 +1,148 @@
+#!/bin/bash
+# tests/guest/bpf/check.sh DIR CATALOG_JSON
+#
+# Checks what tests/guest/bpf/guest.sh exported to DIR against the
+# workload's own logs: every report has exactly the expected usage entries
+# (count, failed and condition_met per (op, file, cgroup, comm, writer
+# cgroup, feature)), nothing for activity that must not count, the restart
+# after kill -9 lost nothing, probes attached and reused, no overflow, and
+# the privacy run hides paths and names.
+set -uo pipefail
+
+D=${1:?usage: check.sh DIR CATALOG_JSON}
+CAT=${2:?usage: check.sh DIR CATALOG_JSON}
+errors=0
+
+bad() {
+	echo "CHECK FAILED: $*" >&2
+	errors=$((errors + 1))
+}
+
+for f in workload1.log workload.log other.log report0.json report1.json report2.json \
+	report3.json dump1.err dump2.err pins.txt; do
+	[ -f "$D/$f" ] || { echo "FAIL: guest did not export $f" >&2; exit 1; }
+done
+for r in report0 report1 report2 report3; do
+	jq -e . "$D/$r.json" >/dev/null || { echo "FAIL: $r.json is not JSON" >&2; exit 1; }
+done
+
+maps=$(mktemp)
+trap 'rm -f "$maps"' EXIT
+jq -r '.features[] | .id as $id | ((.files // [])[] | "F \(.) \($id)"), ((.event_files // [])[] | "E \(.) \($id)")' \
+	"$CAT" >"$maps" || { echo "FAIL: cannot read $CAT" >&2; exit 1; }
+
+# expected LOG: the usage entries the workload runs in LOG must produce,
+# one line "op|file|cgroup|comm|writer|feature count failed condition_met".
+expected() {
+	awk -v maps="$maps" '
+	BEGIN {
+		while ((getline l < maps) > 0) {
+			split(l, a, " ")
+			if (a[1] == "F") F[a[2]] = a[3]; else E[a[2]] = a[3]
+		}
+	}
+	function add(o, f, t, cm, w, feat, n, fl, c,   k) {
+		if (feat == "") { print "no catalog feature for " o " " f > "/dev/stderr"; bad = 1 }
+		k = o "|" f "|" t "|" cm "|" w "|" feat
+		N[k] += n; FL[k] += fl; C[k] += c
+	}
+	/^workload / {
+		delete kv
+		for (i = 2; i <= NF; i++) { p = index($i, "="); kv[substr($i, 1, p - 1)] = substr($i, p + 1) }
+		op = kv["op"]; file = kv["file"]; cg = kv["cgroup"]; comm = kv["comm"]
+		n = kv["n"] + 0; failed = kv["failed"] + 0
+		c = kv["cond"] == "all" ? n : 0
+		if (op == "write") add("write", file, cg, comm, cg, F[file], n, failed, c)
+		else if (op == "read") add("read", file, "", comm, cg, F[file], n, failed, 0)
+		else if (op == "event") {
+			if (failed) { print "registration failed in workload: " $0 > "/dev/stderr"; bad = 1 }
+			add("register_event", file, cg, comm, cg, E[file], n, failed, c)
+			# the workload opens the target file for reading to register
+			if (file in F) add("read", file, "", comm, cg, F[file], n, 0, 0)
+		}
+	}
+	END { for (k in N) print k, N[k], FL[k], C[k]; exit bad }' "$1" | sort
+}
+
+actual() {
+	jq -r '.usage[] | "\(.op)|\(.file)|\(.cgroup)|\(.comm)|\(.writer_cgroup)|\(.feature) \(.count) \(.failed) \(.condition_met)"' \
+		"$1" | sort
+}
+
+compare() {
+	local name=$1 log=$2 report=$3 exp act
+	exp=$(expected "$log") || bad "$name: the workload log has runs the test cannot map"
+	act=$(actual "$report")
+	[ -n "$exp" ] || bad "$name: nothing expected (empty workload log?)"
+	if [ "$exp" != "$act" ]; then
+		bad "$name: usage entries differ from the workload log (< expected, > reported):"
+		diff <(echo "$exp") <(echo "$act") >&2
+	else
+		echo "ok: $name: $(echo "$act" | wc -l) usage entries exactly as the workload log says"
+	fi
+}
+
+# Nothing had happened when the probes were first attached.
+n0=$(jq '.usage | length' "$D/report0.json")
+[ "$n0" = 0 ] && echo "ok: report0 (at attach) has no usage" || bad "report0 has $n0 usage entries before any workload ran"
+
+# Restart after kill -9: everything from phases A (agent up) and B (agent down).
+compare "report1 (restart after kill -9; phase B ran with no agent)" "$D/workload1.log" "$D/report1.json"
+# Final: all counted runs, and nothing for the runs in other.log.
+compare "report2 (final)" "$D/workload.log" "$D/report2.json"
+grep -q '^workload ' "$D/other.log" || bad "other.log is empty: the must-not-count runs did not run"
+for comm in $(sed -n 's/.* comm=\([^ ]*\).*/\1/p' "$D/other.log" | sort -u); do
+	if jq -e --arg c "$comm" '[.usage[] | select(.comm == $c)] | length > 0' "$D/report2.json" >/dev/null; then
+		bad "report2 counts activity of $comm, which must not count (v2, core or non-catalog file)"
+	fi
+done
+echo "ok: nothing counted for $(grep -c '^workload ' "$D/other.log") runs on v2, v1 core and non-catalog files"
+
+# Attribution details.
+jq -e '[.usage[] | select(.uid != 0 or .last_pid <= 0 or .first_seen > .last_seen or .first_seen < 1000000000)] | length == 0' \
+	"$D/report2.json" >/dev/null || bad "report2 has entries with wrong uid, last_pid or times"
+# Container identity from the writer cgroup; none for plain cgroups.
+cid=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+jq -e --arg c "docker:$cid" '[.usage[] | select(.comm == "twl-docker")] | length == 1 and all(.container == $c)' \
+	"$D/report2.json" >/dev/null || bad "the docker scope writer is not attributed to docker:$cid"
+jq -e '[.usage[] | select(.comm != "twl-docker" and .container != "")] | length == 0' \
+	"$D/report2.json" >/dev/null || bad "plain cgroups were given a container identity"
+# A removed cgroup keeps the name captured at first use.
+jq -e '[.usage[] | select(.comm == "twl-deep" and .cgroup == "/p/q/r" and .writer_cgroup == "/p/q/r")] | length == 1' \
+	"$D/report2.json" >/dev/null || bad "the removed nested cgroup /p/q/r lost its name"
+
+# Probes: all attached; after the restart all reused from the pins.
+for r in report1 report2; do
+	jq -e '.health.probes | length == 7 and all(.state == "attached")' "$D/$r.json" >/dev/null ||
+		bad "$r: not every probe attached: $(jq -c .health.probes "$D/$r.json")"
+	jq -e '.health.map_overflows == 0' "$D/$r.json" >/dev/null || bad "$r: map overflows reported"
+done
+jq -e '.health.probes | all(.reason | test("reused"))' "$D/report1.json" >/dev/null ||
+	bad "report1: the restarted loader did not reuse the pinned links: $(jq -c .health.probes "$D/report1.json")"
+for p in twl_usage twl_paths twl_files twl_write_entry twl_write_exit twl_open_exit; do
+	grep -qx "$p" "$D/pins.txt" || bad "$p was not pinned under /sys/fs/bpf/twilight/v1"
+done
+
+# Cross-check support: covered and counted as the kernel saw it.
+# (missing_if_warned_now: the health.probe_missing answer had kmsg warned now.)
+grep -q 'feature memcg_v1.soft_limit covered=1 counted=1 missing_if_warned_now=0' "$D/dump2.err" ||
+	bad "soft_limit not covered+counted, or reported missing"
+grep -q 'feature memcg_v1.force_empty covered=1 counted=0 missing_if_warned_now=1' "$D/dump2.err" ||
+	bad "force_empty (covered, never used) would not be reported as a missing probe"
+grep -q 'feature memcg_v1.swapaccount covered=0 counted=0 missing_if_warned_now=0' "$D/dump2.err" ||
+	bad "swapaccount (a boot option no probe can see) claimed covered or missing"
+grep -q 'feature memcg_v1.memsw covered=1 counted=1' "$D/dump2.err" || bad "memsw not covered+counted"
+grep -q 'changed since the first collect: 0$' "$D/dump2.err" || bad "a changed-only collect right after a full one was not empty"
+
+# Privacy: paths hashed, names dropped, counts unchanged.
+jq -e '.usage | length > 0 and all((.cgroup == "" or (.cgroup | startswith("h:"))) and (.writer_cgroup | startswith("h:")) and .comm == "")' \
+	"$D/report3.json" >/dev/null || bad "report3 (privacy hash/drop) leaks a path or a process name"
+[ "$(jq -c '[.usage[] | [.op, .file, .count, .failed]] | sort' "$D/report2.json")" = \
+  "$(jq -c '[.usage[] | [.op, .file, .count, .failed]] | sort' "$D/report3.json")" ] ||
+	bad "report3 counts differ from report2"
+
+if [ $errors != 0 ]; then
+	echo "FAIL: $errors check(s) failed" >&2
+	exit 1
+fi
+echo "PASS: BPF usage counters exact against the workload log"

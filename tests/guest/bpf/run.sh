@@ -1,0 +1,56 @@
+#!/bin/bash
+# tests/guest/bpf/run.sh OUTDIR
+#
+# Guest test of the BPF usage counters (issue 5). Builds the guest programs
+# without sanitizers (tests/guest/bpf/standalone), takes the patched kernel
+# from kernel/build (cached), packs an initramfs with kernel/mkinitramfs,
+# boots it once with kernel/guest-run (TCG) running guest.sh, and checks the
+# exported reports against the workload's own log with check.sh. Nothing
+# here loads BPF on this machine: twl-bpf-dump runs only inside the guest.
+set -uo pipefail
+
+OUT=${1:?usage: run.sh OUTDIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../../.." && pwd)
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+for tool in qemu-system-x86_64 jq cmake clang bpftool; do
+	command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] ||
+		fail "$tool not found: run scripts/install-deps"
+done
+rm -rf "$OUT/guest" "$OUT/initrd.cpio.gz"
+mkdir -p "$OUT"
+
+echo "=== build guest programs (no sanitizers)"
+cmake -S "$HERE/standalone" -B "$OUT/build" -DTWILIGHT_SRC="$SRC" \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$OUT/build.log" 2>&1 ||
+	{ tail -20 "$OUT/build.log" >&2; fail "configuring the guest build failed (log $OUT/build.log)"; }
+cmake --build "$OUT/build" -j2 --target twl-bpf-dump twl-workload >>"$OUT/build.log" 2>&1 ||
+	{ tail -20 "$OUT/build.log" >&2; fail "building the guest programs failed (log $OUT/build.log)"; }
+
+echo "=== kernel/build"
+"$SRC/kernel/build" >"$OUT/kernel-build.out" || fail "kernel/build failed"
+kernel=$(sed -n 's/^patched=//p' "$OUT/kernel-build.out")
+[ -f "$kernel" ] || fail "kernel/build printed no patched kernel"
+
+echo "=== initramfs"
+"$SRC/kernel/mkinitramfs" -o "$OUT/initrd.cpio.gz" \
+	--bin "$OUT/build/twl-bpf-dump" --bin "$OUT/build/twl-workload" ||
+	fail "kernel/mkinitramfs failed"
+
+echo "=== guest run"
+"$SRC/kernel/guest-run" --kernel "$kernel" --initrd "$OUT/initrd.cpio.gz" \
+	--script "$HERE/guest.sh" --out "$OUT/guest" --serial-log "$OUT/serial.log" \
+	--timeout 1200 >"$OUT/console.txt"
+rc=$?
+if [ $rc != 0 ]; then
+	grep -E 'GUEST-FAIL|twl-bpf-dump|^---' "$OUT/console.txt" | tail -40 >&2
+	fail "guest script failed (exit $rc); serial log $OUT/serial.log"
+fi
+
+echo "=== check"
+"$HERE/check.sh" "$OUT/guest" "$SRC/schema/catalog.json"
