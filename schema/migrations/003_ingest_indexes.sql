@@ -1,0 +1,14 @@
+-- Ingest first: drop the covering index usage_feature_detail (002).
+--
+-- Agents report cumulative counters, so every report updates its usage
+-- rows' count and last_seen. An index containing either column moves each
+-- updated row's entry (with its nine-column primary key) to a new place in
+-- the B-tree on every update. bench/server-load measured what that costs:
+-- the raw SQLite peer spent about 1,050 us of CPU per 20-entry report with
+-- usage_feature_detail and about 155 us without it, and the server's
+-- writer thread is that peer plus bookkeeping. Feature detail and export
+-- (occasional queries by a person) now find a feature's rows through
+-- usage_feature_comm(feature_id, comm), whose key never changes on update,
+-- and filter last_seen in the table: slower on very large fleets, which a
+-- per-day workload rollup can fix later without touching ingest.
+DROP INDEX IF EXISTS usage_feature_detail;
