@@ -627,9 +627,22 @@ static int daemon_main(struct opts *o)
 
 	memset(&a, 0, sizeof(a));
 	a.o = *o;
-	a.sfd = -1;
-	if (load_config(o, &a.cfg, true))
+	/*
+	 * Block SIGTERM/SIGINT/SIGHUP first thing: a signal that arrives while
+	 * the agent is still starting (identity, state and BPF setup can take
+	 * seconds on a slow host) waits in the signalfd instead of killing it
+	 * silently with the default action.
+	 */
+	a.sfd = setup_signals();
+	if (a.sfd < 0) {
+		twl_log(LOG_ERR, "cannot set up signal handling: %s",
+			strerror(errno));
 		return 1;
+	}
+	if (load_config(o, &a.cfg, true)) {
+		close(a.sfd);
+		return 1;
+	}
 	twl_log_init("twilight-agent", a.cfg.log_level);
 	identity_cfg(&a.cfg, false, &ic);
 	ret = twl_identity_load(&ic, &a.id);
@@ -663,12 +676,6 @@ static int daemon_main(struct opts *o)
 		twl_state_for_boot(&st, hex);
 	} else {
 		twl_state_for_boot(&st, a.id.boot_id);
-	}
-	a.sfd = setup_signals();
-	if (a.sfd < 0) {
-		twl_log(LOG_ERR, "cannot set up signal handling: %s",
-			strerror(errno));
-		goto out;
 	}
 	if (open_source(o->kmsg_file ? o->kmsg_file : a.cfg.kmsg_path, &a.src))
 		goto out;

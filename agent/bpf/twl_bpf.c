@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -31,16 +32,7 @@
 #include "twl_bpf_types.h"
 #include "usage.skel.h"
 
-enum probe_kind {
-	P_WRITE_ENTRY,
-	P_WRITE_EXIT,
-	P_OPEN,
-	P_OOM,
-	P_PRESSURE,
-	P_USAGE,
-	P_MEMSW,
-	P_NR
-};
+enum probe_kind { P_WRITE, P_OPEN, P_OOM, P_PRESSURE, P_USAGE, P_MEMSW, P_NR };
 
 static const struct {
 	const char
@@ -50,10 +42,8 @@ static const struct {
 	const char
 		*event_file; /* the file a registration probe counts, or NULL */
 } probe_def[P_NR] = {
-	[P_WRITE_ENTRY] = { "twl_write_entry", "cgroup_file_write",
-			    "fentry/cgroup_file_write", NULL },
-	[P_WRITE_EXIT] = { "twl_write_exit", "cgroup_file_write",
-			   "fexit/cgroup_file_write", NULL },
+	[P_WRITE] = { "twl_write", "cgroup_file_write",
+		      "fexit/cgroup_file_write", NULL },
 	[P_OPEN] = { "twl_open_exit", "cgroup_file_open",
 		     "fexit/cgroup_file_open", NULL },
 	[P_OOM] = { "twl_oom_register", "mem_cgroup_oom_register_event",
@@ -311,11 +301,28 @@ static void note_attach_time(struct twl_bpf *b)
 	bpf_map_update_elem(b->meta_fd, &idx, &t, BPF_ANY);
 }
 
+/*
+ * Link pins of programs that earlier builds attached and this one replaced
+ * (the fentry + fexit pair on cgroup_file_write, now the one fexit program
+ * twl_write). Left pinned they would keep running next to their successor:
+ * the old entry program would count every write twice.
+ */
+static const char *const retired_links[] = { "twl_write_entry",
+					     "twl_write_exit" };
+
 static void attach_all(struct twl_bpf *b)
 {
 	char path[PATH_MAX];
 	size_t i;
 
+	for (i = 0;
+	     b->pinning && i < sizeof(retired_links) / sizeof(retired_links[0]);
+	     i++)
+		if (!pin_path(b, retired_links[i], path, sizeof(path)) &&
+		    unlink(path) && errno != ENOENT)
+			twl_log(LOG_WARNING,
+				"bpf: cannot unpin the retired link %s: %s; remove it by hand or writes are counted twice",
+				path, strerror(errno));
 	for (i = 0; i < P_NR; i++) {
 		struct probe *p = &b->probes[i];
 		struct bpf_program *prog;
@@ -644,6 +651,26 @@ static bool changed_since(const struct twl_bpf *b, const struct snap *s)
 	       old->val.condition_met != s->val.condition_met;
 }
 
+/*
+ * is_own_read - true for a read counter that the agent itself made: its
+ * census reads v1 memory knobs, and those reads are the agent's, not the
+ * fleet's usage (they would otherwise reach the linux-mm export as a
+ * "twilight-agent" workload). Matched on the process name and uid, which
+ * survive an agent restart (the pinned programs outlive the pid); a
+ * different program that names itself like the agent and runs as its uid
+ * would be skipped too, which the README states.
+ */
+static bool is_own_read(const struct twl_bpf_usage_key *k)
+{
+	char self[17] = "";
+
+	if (k->op != TWL_BPF_OP_READ || k->uid != (__u32)getuid())
+		return false;
+	if (prctl(PR_GET_NAME, self, 0, 0, 0))
+		return false;
+	return !strncmp(self, (const char *)k->comm, sizeof(k->comm));
+}
+
 int twl_bpf_collect(struct twl_bpf *b, json_t *usage_array, const char *boot_id,
 		    unsigned flags)
 {
@@ -675,7 +702,7 @@ int twl_bpf_collect(struct twl_bpf *b, json_t *usage_array, const char *boot_id,
 		struct twl_usage_entry e;
 		json_t *o;
 
-		if (!f || !v->count)
+		if (!f || !v->count || is_own_read(k))
 			continue;
 		if ((flags & TWL_BPF_COLLECT_CHANGED) &&
 		    !changed_since(b, &s[i]))
@@ -798,7 +825,7 @@ bool twl_bpf_covers(struct twl_bpf *b, const char *feature_id)
 		return false;
 	for (i = 0; f->files && f->files[i]; i++)
 		if (!strncmp(f->files[i], "memory.", 7) &&
-		    b->probes[P_WRITE_ENTRY].attached)
+		    b->probes[P_WRITE].attached)
 			return true;
 	for (i = 0; f->event_files && f->event_files[i]; i++)
 		for (p = 0; p < P_NR; p++)

@@ -1,0 +1,141 @@
+# tests/fleet/check.sh: assertions on what the server holds, against the
+# workloads' own logs (sourced after fleet.sh). Each function prints what it
+# checked and returns non-zero with a reason on the first difference.
+
+FLEET_EXPECT_AWK=$FLEET_SRC/tests/fleet/expect.awk
+
+# The agent's own census reads of v1 knob files are not usage: its BPF
+# collector leaves them out (agent/bpf/twl_bpf.c, is_own_read), so any
+# count under the agent's process name ("twilight-agent") is a failure.
+
+# fleet_maps: control file -> feature maps from the server's catalog.
+fleet_maps() {
+	local m=$FLEET_OUT/catalog-maps
+	if [ ! -s "$m" ]; then
+		fleet_api /api/v1/catalog | jq -r '.features[] | .id as $id |
+			((.files // [])[] | "F \(.) \($id)"), ((.event_files // [])[] | "E \(.) \($id)")' >"$m" ||
+			{ fleet_die "cannot read the catalog from the server"; return 1; }
+	fi
+	echo "$m"
+}
+
+# fleet_expected NAME: "W feature sites" and "U feature process uses" lines
+# for guest NAME, from its workload log (kept in guests/NAME/workload.log).
+fleet_expected() {
+	local wl=$FLEET_OUT/guests/$1/workload.log maps
+	maps=$(fleet_maps) || return 1
+	fleet_workload_log "$1" >"$wl"
+	[ -s "$wl" ] || { fleet_die "guest $1 logged no workload"; return 1; }
+	awk -v maps="$maps" -f "$FLEET_EXPECT_AWK" "$wl" | sort
+	[ "${PIPESTATUS[0]}" = 0 ] || { fleet_die "guest $1: workload log not understood"; return 1; }
+}
+
+# fleet_expected_uses NAME: "feature uses" = warnings + workload uses.
+fleet_expected_uses() {
+	fleet_expected "$1" | awk '$1 == "W" { n[$2] += $3 } $1 == "U" { n[$2] += $4 }
+		END { for (f in n) print f, n[f] }' | sort
+}
+
+# fleet_actual NAME: "<feature> <uses>" per feature the server lists for
+# the host named NAME (uses = warnings received + BPF uses).
+fleet_actual() {
+	local id
+	id=$(fleet_host_id "$1") || return 1
+	fleet_api "/api/v1/hosts/$id" | jq -r '.features[] | "\(.id) \(.uses)"' | sort
+	[ "${PIPESTATUS[0]}" = 0 ] || fleet_die "GET /api/v1/hosts/$id failed"
+}
+
+# fleet_check_host NAME MODE: the server's view of host NAME against its
+# workload log: exactly the features the workload used, each with exactly
+# its warnings + uses; a host whose workload used nothing deprecated has no
+# feature at all. cgroup mode MODE, a 6.1 kernel.
+fleet_check_host() {
+	local name=$1 mode=$2 id doc exp act bad
+	exp=$(fleet_expected_uses "$name") || return 1
+	act=$(fleet_actual "$name") || return 1
+	if [ -z "$exp" ]; then
+		[ -z "$act" ] || { fleet_die "host $name: the workload used nothing deprecated, the server lists: $(echo "$act" | tr '\n' ' ')"; return 1; }
+	else
+		bad=$(join -a 1 -a 2 -e 0 -o 0,1.2,2.2 <(echo "$exp") <(echo "$act") | awk '$3 != $2 { print $1 ": want " $2 " (workload), server has " $3 }')
+		[ -z "$bad" ] || { fleet_die "host $name: $bad"; return 1; }
+	fi
+	id=$(fleet_host_id "$name") || return 1
+	doc=$(fleet_api "/api/v1/hosts/$id") || return 1
+	[ "$(echo "$doc" | jq -r .cgroup_mode)" = "$mode" ] ||
+		{ fleet_die "host $name: cgroup_mode $(echo "$doc" | jq -r .cgroup_mode), want $mode"; return 1; }
+	echo "$doc" | jq -r .kernel | grep -q '^6\.1\.' ||
+		{ fleet_die "host $name: kernel $(echo "$doc" | jq -r .kernel), want 6.1.x"; return 1; }
+	echo "host $name ($mode, $(echo "$doc" | jq -r .kernel)): workload expects $(echo "${exp:-nothing}" | tr '\n' ' ')"
+	echo "    server: $(echo "${act:-nothing}" | tr '\n' ' ')"
+}
+
+# fleet_check_fleet NAME...: exactly these hosts, each a distinct host id;
+# per catalog feature: the warning count equals the workloads' call sites,
+# every workload process has exactly its uses (on one host), no other
+# process is counted (the agent's own reads included), and the hosts' uses
+# add up exactly to warnings + workload uses.
+fleet_check_fleet() {
+	local hosts n ids f want got exp doc procs hostsum
+	hosts=$(fleet_api "/api/v1/hosts?limit=500") || return 1
+	n=$(echo "$hosts" | jq '.hosts | length')
+	[ "$n" = $# ] || { fleet_die "the server lists $n hosts, want $#: $(echo "$hosts" | jq -c '[.hosts[].hostname]')"; return 1; }
+	ids=$(echo "$hosts" | jq -r '.hosts[].host_id' | sort -u | wc -l)
+	[ "$ids" = $# ] || { fleet_die "$# guests but $ids distinct host ids"; return 1; }
+	exp=$(for g in "$@"; do fleet_expected "$g" || exit 1; done) || return 1
+	hostsum=$(for g in "$@"; do fleet_actual "$g" || exit 1; done) || return 1
+	for f in $(fleet_api /api/v1/catalog | jq -r '.features[].id'); do
+		doc=$(fleet_api "/api/v1/features/$f") || return 1
+		want=$(echo "$exp" | awk -v f="$f" '$1 == "W" && $2 == f { s += $3 } END { print s + 0 }')
+		got=$(echo "$doc" | jq -r .warnings.count)
+		[ "$got" = "$want" ] ||
+			{ fleet_die "feature $f: the server holds $got warnings, the workloads caused $want"; return 1; }
+		procs=$(echo "$doc" | jq -r '.processes[] | "\(.process) \(.hosts) \(.uses)"' | sort)
+		want=$(echo "$exp" | awk -v f="$f" '$1 == "U" && $2 == f { print $3, 1, $4 }' | sort)
+		[ "$procs" = "$want" ] || {
+			echo "feature $f: per process (name hosts uses), from the workload logs:" >&2
+			echo "${want:-<none>}" | sed 's/^/    /' >&2
+			echo "feature $f: the server holds:" >&2
+			echo "${procs:-<none>}" | sed 's/^/    /' >&2
+			fleet_die "feature $f: per-workload uses differ"
+			return 1
+		}
+		want=$(echo "$exp" | awk -v f="$f" '$1 == "W" && $2 == f { s += $3 } $1 == "U" && $2 == f { s += $4 } END { print s + 0 }')
+		got=$(echo "$hostsum" | awk -v f="$f" '$1 == f { s += $2 } END { print s + 0 }')
+		[ "$got" = "$want" ] ||
+			{ fleet_die "feature $f: hosts' uses add up to $got, want $want (warnings + workloads)"; return 1; }
+	done
+	echo "fleet: $# distinct hosts; per feature: warnings, per-workload uses and host totals exact"
+}
+
+# fleet_wait_hosts TIMEOUT NAME...: wait until every NAME is a host on the
+# server; prints "NAME <seconds from launch to first report>" lines.
+fleet_wait_hosts() {
+	local timeout=$1 t0 g now
+	shift
+	local -A seen=()
+	t0=$(date +%s)
+	while :; do
+		local names
+		names=$(fleet_api "/api/v1/hosts?limit=500" 2>/dev/null | jq -r '.hosts[].hostname' 2>/dev/null)
+		now=$(date +%s.%N)
+		for g in "$@"; do
+			if [ -z "${seen[$g]:-}" ] && echo "$names" | grep -qx "$g"; then
+				seen[$g]=1
+				echo "$g $(echo "$now ${FLEET_GT0[$g]}" | awk '{ printf "%.1f", $1 - $2 }')"
+			fi
+		done
+		[ "${#seen[@]}" = $# ] && return 0
+		if [ $(($(date +%s) - t0)) -ge "$timeout" ]; then
+			fleet_die "hosts not reporting after $timeout s: $(for g in "$@"; do [ -n "${seen[$g]:-}" ] || echo -n "$g "; done)"
+			return 1
+		fi
+		for g in "$@"; do
+			if fleet_console "$g" | grep -q '^FLEET-FAIL'; then
+				fleet_console "$g" | sed -n '/^FLEET-FAIL/,$p' | head -n 50 >&2
+				fleet_die "guest $g failed"
+				return 1
+			fi
+		done
+		sleep 0.5
+	done
+}

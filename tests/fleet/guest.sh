@@ -1,0 +1,183 @@
+#!/bin/sh
+# tests/fleet/guest.sh: the guest script of every fleet guest (runs as
+# /twilight/script under kernel/guest-run, busybox sh).
+#
+# Reads /etc/twilight/guest.env (written per guest by tests/fleet/fleet.sh):
+#   NAME   host name of the guest
+#   ROLE   containers | oomd | v2 (which cgroups and knobs the workload uses)
+#   N      repetitions per workload step
+#   AGENT_KILL  1: kill -9 the agent after phase 1, run phase 2 without an
+#               agent, then restart it (fault test)
+#   PHASE_DELAY seconds between a phase's "begin" marker and its workload
+#               (gives the host time to apply a fault first)
+# and /etc/twilight/agent.conf, ca.pem and enroll.token.
+#
+# Console protocol (parsed by tests/fleet/fleet.sh on the host):
+#   FLEET-AGENT-START <n>          agent started (n-th time)
+#   FLEET-PHASE <k> begin|end|delivered
+#   FLEET-WORKLOAD workload op=... the workload's own log line
+#   FLEET-DONE                     every phase delivered; the guest then idles
+#                                  until the host quits QEMU
+#   FLEET-FAIL <reason>            something went wrong in the guest
+# The workload lines are the ground truth the host checks the server
+# against; nothing here reads what the agent sent.
+. /twilight/lib.sh
+. /etc/twilight/guest.env
+: "${N:=5}" "${AGENT_KILL:=0}" "${PHASE_DELAY:=0}"
+SPOOL=/var/spool/twilight-agent
+STATE=/var/lib/twilight-agent
+M=/sys/fs/cgroup/memory
+U=/sys/fs/cgroup/unified
+AGENT=""
+STARTS=0
+
+fail() {
+	echo "FLEET-FAIL $*"
+	echo "--- agent log"
+	tail -n 40 /tmp/agent.log 2>&1
+	exit 3
+}
+
+# start_agent: start the agent and wait until it has logged "started:"
+# (its signal handling is set up by then: a SIGHUP sent earlier would end
+# it, and TCG guests on a loaded host can take many seconds to get there).
+start_agent() {
+	twilight-agent -c /etc/twilight/agent.conf >>/tmp/agent.log 2>&1 &
+	AGENT=$!
+	STARTS=$((STARTS + 1))
+	i=0
+	while [ "$(grep -c ': started: ' /tmp/agent.log)" -lt $STARTS ]; do
+		kill -0 "$AGENT" 2>/dev/null || fail "agent exited at start"
+		i=$((i + 1))
+		[ $i -lt 1200 ] || fail "agent not started after 600 s"
+		sleep 0.5
+	done
+	echo "FLEET-AGENT-START $STARTS uptime=$(cut -d' ' -f1 /proc/uptime)"
+}
+
+# step ARGS...: run twl-workload once and put its log line on the console.
+step() {
+	out=$(twl-workload "$@")
+	rc=$?
+	[ $rc -le 1 ] || fail "twl-workload $* exited $rc"
+	line=$(echo "$out" | grep '^workload op=')
+	[ -n "$line" ] || fail "twl-workload $* logged nothing"
+	echo "FLEET-WORKLOAD $line"
+}
+
+# spool_count: batches waiting in the agent's spool.
+spool_count() {
+	find $SPOOL -maxdepth 1 -type f ! -name '.*' 2>/dev/null | wc -l
+}
+
+# drained K: wait until the agent has spooled and delivered everything of
+# phase K (pacing only: the host checks the server itself).
+drained() {
+	sleep 3 # > batch_interval: the phase's records are in a batch
+	i=0
+	while [ "$(spool_count)" != 0 ]; do
+		kill -0 "$AGENT" 2>/dev/null || fail "agent died (phase $1)"
+		i=$((i + 1))
+		[ $i -lt 1200 ] || fail "spool not drained after 600 s (phase $1)"
+		sleep 0.5
+	done
+	echo "FLEET-PHASE $1 delivered"
+}
+
+phase() {
+	echo "FLEET-PHASE $1 begin"
+	[ "$PHASE_DELAY" = 0 ] || sleep "$PHASE_DELAY"
+}
+
+hostname "$NAME"
+mkdir -p $SPOOL $STATE
+case "$ROLE" in
+containers | oomd)
+	mkdir -p $M
+	mount -t cgroup -o memory memory $M || fail "mount v1 memory"
+	;;
+v2)
+	mkdir -p $U
+	mount -t cgroup2 none $U || fail "mount cgroup2"
+	echo "+memory" >$U/cgroup.subtree_control || fail "enable memory in cgroup2"
+	;;
+*) fail "unknown ROLE '$ROLE'" ;;
+esac
+twilight-agent -c /etc/twilight/agent.conf --check-config >/tmp/check.log 2>&1 ||
+	{ cat /tmp/check.log; fail "agent config rejected"; }
+start_agent
+
+# Phases: each uses knobs whose warning has not fired yet this boot, so
+# every phase gives the agent something new to deliver.
+case "$ROLE" in
+containers)
+	C1=$M/system.slice/docker-0123456789ab.scope
+	C2=$M/kubepods.slice/cri-containerd-fedcba987654.scope
+	mkdir -p $C1 $C2 || fail "mkdir container cgroups"
+	phase 1
+	step -c $C1 -n $N -N containerd-shim write memory.kmem.tcp.limit_in_bytes 104857600
+	echo "FLEET-PHASE 1 end"
+	if [ "$AGENT_KILL" = 1 ]; then
+		sleep 2
+		kill -9 "$AGENT"
+		wait "$AGENT" 2>/dev/null
+		echo "FLEET-AGENT-KILLED uptime=$(cut -d' ' -f1 /proc/uptime)"
+		phase 2
+		step -c $C2 -n $N -N 'runc:[2:INIT]' write memory.soft_limit_in_bytes 67108864
+		echo "FLEET-PHASE 2 end"
+		start_agent
+	else
+		drained 1
+		phase 2
+		step -c $C2 -n $N -N 'runc:[2:INIT]' write memory.soft_limit_in_bytes 67108864
+		echo "FLEET-PHASE 2 end"
+	fi
+	drained 2
+	phase 3
+	step -c $C1 -n $N -N dockerd write memory.kmem.limit_in_bytes 209715200
+	echo "FLEET-PHASE 3 end"
+	drained 3
+	phase 4
+	step -c $C2 -n $N -N kubelet write memory.move_charge_at_immigrate 1
+	echo "FLEET-PHASE 4 end"
+	drained 4
+	;;
+oomd)
+	D=$M/oomd.slice/app.service
+	mkdir -p $D || fail "mkdir $D"
+	phase 1
+	step -c $D -n $N -N oom-notifier event memory.oom_control
+	echo "FLEET-PHASE 1 end"
+	drained 1
+	phase 2
+	step -c $D -n $N -N oom-notifier event memory.pressure_level critical
+	echo "FLEET-PHASE 2 end"
+	drained 2
+	phase 3
+	step -c $D -n $N -N oom-tuner write memory.oom_control 1
+	echo "FLEET-PHASE 3 end"
+	drained 3
+	phase 4
+	step -c $M/batch -n $N -N flat-batch write memory.use_hierarchy 0
+	echo "FLEET-PHASE 4 end"
+	drained 4
+	;;
+v2)
+	phase 1
+	step -c $U/web -n $N -N v2-web write memory.max 209715200
+	step -c $U/web -n $N -N v2-web write memory.high 104857600
+	step -c $U/web -n $N -N v2-web read memory.pressure
+	echo "FLEET-PHASE 1 end"
+	drained 1
+	;;
+esac
+# A fresh census (taken at start and on SIGHUP) with the knobs now set.
+phase census
+kill -HUP "$AGENT"
+echo "FLEET-PHASE census end"
+drained census
+echo "FLEET-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+while :; do
+	kill -0 "$AGENT" 2>/dev/null || fail "agent died after the workload"
+	sleep 2
+done

@@ -1,0 +1,65 @@
+#!/bin/bash
+# tests/guest/e2e/e2e.sh OUTDIR: the fleet end to end, headless (issue 8).
+#
+# Builds the guest programs without sanitizers (FLEET_BUILD, default
+# $TWILIGHT_BINARY_DIR/fleet-rel, shared with faults.sh), takes the
+# patched kernel from kernel/build's cache, starts twilight-server on a
+# fresh data directory (127.0.0.1, zero configuration plus --san 10.0.2.100
+# for the guests) and boots three guests, each running twilight-agent over
+# TLS through guestfwd:
+#   fleet-containers  v1 memory, docker/containerd-style cgroups: tcp and
+#                     soft limits, kmem limit, move_charge
+#   fleet-oomd        v1 memory, an OOM-notifier daemon: oom_control and
+#                     pressure_level eventfds, a direct oom_control write,
+#                     use_hierarchy=0
+#   fleet-v2          pure cgroup v2, no deprecated use
+# Then asserts through the API, with the admin token, that every host's
+# features and warning counts equal what its workload did (from the
+# workload's own log lines on the serial console, never from the agent),
+# that the fleet-wide warning total per feature matches, that each guest is
+# a distinct host and that the v2 guest reports nothing deprecated.
+# Prints boot-to-first-report per guest and the whole time.
+set -uo pipefail
+OUT=${1:?usage: e2e.sh OUTDIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../../fleet/fleet.sh"
+. "$HERE/../../fleet/check.sh"
+T_ALL=$(date +%s)
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+trap 'fleet_stop_all' EXIT
+trap 'exit 130' INT TERM
+
+rm -rf "$OUT/data" "$OUT/guests" "$OUT/server.log"
+mkdir -p "$OUT"
+fleet_init "$OUT" || fail "setup"
+fleet_build "${FLEET_BUILD:-${TWILIGHT_BINARY_DIR:-$OUT}/fleet-rel}" || fail "build"
+fleet_kernel || fail "kernel"
+fleet_initramfs || fail "initramfs"
+fleet_server_start "$OUT/data" "$FLEET_SERVER" || fail "server"
+echo "server on 127.0.0.1:$FLEET_PORT, data $OUT/data"
+
+GUESTS="fleet-containers fleet-oomd fleet-v2"
+T_BOOT=$(date +%s)
+fleet_guest_start fleet-containers containers N=5
+fleet_guest_start fleet-oomd oomd N=5
+fleet_guest_start fleet-v2 v2 N=5
+echo "=== boot to first report (s, from QEMU start to the host appearing in the API)"
+fleet_wait_hosts 600 $GUESTS | tee "$OUT/first-report.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "not every guest reported"
+for g in $GUESTS; do
+	fleet_wait_console $g '^FLEET-DONE' 900 || fail "guest $g did not finish its workload"
+done
+echo "all guests done $(($(date +%s) - T_BOOT)) s after boot"
+
+echo "=== checks"
+fleet_check_host fleet-containers v1 || fail "fleet-containers"
+fleet_check_host fleet-oomd v1 || fail "fleet-oomd"
+fleet_check_host fleet-v2 v2 || fail "fleet-v2"
+[ -z "$(fleet_expected fleet-v2)" ] || fail "the v2 workload was expected to cause warnings"
+fleet_check_fleet $GUESTS || fail "fleet totals"
+fleet_stop_all
+trap - EXIT
+echo "PASS: fleet end to end in $(($(date +%s) - T_ALL)) s (boot to first report: $(tr '\n' ' ' <"$OUT/first-report.txt"))"
