@@ -92,7 +92,7 @@ struct twl_bpf_usage_key {
 };
 
 struct twl_bpf_usage_val {
-	__u64 count; /* attempts, counted at entry */
+	__u64 count; /* attempts (each counted once, when it returns) */
 	__u64 failed; /* attempts that returned an error */
 	__u64 condition_met; /* attempts for which the warning condition held */
 	__u64 first_ns; /* CLOCK_MONOTONIC */

@@ -5,11 +5,14 @@
  *
  * Attach points (see /work/shared/reference/memcg-v1.md section 3; no
  * tracepoint fires on cgroup control-file access):
- *  - fentry/fexit cgroup_file_write: every write() to a cgroup control file.
- *    The attempt is counted at entry (a write that then fails, such as
- *    use_hierarchy=0, is the usage that matters); the exit adds failures
- *    only, rebuilding the key (see twl_write_exit: no per-task map, which
- *    cost an LRU update and delete on every counted write).
+ *  - fexit cgroup_file_write: every write() to a cgroup control file. One
+ *    program, at exit, counts the attempt and, in the same step, whether it
+ *    failed: every attempt returns, and fexit sees the arguments as well as
+ *    the result, so "count every attempt, failed ones too" holds with one
+ *    trampoline program instead of an fentry + fexit pair (the fentry half
+ *    cost every cgroup file write, v2 ones included, a second program
+ *    invocation). The written buffer is still intact at exit: the handlers
+ *    whose value matters (use_hierarchy, write_u64) only kstrtoull it.
  *  - fexit cgroup_file_open: reads, counted once per open for reading.
  *    Chosen over cgroup_seqfile_show because seq_read calls show again
  *    when its buffer overflows and once per record, so counting there
@@ -20,9 +23,10 @@
  *    (memory.oom_control, memory.pressure_level, memory.usage_in_bytes,
  *    memory.memsw.usage_in_bytes).
  *
- * Only v1 hierarchies count: an access to a v2 file (or a v1 core file)
- * costs one early exit, one read of cftype::flags (only v1 controller files
- * carry __CFTYPE_NOT_ON_DFL). Then only files of the memory controller
+ * Only v1 hierarchies count: an access to a v2 file costs one early exit on
+ * the superblock magic (three plain loads, no helper call); a v1 core file
+ * costs one more read, of cftype::flags (only v1 controller files carry
+ * __CFTYPE_NOT_ON_DFL). Then only files of the memory controller
  * (cft->ss->id == memory_cgrp_id) on a v1 hierarchy (hierarchy_id != 0)
  * that user space put into twl_files (from the catalog) are counted; the
  * answer per cftype is cached in twl_cft. Nothing is sent per event: user
@@ -52,6 +56,8 @@ char LICENSE[] SEC("license") = "GPL";
  * CO-RE-relocatable) from v4.6 to at least v6.18 (checked in both BTFs).
  */
 #define TWL_CFTYPE_NOT_ON_DFL (1u << 17)
+/* include/uapi/linux/magic.h: the cgroup2 filesystem's s_magic. */
+#define TWL_CGROUP2_SUPER_MAGIC 0x63677270
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -118,14 +124,19 @@ static __always_inline void count_overflow(__u32 idx)
 }
 
 /*
- * The cftype of control file @kn when it is a v1 controller file, else 0:
- * the single early exit for v2 files and v1 core files.
+ * The cftype of open control file @of when it is a v1 controller file,
+ * else 0: the early exit for v2 files (superblock magic, plain loads through
+ * BTF-typed pointers) and v1 core files (cftype::flags, one helper read:
+ * kernfs_node::priv is void *, so the verifier has lost its type).
  */
-static __always_inline __u64 legacy_cft(struct kernfs_node *kn)
+static __always_inline __u64 legacy_cft(struct kernfs_open_file *of)
 {
-	struct cftype *cft = kn->priv;
+	struct cftype *cft;
 	unsigned int flags = 0;
 
+	if (of->file->f_inode->i_sb->s_magic == TWL_CGROUP2_SUPER_MAGIC)
+		return 0;
+	cft = of->kn->priv;
 	if (!cft)
 		return 0;
 	bpf_core_read(&flags, sizeof(flags), &cft->flags);
@@ -258,6 +269,10 @@ static __always_inline void count_use(struct twl_bpf_usage_key *k,
 				      bool met, bool failed)
 {
 	struct twl_bpf_usage_val *v, init = {};
+	/*
+	 * Not bpf_ktime_get_coarse_ns(): 6.1 refuses it in tracing programs
+	 * (it takes the timekeeping seqlock).
+	 */
 	__u64 now = bpf_ktime_get_ns();
 	long err;
 
@@ -326,20 +341,27 @@ file_lookup(struct kernfs_node *kn, __u64 cft, int mem_id, __u16 flag)
 }
 
 /*
- * Build the usage key of an access to control file @kn by the current task.
- * Returns the target directory, or NULL when the access is not counted.
+ * Build the usage key of an access to open control file @of by the current
+ * task. Returns the target directory, or NULL when the access is not counted.
+ *
+ * The target's hierarchy is the writer's: a memory-controller v1 file exists
+ * only in the one hierarchy the memory controller is bound to, and the
+ * writer's memory css lives in that same hierarchy, so its hierarchy id is
+ * read through BTF-typed pointers instead of two helper reads via the void
+ * kernfs_node::priv (kept as the fallback when the writer has no memory css).
  */
 static __always_inline struct kernfs_node *
-access_key(struct kernfs_node *kn, __u16 flag, __u32 op,
+access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 	   struct twl_bpf_usage_key *k, __u16 *cond, struct cgroup **w)
 {
+	struct kernfs_node *kn = of->kn;
 	struct twl_bpf_file_val *fv;
 	struct kernfs_node *dir;
 	__u64 cft;
 	int mem_id;
 	__u32 hier;
 
-	cft = legacy_cft(kn);
+	cft = legacy_cft(of);
 	if (!cft)
 		return NULL; /* v2 or v1 core file: the early exit */
 	mem_id = twl_memory_cgrp_id();
@@ -349,10 +371,11 @@ access_key(struct kernfs_node *kn, __u16 flag, __u32 op,
 	dir = twl_kn_parent(kn);
 	if (!dir)
 		return NULL;
-	hier = cgroup_hier((struct cgroup *)dir->priv);
+	__builtin_memset(k, 0, sizeof(*k));
+	*w = key_set_writer(k, mem_id);
+	hier = *w ? k->writer_hier : cgroup_hier((struct cgroup *)dir->priv);
 	if (!hier)
 		return NULL;
-	__builtin_memset(k, 0, sizeof(*k));
 	k->file_id = fv->id;
 	k->op = op;
 	k->target_hier = hier;
@@ -360,13 +383,16 @@ access_key(struct kernfs_node *kn, __u16 flag, __u32 op,
 	if (op != TWL_BPF_OP_READ)
 		k->target_cgid = dir->id; /* the cgroup's kernfs node id */
 	*cond = fv->cond;
-	*w = key_set_writer(k, mem_id);
 	return dir;
 }
 
-SEC("fentry/cgroup_file_write")
-int BPF_PROG(twl_write_entry, struct kernfs_open_file *of, char *buf,
-	     size_t nbytes, loff_t off)
+/*
+ * Every write to a cgroup control file: the attempt and, in the same step,
+ * its failure (see the header comment for why one fexit program suffices).
+ */
+SEC("fexit/cgroup_file_write")
+int BPF_PROG(twl_write, struct kernfs_open_file *of, char *buf, size_t nbytes,
+	     loff_t off, ssize_t ret)
 {
 	struct twl_bpf_usage_key k;
 	struct kernfs_node *dir;
@@ -375,37 +401,11 @@ int BPF_PROG(twl_write_entry, struct kernfs_open_file *of, char *buf,
 
 	if (!nbytes)
 		return 0; /* the kernel ignores an empty write */
-	dir = access_key(of->kn, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k,
-			 &cond, &w);
+	dir = access_key(of, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k, &cond,
+			 &w);
 	if (!dir)
 		return 0;
-	count_use(&k, dir, w, cond_met(cond, dir, buf), false);
-	return 0;
-}
-
-/*
- * The result: only a failure needs work. The key is built again from the
- * same open file and task (no per-task state to keep between entry and
- * exit); it differs from the entry's only if the writer's comm, uid or
- * memory cgroup changed during the write itself.
- */
-SEC("fexit/cgroup_file_write")
-int BPF_PROG(twl_write_exit, struct kernfs_open_file *of, char *buf,
-	     size_t nbytes, loff_t off, ssize_t ret)
-{
-	struct twl_bpf_usage_key k;
-	struct twl_bpf_usage_val *v;
-	struct cgroup *w;
-	__u16 cond;
-
-	if (ret >= 0 || !nbytes)
-		return 0;
-	if (!access_key(of->kn, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k,
-			&cond, &w))
-		return 0;
-	v = bpf_map_lookup_elem(&twl_usage, &k);
-	if (v)
-		__sync_fetch_and_add(&v->failed, 1);
+	count_use(&k, dir, w, cond_met(cond, dir, buf), ret < 0);
 	return 0;
 }
 
@@ -419,8 +419,8 @@ int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
 
 	if (!(of->file->f_mode & FMODE_READ))
 		return 0;
-	dir = access_key(of->kn, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_READ, &k,
-			 &cond, &w);
+	dir = access_key(of, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_READ, &k, &cond,
+			 &w);
 	if (!dir)
 		return 0;
 	count_use(&k, NULL, w, false,

@@ -37,7 +37,7 @@ attach() {
 }
 detach() {
 	# Unpinning the links and ending the holder detaches the programs.
-	rm -f $P/twl_write_entry $P/twl_write_exit $P/twl_open_exit $P/twl_oom_register \
+	rm -f $P/twl_write $P/twl_open_exit $P/twl_oom_register \
 		$P/twl_pressure_register $P/twl_usage_register $P/twl_memsw_register
 	kill -9 $HOLD
 	wait $HOLD 2>/dev/null
@@ -50,6 +50,12 @@ measure() {
 	echo "run mode=$1 file=$2 round=$r $out"
 }
 
+# fentry/fexit programs need the JIT (trampolines are JIT code); say so, so
+# the figures are known to measure JIT code, not the interpreter.
+jit=$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null) || fail "no /proc/sys/net/core/bpf_jit_enable"
+echo "bpf_jit_enable=$jit"
+echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+[ "$jit" != 0 ] || fail "the guest kernel runs BPF in the interpreter (bpf_jit_enable=0)"
 echo "=== emulated guest (QEMU TCG): $ROUNDS rounds of $COUNT writes per file and mode"
 r=1
 while [ $r -le "$ROUNDS" ]; do
