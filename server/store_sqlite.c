@@ -29,6 +29,9 @@ enum {
 	W_TOKEN_REVOKE,
 	W_KEY_INS,
 	W_KEY_REVOKE,
+	W_SAVEPOINT,
+	W_SP_ROLLBACK,
+	W_SP_RELEASE,
 	W_N,
 };
 
@@ -108,6 +111,10 @@ static const char *const wsql[W_N] = {
 		"INSERT INTO host_keys(key_hash, host_id, created) VALUES(?1, ?2, ?3)",
 	[W_KEY_REVOKE] =
 		"UPDATE host_keys SET revoked = ?2 WHERE host_id = ?1 AND revoked IS NULL",
+	/* Per-batch savepoint, prepared once like the rest (not re-parsed). */
+	[W_SAVEPOINT] = "SAVEPOINT batch",
+	[W_SP_ROLLBACK] = "ROLLBACK TO batch",
+	[W_SP_RELEASE] = "RELEASE batch",
 };
 
 static const char *const rsql[R_N] = {
@@ -165,7 +172,13 @@ static int open_conn(const char *path, sqlite3 **out)
 	rc = sqlite3_exec(
 		db,
 		"PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-		" PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
+		" PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"
+		/*
+		 * 32 MiB of page cache per connection (default 2 MiB): ingest
+		 * touches index pages all over the usage table, and every
+		 * cache miss is a pread() copy (~12% of the writer's CPU).
+		 */
+		" PRAGMA cache_size = -32768;",
 		NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
@@ -872,15 +885,15 @@ int twl_store_ingest(struct twl_store *s, const char *host_id,
 {
 	int ret, rc;
 
-	rc = sqlite3_exec(s->wdb, "SAVEPOINT batch", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return twl_sqlite_errno(rc);
+	ret = step_done(s->ws[W_SAVEPOINT]);
+	if (ret)
+		return ret;
 	ret = ingest_body(s, host_id, report, now);
 	if (ret < 0)
-		sqlite3_exec(s->wdb, "ROLLBACK TO batch", NULL, NULL, NULL);
-	rc = sqlite3_exec(s->wdb, "RELEASE batch", NULL, NULL, NULL);
-	if (ret >= 0 && rc != SQLITE_OK)
-		ret = twl_sqlite_errno(rc);
+		step_done(s->ws[W_SP_ROLLBACK]);
+	rc = step_done(s->ws[W_SP_RELEASE]);
+	if (ret >= 0 && rc)
+		ret = rc;
 	return ret;
 }
 

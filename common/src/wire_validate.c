@@ -57,9 +57,25 @@ struct objspec {
 	int (*check)(struct ctx *c, const json_t *obj);
 };
 
+/*
+ * The path of the value being checked is kept as a stack of segments
+ * (a member name or an array index) and only rendered into text when a
+ * check fails: valid reports, the common case, never format a path.
+ */
+#define PATH_SEGS 64
+/* Members per object spec whose lookups check_object() keeps. */
+#define SPEC_CACHED 24
+
+struct path_seg {
+	const char *key; /* NULL: an array index */
+	size_t index;
+};
+
 struct ctx {
 	struct twl_verr *err;
 	long long version;
+	struct path_seg seg[PATH_SEGS];
+	size_t nseg; /* may exceed PATH_SEGS; only the first ones are kept */
 	char path[256];
 	size_t plen;
 };
@@ -270,6 +286,46 @@ static void ascii_copy(char *out, size_t cap, const char *s, size_t len)
 	out[i] = '\0';
 }
 
+/* Append one segment to the rendered path (cut when 256 bytes are full). */
+static void render_key(struct ctx *c, const char *key)
+{
+	size_t room = sizeof(c->path) - c->plen;
+
+	if (room > 1) {
+		int n = snprintf(c->path + c->plen, room, "%s",
+				 c->plen ? "." : "");
+
+		ascii_copy(c->path + c->plen + n, room - (size_t)n, key,
+			   strlen(key));
+		c->plen += strlen(c->path + c->plen);
+	}
+}
+
+static void render_index(struct ctx *c, size_t i)
+{
+	size_t room = sizeof(c->path) - c->plen;
+
+	if (room > 1) {
+		snprintf(c->path + c->plen, room, "[%zu]", i);
+		c->plen += strlen(c->path + c->plen);
+	}
+}
+
+/* Render the segment stack into c->path (only on failure). */
+static void path_render(struct ctx *c)
+{
+	size_t i, n = c->nseg < PATH_SEGS ? c->nseg : PATH_SEGS;
+
+	c->plen = 0;
+	c->path[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (c->seg[i].key)
+			render_key(c, c->seg[i].key);
+		else
+			render_index(c, c->seg[i].index);
+	}
+}
+
 __attribute__((format(printf, 3, 4))) static int
 fail(struct ctx *c, const char *code, const char *fmt, ...)
 {
@@ -279,6 +335,7 @@ fail(struct ctx *c, const char *code, const char *fmt, ...)
 
 	if (!e)
 		return -EINVAL;
+	path_render(c);
 	snprintf(e->code, sizeof(e->code), "%s", code);
 	if (c->plen < sizeof(e->field)) {
 		memcpy(e->field, c->path, c->plen + 1);
@@ -293,37 +350,33 @@ fail(struct ctx *c, const char *code, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Path segments: returns the old length to restore with path_pop(). */
+/*
+ * Path segments: returns the old depth to restore with path_pop(). @key
+ * must stay valid until the segment is popped (it is only read by fail()).
+ */
 static size_t path_push_key(struct ctx *c, const char *key)
 {
-	size_t old = c->plen, room = sizeof(c->path) - c->plen;
+	size_t old = c->nseg;
 
-	if (room > 1) {
-		int n = snprintf(c->path + c->plen, room, "%s",
-				 c->plen ? "." : "");
-
-		ascii_copy(c->path + c->plen + n, room - (size_t)n, key,
-			   strlen(key));
-		c->plen += strlen(c->path + c->plen);
-	}
+	if (c->nseg < PATH_SEGS)
+		c->seg[c->nseg] = (struct path_seg){ .key = key };
+	c->nseg++;
 	return old;
 }
 
 static size_t path_push_index(struct ctx *c, size_t i)
 {
-	size_t old = c->plen, room = sizeof(c->path) - c->plen;
+	size_t old = c->nseg;
 
-	if (room > 1) {
-		snprintf(c->path + c->plen, room, "[%zu]", i);
-		c->plen += strlen(c->path + c->plen);
-	}
+	if (c->nseg < PATH_SEGS)
+		c->seg[c->nseg] = (struct path_seg){ .key = NULL, .index = i };
+	c->nseg++;
 	return old;
 }
 
 static void path_pop(struct ctx *c, size_t old)
 {
-	c->plen = old;
-	c->path[old] = '\0';
+	c->nseg = old;
 }
 
 static const char *type_name(const json_t *v)
@@ -378,12 +431,11 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 	if ((m->str_flags & (S_NONEMPTY | S_ID)) && !len)
 		return fail(c, TWL_VERR_BAD_VALUE, "%s must not be empty",
 			    what);
-	ascii_copy(q, sizeof(q), s, len);
 	if ((m->str_flags & S_ID) && !is_id(s, len))
-		return fail(
-			c, TWL_VERR_BAD_VALUE,
-			"\"%s\" is not an identifier: use lowercase hex digits and '-' only",
-			q);
+		return ascii_copy(q, sizeof(q), s, len),
+		       fail(c, TWL_VERR_BAD_VALUE,
+			    "\"%s\" is not an identifier: use lowercase hex digits and '-' only",
+			    q);
 	if (m->enums) {
 		for (i = 0; m->enums[i]; i++)
 			if (strlen(m->enums[i]) == len &&
@@ -392,6 +444,7 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 		if (!m->enums[i]) {
 			char allowed[96] = "";
 
+			ascii_copy(q, sizeof(q), s, len);
 			for (i = 0; m->enums[i]; i++)
 				snprintf(allowed + strlen(allowed),
 					 sizeof(allowed) - strlen(allowed),
@@ -402,10 +455,10 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 		}
 	}
 	if ((m->str_flags & S_FEATURE) && !twl_catalog_find(s))
-		return fail(
-			c, TWL_VERR_UNKNOWN_FEATURE,
-			"\"%s\" is not a feature id of the receiver's catalog (version %u); upgrade the receiver's catalog or fix the sender",
-			q, twl_catalog_version());
+		return ascii_copy(q, sizeof(q), s, len),
+		       fail(c, TWL_VERR_UNKNOWN_FEATURE,
+			    "\"%s\" is not a feature id of the receiver's catalog (version %u); upgrade the receiver's catalog or fix the sender",
+			    q, twl_catalog_version());
 	return 0;
 }
 
@@ -414,35 +467,55 @@ static int check_value(struct ctx *c, const struct member *m, const json_t *v);
 static int check_object(struct ctx *c, const struct objspec *spec,
 			const json_t *obj)
 {
+	json_t *vals[SPEC_CACHED] = { NULL };
 	const char *key;
 	json_t *v;
-	size_t i, old, klen;
+	size_t i, old, klen, known = 0;
 	int ret;
 
-	/* Unknown members first: a misspelt name is reported as itself. */
-	json_object_keylen_foreach((json_t *)obj, key, klen, v)
-	{
-		for (i = 0; i < spec->n_members; i++)
-			if (strlen(spec->members[i].name) == klen &&
-			    !memcmp(spec->members[i].name, key, klen) &&
-			    c->version >= (spec->members[i].since ?
-						   spec->members[i].since :
-						   1))
-				break;
-		if (i == spec->n_members) {
-			old = path_push_key(c, key);
-			ret = fail(
-				c, TWL_VERR_UNKNOWN_FIELD,
-				"%s has no member of this name in wire version %lld; remove it",
-				spec->what, c->version);
-			path_pop(c, old);
-			return ret;
-		}
-	}
+	/*
+	 * Look each member of the spec up once (hash lookups). When the
+	 * members found account for every member of the object, there is no
+	 * unknown one and the per-key scan below is skipped.
+	 */
 	for (i = 0; i < spec->n_members; i++) {
 		const struct member *m = &spec->members[i];
 
+		if (c->version < (m->since ? m->since : 1))
+			continue;
 		v = json_object_get(obj, m->name);
+		if (i < SPEC_CACHED)
+			vals[i] = v;
+		if (v)
+			known++;
+	}
+	/* Unknown members first: a misspelt name is reported as itself. */
+	if (known != json_object_size(obj))
+		json_object_keylen_foreach((json_t *)obj, key, klen, v)
+		{
+			for (i = 0; i < spec->n_members; i++)
+				if (strlen(spec->members[i].name) == klen &&
+				    !memcmp(spec->members[i].name, key, klen) &&
+				    c->version >=
+					    (spec->members[i].since ?
+						     spec->members[i].since :
+						     1))
+					break;
+			if (i == spec->n_members) {
+				old = path_push_key(c, key);
+				ret = fail(
+					c, TWL_VERR_UNKNOWN_FIELD,
+					"%s has no member of this name in wire version %lld; remove it",
+					spec->what, c->version);
+				path_pop(c, old);
+				return ret;
+			}
+		}
+	for (i = 0; i < spec->n_members; i++) {
+		const struct member *m = &spec->members[i];
+
+		/* A member newer than the version was reported above if sent. */
+		v = i < SPEC_CACHED ? vals[i] : json_object_get(obj, m->name);
 		old = path_push_key(c, m->name);
 		if (!v && (m->flags & M_REQ))
 			ret = fail(c, TWL_VERR_MISSING_FIELD,
@@ -666,20 +739,25 @@ struct scan_level {
 	char type; /* '[' or '{' */
 	bool expect_key;
 	size_t index;
+	size_t key_off, key_len; /* the last member name, copied on failure */
 	char key[48];
 };
 
 /* Path of the value at the scan position, from the first @depth levels. */
-static void scan_path(struct ctx *c, const struct scan_level *lv, int depth)
+static void scan_path(struct ctx *c, struct scan_level *lv, int depth,
+		      const char *buf)
 {
 	int i;
 
 	path_pop(c, 0);
 	for (i = 0; i < depth; i++) {
-		if (lv[i].type == '[')
+		if (lv[i].type == '[') {
 			path_push_index(c, lv[i].index);
-		else
+		} else {
+			ascii_copy(lv[i].key, sizeof(lv[i].key),
+				   buf + lv[i].key_off, lv[i].key_len);
 			path_push_key(c, lv[i].key);
+		}
 	}
 }
 
@@ -694,7 +772,7 @@ static int prescan(struct ctx *c, const char *buf, size_t len)
 	struct scan_level lv[TWL_WIRE_MAX_DEPTH];
 	size_t i, start = 0;
 	int depth = 0;
-	bool in_str = false, esc = false, is_key = false;
+	bool in_str = false, esc = false, is_key = false, not_ascii = false;
 
 	if (len > TWL_WIRE_MAX_DOC_BYTES)
 		return fail(
@@ -705,31 +783,38 @@ static int prescan(struct ctx *c, const char *buf, size_t len)
 		char ch = buf[i];
 
 		if (in_str) {
+			/* Only strings with a NUL or a non-ASCII byte need
+			 * the full UTF-8 check. */
+			if (ch == 0 || (unsigned char)ch >= 0x80)
+				not_ascii = true;
 			if (esc) {
 				esc = false;
 			} else if (ch == '\\') {
 				esc = true;
 			} else if (ch == '"') {
 				in_str = false;
-				if (!twl_utf8_valid(buf + start, i - start)) {
+				if (not_ascii &&
+				    !twl_utf8_valid(buf + start, i - start)) {
 					scan_path(c, lv,
-						  is_key ? depth - 1 : depth);
+						  is_key ? depth - 1 : depth,
+						  buf);
 					return fail(
 						c, TWL_VERR_INVALID_UTF8,
 						"%s is not valid UTF-8 or contains a NUL byte; send text as UTF-8 (escape other bytes)",
 						is_key ? "a member name" :
 							 "the string");
 				}
-				if (is_key)
-					ascii_copy(lv[depth - 1].key,
-						   sizeof(lv[depth - 1].key),
-						   buf + start, i - start);
+				if (is_key) {
+					lv[depth - 1].key_off = start;
+					lv[depth - 1].key_len = i - start;
+				}
 			}
 			continue;
 		}
 		switch (ch) {
 		case '"':
 			in_str = true;
+			not_ascii = false;
 			start = i + 1;
 			is_key = depth > 0 && lv[depth - 1].type == '{' &&
 				 lv[depth - 1].expect_key;
@@ -737,7 +822,7 @@ static int prescan(struct ctx *c, const char *buf, size_t len)
 		case '{':
 		case '[':
 			if (depth == TWL_WIRE_MAX_DEPTH) {
-				scan_path(c, lv, depth);
+				scan_path(c, lv, depth, buf);
 				return fail(
 					c, TWL_VERR_TOO_DEEP,
 					"nesting deeper than %d levels of arrays and objects",
@@ -746,7 +831,8 @@ static int prescan(struct ctx *c, const char *buf, size_t len)
 			lv[depth].type = ch;
 			lv[depth].expect_key = ch == '{';
 			lv[depth].index = 0;
-			lv[depth].key[0] = '\0';
+			lv[depth].key_off = 0;
+			lv[depth].key_len = 0;
 			depth++;
 			break;
 		case '}':
