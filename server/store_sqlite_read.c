@@ -537,6 +537,35 @@ out:
 	return rc;
 }
 
+/* Kernel releases of the hosts using feature @id in [@since, @until], top N. */
+static int kernels_into(struct rctx *c, const char *id, int64_t since,
+			int64_t until, json_t *arr)
+{
+	sqlite3_stmt *st;
+	bool row;
+	int rc = 0;
+
+	st = stmt(c, Q_KERNELS, &rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int64(st, 3, until);
+	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
+	for (;;) {
+		TRY(step(st, &row));
+		if (!row)
+			break;
+		TRY(push(arr,
+			 json_pack("{s:o, s:I}", "kernel", col_str(st, 0),
+				   "hosts",
+				   (json_int_t)sqlite3_column_int64(st, 1))));
+	}
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
 /* ---- summary -------------------------------------------------------- */
 
 int twl_read_summary(struct twl_store *s, int64_t now, json_t **out)
@@ -743,21 +772,7 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	TRY(top_list(&c, Q_TOP_PROCESSES, f->id, since, until, "process", arr));
 
 	TRY(set(doc, "kernels", arr = json_array()));
-	STMT(st, Q_KERNELS);
-	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int64(st, 3, until);
-	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:o, s:I}", "kernel", col_str(st, 0),
-				   "hosts",
-				   (json_int_t)sqlite3_column_int64(st, 1))));
-	}
-	sqlite3_reset(st);
+	TRY(kernels_into(&c, f->id, since, until, arr));
 
 	TRY(set(doc, "timeline", arr = json_array()));
 	TRY(timeline_into(&c, f->id, since / DAY, until / DAY, arr));
@@ -1259,23 +1274,7 @@ static int export_feature(struct rctx *c, const struct twl_feature *f,
 	TRY(set(o, "last_seen", last ? json_integer(last) : json_null()));
 
 	TRY(set(o, "kernels", arr = json_array()));
-	st = stmt(c, Q_KERNELS, &rc);
-	if (!st)
-		return rc;
-	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int64(st, 3, INT64_MAX);
-	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:o, s:I}", "kernel", col_str(st, 0),
-				   "hosts",
-				   (json_int_t)sqlite3_column_int64(st, 1))));
-	}
-	sqlite3_reset(st);
+	TRY(kernels_into(c, f->id, since, INT64_MAX, arr));
 
 	TRY(set(o, "workloads", arr = json_array()));
 	st = stmt(c, full_cgroups ? Q_EXP_WORKLOADS_FULL : Q_EXP_WORKLOADS_KIND,
