@@ -44,6 +44,24 @@ enum {
 	R_N,
 };
 
+/*
+ * The usage upsert: cumulative counters keep their maximum per key, so
+ * replays and resends change nothing. Shared with bench/server-load's raw
+ * SQLite peer, which must run exactly the server's statement.
+ */
+const char twl_sql_usage_upsert[] =
+	"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
+	" writer_cgroup, container, last_pid, count, failed, condition_met,"
+	" first_seen, last_seen)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+	" ON CONFLICT DO UPDATE SET"
+	" container = CASE WHEN excluded.count >= count THEN excluded.container ELSE container END,"
+	" last_pid = CASE WHEN excluded.count >= count THEN excluded.last_pid ELSE last_pid END,"
+	" count = max(count, excluded.count), failed = max(failed, excluded.failed),"
+	" condition_met = max(condition_met, excluded.condition_met),"
+	" first_seen = min(first_seen, excluded.first_seen),"
+	" last_seen = max(last_seen, excluded.last_seen)";
+
 static const char *const wsql[W_N] = {
 	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
 			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
@@ -79,18 +97,7 @@ static const char *const wsql[W_N] = {
 		"SELECT count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
 		" feature_id = ?3 AND file = ?4 AND op = ?5 AND cgroup = ?6 AND"
 		" comm = ?7 AND uid = ?8 AND writer_cgroup = ?9",
-	[W_USAGE_UPSERT] =
-		"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
-		" writer_cgroup, container, last_pid, count, failed, condition_met,"
-		" first_seen, last_seen)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-		" ON CONFLICT DO UPDATE SET"
-		" container = CASE WHEN excluded.count >= count THEN excluded.container ELSE container END,"
-		" last_pid = CASE WHEN excluded.count >= count THEN excluded.last_pid ELSE last_pid END,"
-		" count = max(count, excluded.count), failed = max(failed, excluded.failed),"
-		" condition_met = max(condition_met, excluded.condition_met),"
-		" first_seen = min(first_seen, excluded.first_seen),"
-		" last_seen = max(last_seen, excluded.last_seen)",
+	[W_USAGE_UPSERT] = twl_sql_usage_upsert,
 	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
 	[W_CENSUS_INS] =
 		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time)"

@@ -34,20 +34,7 @@
 
 #include "report_gen.h"
 #include "store.h"
-
-/* The server's usage upsert (server/store_sqlite.c, W_USAGE_UPSERT). */
-static const char usage_upsert[] =
-	"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
-	" writer_cgroup, container, last_pid, count, failed, condition_met,"
-	" first_seen, last_seen)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-	" ON CONFLICT DO UPDATE SET"
-	" container = CASE WHEN excluded.count >= count THEN excluded.container ELSE container END,"
-	" last_pid = CASE WHEN excluded.count >= count THEN excluded.last_pid ELSE last_pid END,"
-	" count = max(count, excluded.count), failed = max(failed, excluded.failed),"
-	" condition_met = max(condition_met, excluded.condition_met),"
-	" first_seen = min(first_seen, excluded.first_seen),"
-	" last_seen = max(last_seen, excluded.last_seen)";
+#include "store_sqlite_internal.h"
 
 struct opts {
 	const char *dir, *modes, *pragma;
@@ -139,7 +126,7 @@ static int run_raw(const struct opts *o, int64_t t0, struct result *res)
 			"PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
 			NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v3(db, usage_upsert, -1,
+		rc = sqlite3_prepare_v3(db, twl_sql_usage_upsert, -1,
 					SQLITE_PREPARE_PERSISTENT, &st, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
