@@ -42,6 +42,9 @@ fail() {
 # (its signal handling is set up by then: a SIGHUP sent earlier would end
 # it, and TCG guests on a loaded host can take many seconds to get there).
 start_agent() {
+	# The log must exist before the first grep: a missing file made the
+	# count empty, the test "bad number", and the wait end at once.
+	touch /tmp/agent.log
 	twilight-agent -c /etc/twilight/agent.conf >>/tmp/agent.log 2>&1 &
 	AGENT=$!
 	STARTS=$((STARTS + 1))
