@@ -27,6 +27,7 @@
 #include <twilight/util.h>
 
 #include "auth.h"
+#include "ingest.h"
 #include "metrics.h"
 #include "ratelimit.h"
 #include "server_internal.h"
@@ -60,6 +61,7 @@ struct conn {
 	pthread_mutex_t lock;
 	bool suspended, completed;
 	int result;
+	struct twl_ingest *in; /* handed back by the writer; freed here */
 	char batch_id[65];
 	double t0;
 	char peer[INET6_ADDRSTRLEN];
@@ -437,6 +439,9 @@ static enum MHD_Result finish_deferred(struct conn *c)
 	struct twl_response resp = { 0 };
 	json_t *j;
 
+	twl_ingest_free(c->in);
+	c->in = NULL;
+
 	if (c->result == 0 || c->result == 1) {
 		j = json_pack("{ss ss}", "status",
 			      c->result ? "duplicate" : "stored", "batch_id",
@@ -456,12 +461,13 @@ static enum MHD_Result finish_deferred(struct conn *c)
 	return send_response(c, &resp);
 }
 
-static void ingest_done(void *arg, int result)
+static void ingest_done(void *arg, int result, struct twl_ingest *in)
 {
 	struct conn *c = arg;
 
 	pthread_mutex_lock(&c->lock);
 	c->result = result;
+	c->in = in;
 	c->completed = true;
 	if (c->suspended) {
 		c->suspended = false;
@@ -476,12 +482,19 @@ int twl_server_defer_ingest(struct twl_server *srv,
 			    json_t *report)
 {
 	struct conn *c = req->priv;
+	struct twl_ingest *in;
 	int ret;
 
-	snprintf(c->batch_id, sizeof(c->batch_id), "%s",
-		 json_string_value(json_object_get(report, "batch_id")));
-	ret = twl_writer_submit(srv->writer, host_id, report, req->now,
-				ingest_done, c);
+	/* The JSON work happens here, on this HTTP thread (ingest.h). */
+	ret = twl_ingest_prepare(report, &in);
+	json_decref(report);
+	if (ret)
+		return ret;
+	snprintf(c->batch_id, sizeof(c->batch_id), "%s", in->batch_id);
+	ret = twl_writer_submit(srv->writer, host_id, in, req->now, ingest_done,
+				c);
+	if (ret)
+		twl_ingest_free(in);
 	return ret ? ret : TWL_HANDLER_DEFERRED;
 }
 
@@ -576,6 +589,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 	if (!c)
 		return;
 	twl_buf_fini(&c->body);
+	twl_ingest_free(c->in);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	*con_cls = NULL;

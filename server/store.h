@@ -91,6 +91,16 @@ int twl_store_write_end(struct twl_store *s, bool commit);
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now);
 
+struct twl_ingest;
+
+/*
+ * The same for a report already flattened by twl_ingest_prepare()
+ * (ingest.h): what the group-commit writer calls, so that the JSON work
+ * stays on the HTTP threads. Same results as twl_store_ingest().
+ */
+int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
+			      const struct twl_ingest *in, int64_t now);
+
 /* Whether batch_id is already stored (any thread). 1 yes, 0 no, <0 error. */
 int twl_store_batch_seen(struct twl_store *s, const char *batch_id);
 

@@ -12,6 +12,7 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
+#include "ingest.h"
 #include "migrate.h"
 #include "store_sqlite_internal.h"
 
@@ -540,18 +541,6 @@ int twl_store_write_end(struct twl_store *s, bool commit)
 	return twl_sqlite_errno(rc);
 }
 
-static const char *jstr(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
-}
-
-static json_int_t jint(const json_t *o, const char *k)
-{
-	return json_integer_value(json_object_get(o, k));
-}
-
 /*
  * Per-batch rollup of feature_host: rows of one batch are summed per
  * feature in memory and written once per feature at the end, instead of
@@ -620,92 +609,73 @@ static int rollup(struct twl_store *s, const char *feature, const char *host_id,
 	return 0;
 }
 
-static int bind_json(sqlite3_stmt *st, int i, const json_t *v)
+/*
+ * Bind ingest text without a copy: the strings live in the prepared
+ * report (ingest.h) until the statement is reset.
+ */
+static void bind_static(sqlite3_stmt *st, int i, const char *v)
 {
-	char *txt;
+	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
 
-	if (!v || json_is_null(v)) {
+/* Bind text that may be NULL (SQL NULL); the caller keeps it alive. */
+static void bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
 		sqlite3_bind_null(st, i);
-		return 0;
-	}
-	txt = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!txt)
-		return -ENOMEM;
-	sqlite3_bind_text(st, i, txt, -1, free);
-	return 0;
 }
 
 static int ingest_host(struct twl_store *s, const char *host_id,
-		       const json_t *r, int64_t now)
+		       const struct twl_ingest *in, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_HOST_UPSERT];
-	const json_t *host = json_object_get(r, "host");
-	const json_t *health = json_object_get(r, "health");
-	const json_t *census = json_object_get(r, "census");
-	int ret;
 
-	bind_text(st, 1, host_id);
-	bind_text(st, 2, jstr(host, "hostname"));
-	bind_text(st, 3, jstr(host, "kernel"));
-	bind_text(st, 4, jstr(host, "cgroup_mode"));
-	bind_text(st, 5, jstr(host, "agent_version"));
-	sqlite3_bind_int64(st, 6, jint(host, "catalog_version"));
-	bind_text(st, 7, jstr(host, "boot_id"));
+	bind_static(st, 1, host_id);
+	bind_static(st, 2, in->hostname);
+	bind_static(st, 3, in->kernel);
+	bind_static(st, 4, in->cgroup_mode);
+	bind_static(st, 5, in->agent_version);
+	sqlite3_bind_int64(st, 6, in->catalog_version);
+	bind_static(st, 7, in->boot_id);
 	sqlite3_bind_int64(st, 8, now);
-	sqlite3_bind_int64(st, 9, jint(r, "seq"));
-	ret = bind_json(st, 10, health);
-	if (!ret)
-		sqlite3_bind_int64(st, 11, jint(health, "records_lost"));
-	sqlite3_bind_int(st, 12,
-			 json_is_true(json_object_get(health, "key_rejected")));
-	if (!ret)
-		ret = bind_json(st, 13,
-				json_object_get(health, "probe_missing"));
-	if (!ret)
-		ret = bind_json(st, 14, census);
-	if (ret) {
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
-		return ret;
-	}
+	sqlite3_bind_int64(st, 9, in->seq);
+	bind_opt(st, 10, in->health_json);
+	sqlite3_bind_int64(st, 11, in->records_lost);
+	sqlite3_bind_int(st, 12, in->key_rejected);
+	bind_opt(st, 13, in->probe_missing_json);
+	bind_opt(st, 14, in->census_json);
 	return step_done(st);
 }
 
 static int ingest_warnings(struct twl_store *s, const char *host_id,
-			   const char *boot_id, const json_t *r, int64_t now,
+			   const struct twl_ingest *in, int64_t now,
 			   struct rollup *ru)
 {
 	sqlite3_stmt *st = s->ws[W_WARN_INS];
-	const json_t *w;
-	size_t i;
 	int ret;
 
-	json_array_foreach(json_object_get(r, "warnings"), i, w)
-	{
-		const json_t *fields = json_object_get(w, "fields");
+	for (size_t i = 0; i < in->n_warnings; i++) {
+		const struct twl_ingest_warning *w = &in->warnings[i];
 
-		bind_text(st, 1, host_id);
-		bind_text(st, 2, boot_id);
-		bind_text(st, 3, jstr(w, "feature"));
-		sqlite3_bind_int64(st, 4, jint(w, "kmsg_seq"));
-		sqlite3_bind_int64(st, 5, jint(w, "mono_us"));
-		sqlite3_bind_int64(st, 6, jint(w, "time"));
-		sqlite3_bind_int64(st, 7, jint(w, "level"));
-		bind_text(st, 8, jstr(w, "text"));
-		ret = bind_json(st, 9, fields);
-		bind_text(st, 10, jstr(w, "origin"));
+		bind_static(st, 1, host_id);
+		bind_static(st, 2, in->boot_id);
+		bind_static(st, 3, w->feature);
+		sqlite3_bind_int64(st, 4, w->kmsg_seq);
+		sqlite3_bind_int64(st, 5, w->mono_us);
+		sqlite3_bind_int64(st, 6, w->time);
+		sqlite3_bind_int64(st, 7, w->level);
+		bind_static(st, 8, w->text);
+		bind_opt(st, 9, w->fields_json);
+		bind_static(st, 10, w->origin);
 		sqlite3_bind_int64(st, 11, now);
-		if (ret) {
-			sqlite3_reset(st);
-			sqlite3_clear_bindings(st);
-			return ret;
-		}
 		ret = step_done(st);
 		if (ret)
 			return ret;
 		if (sqlite3_changes(s->wdb) > 0) {
-			ret = rollup(s, jstr(w, "feature"), host_id,
-				     jint(w, "time"), jint(w, "time"), 1, ru);
+			ret = rollup(s, w->feature, host_id, w->time, w->time,
+				     1, ru);
 			if (ret)
 				return ret;
 		}
@@ -714,44 +684,29 @@ static int ingest_warnings(struct twl_store *s, const char *host_id,
 }
 
 static int ingest_unknown(struct twl_store *s, const char *host_id,
-			  const char *boot_id, const json_t *r, int64_t now,
+			  const struct twl_ingest *in, int64_t now,
 			  struct rollup *ru)
 {
 	sqlite3_stmt *st = s->ws[W_UNK_UPSERT];
-	const json_t *u;
-	size_t i;
 	int ret;
 
-	json_array_foreach(json_object_get(r, "unknown"), i, u)
-	{
-		const char *text = jstr(u, "text");
-		struct twl_match m;
-		const char *fid = NULL;
+	for (size_t i = 0; i < in->n_unknown; i++) {
+		const struct twl_ingest_unknown *u = &in->unknown[i];
 
-		/*
-		 * The server's catalog may be newer than the agent's. unknown[]
-		 * texts have their digits replaced by '#', so match with the
-		 * normalising matcher (a catalog digit matches '#').
-		 */
-		if (twl_match_normalized(text, strlen(text), &m) == 1)
-			fid = m.feature->id;
-		bind_text(st, 1, host_id);
-		bind_text(st, 2, boot_id);
-		bind_text(st, 3, text);
-		sqlite3_bind_int64(st, 4, jint(u, "kmsg_seq"));
-		sqlite3_bind_int64(st, 5, jint(u, "time"));
-		sqlite3_bind_int64(st, 6, jint(u, "count"));
-		if (fid)
-			bind_text(st, 7, fid);
-		else
-			sqlite3_bind_null(st, 7);
+		bind_static(st, 1, host_id);
+		bind_static(st, 2, in->boot_id);
+		bind_static(st, 3, u->text);
+		sqlite3_bind_int64(st, 4, u->kmsg_seq);
+		sqlite3_bind_int64(st, 5, u->time);
+		sqlite3_bind_int64(st, 6, u->count);
+		bind_opt(st, 7, u->matched);
 		sqlite3_bind_int64(st, 8, now);
 		ret = step_done(st);
 		if (ret)
 			return ret;
-		if (fid) {
-			ret = rollup(s, fid, host_id, jint(u, "time"),
-				     jint(u, "time"), jint(u, "count"), ru);
+		if (u->matched) {
+			ret = rollup(s, u->matched, host_id, u->time, u->time,
+				     u->count, ru);
 			if (ret)
 				return ret;
 		}
@@ -760,31 +715,29 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 }
 
 static void bind_usage_key(sqlite3_stmt *st, const char *host_id,
-			   const json_t *u)
+			   const struct twl_ingest_usage *u)
 {
-	bind_text(st, 1, host_id);
-	bind_text(st, 2, jstr(u, "boot_id"));
-	bind_text(st, 3, jstr(u, "feature"));
-	bind_text(st, 4, jstr(u, "file"));
-	bind_text(st, 5, jstr(u, "op"));
-	bind_text(st, 6, jstr(u, "cgroup"));
-	bind_text(st, 7, jstr(u, "comm"));
-	sqlite3_bind_int64(st, 8, jint(u, "uid"));
-	bind_text(st, 9, jstr(u, "writer_cgroup"));
+	bind_static(st, 1, host_id);
+	bind_static(st, 2, u->boot_id);
+	bind_static(st, 3, u->feature);
+	bind_static(st, 4, u->file);
+	bind_static(st, 5, u->op);
+	bind_static(st, 6, u->cgroup);
+	bind_static(st, 7, u->comm);
+	sqlite3_bind_int64(st, 8, u->uid);
+	bind_static(st, 9, u->writer_cgroup);
 }
 
 static int ingest_usage(struct twl_store *s, const char *host_id,
-			const json_t *r, struct rollup *ru)
+			const struct twl_ingest *in, struct rollup *ru)
 {
 	sqlite3_stmt *get = s->ws[W_USAGE_GET];
 	sqlite3_stmt *st = s->ws[W_USAGE_UPSERT];
-	const json_t *u;
-	size_t i;
 	int rc, ret;
 
-	json_array_foreach(json_object_get(r, "usage"), i, u)
-	{
-		int64_t old = 0, cnt = jint(u, "count");
+	for (size_t i = 0; i < in->n_usage; i++) {
+		const struct twl_ingest_usage *u = &in->usage[i];
+		int64_t old = 0;
 		bool existed = false;
 
 		bind_usage_key(get, host_id, u);
@@ -794,25 +747,23 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 			existed = true;
 		}
 		sqlite3_reset(get);
-		sqlite3_clear_bindings(get);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return twl_sqlite_errno(rc);
-		if (existed && cnt <= old)
+		if (existed && u->count <= old)
 			continue; /* cumulative counter: nothing new */
 		bind_usage_key(st, host_id, u);
-		bind_text(st, 10, jstr(u, "container"));
-		sqlite3_bind_int64(st, 11, jint(u, "last_pid"));
-		sqlite3_bind_int64(st, 12, cnt);
-		sqlite3_bind_int64(st, 13, jint(u, "failed"));
-		sqlite3_bind_int64(st, 14, jint(u, "condition_met"));
-		sqlite3_bind_int64(st, 15, jint(u, "first_seen"));
-		sqlite3_bind_int64(st, 16, jint(u, "last_seen"));
+		bind_static(st, 10, u->container);
+		sqlite3_bind_int64(st, 11, u->last_pid);
+		sqlite3_bind_int64(st, 12, u->count);
+		sqlite3_bind_int64(st, 13, u->failed);
+		sqlite3_bind_int64(st, 14, u->condition_met);
+		sqlite3_bind_int64(st, 15, u->first_seen);
+		sqlite3_bind_int64(st, 16, u->last_seen);
 		ret = step_done(st);
 		if (ret)
 			return ret;
-		ret = rollup(s, jstr(u, "feature"), host_id,
-			     jint(u, "first_seen"), jint(u, "last_seen"),
-			     cnt - old, ru);
+		ret = rollup(s, u->feature, host_id, u->first_seen,
+			     u->last_seen, u->count - old, ru);
 		if (ret)
 			return ret;
 	}
@@ -820,34 +771,30 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 }
 
 static int ingest_census(struct twl_store *s, const char *host_id,
-			 const json_t *r, struct rollup *ru)
+			 const struct twl_ingest *in, struct rollup *ru)
 {
-	const json_t *census = json_object_get(r, "census");
 	sqlite3_stmt *st = s->ws[W_CENSUS_INS];
-	const json_t *k;
-	int64_t t;
-	size_t i;
+	int64_t t = in->census_time;
 	int ret;
 
-	if (!json_is_object(census))
+	if (!in->has_census)
 		return 0;
-	t = jint(census, "time");
-	bind_text(s->ws[W_CENSUS_DEL], 1, host_id);
+	bind_static(s->ws[W_CENSUS_DEL], 1, host_id);
 	ret = step_done(s->ws[W_CENSUS_DEL]);
 	if (ret)
 		return ret;
-	json_array_foreach(json_object_get(census, "knobs"), i, k)
-	{
-		bind_text(st, 1, host_id);
-		bind_text(st, 2, jstr(k, "feature"));
-		bind_text(st, 3, jstr(k, "file"));
-		bind_text(st, 4, jstr(k, "cgroup"));
-		bind_text(st, 5, jstr(k, "value"));
+	for (size_t i = 0; i < in->n_knobs; i++) {
+		const struct twl_ingest_knob *k = &in->knobs[i];
+
+		bind_static(st, 1, host_id);
+		bind_static(st, 2, k->feature);
+		bind_static(st, 3, k->file);
+		bind_static(st, 4, k->cgroup);
+		bind_static(st, 5, k->value);
 		sqlite3_bind_int64(st, 6, t);
 		ret = step_done(st);
 		if (!ret)
-			ret = rollup(s, jstr(k, "feature"), host_id, t, t, 0,
-				     ru);
+			ret = rollup(s, k->feature, host_id, t, t, 0, ru);
 		if (ret)
 			return ret;
 	}
@@ -855,34 +802,51 @@ static int ingest_census(struct twl_store *s, const char *host_id,
 }
 
 static int ingest_body(struct twl_store *s, const char *host_id,
-		       const json_t *r, int64_t now)
+		       const struct twl_ingest *in, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_BATCH_INS];
-	const char *boot_id = jstr(json_object_get(r, "host"), "boot_id");
 	struct rollup ru;
 	int ret;
 
 	ru.n = 0;
-	bind_text(st, 1, jstr(r, "batch_id"));
-	bind_text(st, 2, host_id);
-	sqlite3_bind_int64(st, 3, jint(r, "seq"));
+	bind_static(st, 1, in->batch_id);
+	bind_static(st, 2, host_id);
+	sqlite3_bind_int64(st, 3, in->seq);
 	sqlite3_bind_int64(st, 4, now);
 	ret = step_done(st);
 	if (ret)
 		return ret;
 	if (sqlite3_changes(s->wdb) == 0)
 		return 1; /* replay */
-	ret = ingest_host(s, host_id, r, now);
+	ret = ingest_host(s, host_id, in, now);
 	if (!ret)
-		ret = ingest_warnings(s, host_id, boot_id, r, now, &ru);
+		ret = ingest_warnings(s, host_id, in, now, &ru);
 	if (!ret)
-		ret = ingest_unknown(s, host_id, boot_id, r, now, &ru);
+		ret = ingest_unknown(s, host_id, in, now, &ru);
 	if (!ret)
-		ret = ingest_usage(s, host_id, r, &ru);
+		ret = ingest_usage(s, host_id, in, &ru);
 	if (!ret)
-		ret = ingest_census(s, host_id, r, &ru);
+		ret = ingest_census(s, host_id, in, &ru);
 	if (!ret)
 		ret = rollup_flush(s, host_id, &ru);
+	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
+			      const struct twl_ingest *in, int64_t now)
+{
+	int ret, rc;
+
+	ret = step_done(s->ws[W_SAVEPOINT]);
+	if (ret)
+		return ret;
+	ret = ingest_body(s, host_id, in, now);
+	if (ret < 0)
+		step_done(s->ws[W_SP_ROLLBACK]);
+	rc = step_done(s->ws[W_SP_RELEASE]);
+	if (ret >= 0 && rc)
+		ret = rc;
 	return ret;
 }
 
@@ -890,17 +854,14 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now)
 {
-	int ret, rc;
+	struct twl_ingest *in;
+	int ret;
 
-	ret = step_done(s->ws[W_SAVEPOINT]);
+	ret = twl_ingest_prepare((json_t *)report, &in);
 	if (ret)
 		return ret;
-	ret = ingest_body(s, host_id, report, now);
-	if (ret < 0)
-		step_done(s->ws[W_SP_ROLLBACK]);
-	rc = step_done(s->ws[W_SP_RELEASE]);
-	if (ret >= 0 && rc)
-		ret = rc;
+	ret = twl_store_ingest_prepared(s, host_id, in, now);
+	twl_ingest_free(in);
 	return ret;
 }
 

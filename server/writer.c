@@ -10,12 +10,13 @@
 
 #include <twilight/util.h>
 
+#include "ingest.h"
 #include "writer.h"
 
 struct job {
 	struct job *next;
 	char host_id[65];
-	json_t *report;
+	struct twl_ingest *in;
 	int64_t now;
 	int result;
 	twl_writer_done_fn done;
@@ -35,16 +36,6 @@ struct twl_writer {
 	time_t last_prune;
 };
 
-static uint64_t rows_of(const json_t *r)
-{
-	const json_t *census = json_object_get(r, "census");
-
-	return json_array_size(json_object_get(r, "warnings")) +
-	       json_array_size(json_object_get(r, "unknown")) +
-	       json_array_size(json_object_get(r, "usage")) +
-	       json_array_size(json_object_get(census, "knobs"));
-}
-
 static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
 {
 	struct job *j, *next;
@@ -53,8 +44,8 @@ static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
 	ret = twl_store_write_begin(w->s);
 	if (!ret) {
 		for (j = jobs; j; j = j->next)
-			j->result = twl_store_ingest(w->s, j->host_id,
-						     j->report, j->now);
+			j->result = twl_store_ingest_prepared(w->s, j->host_id,
+							      j->in, j->now);
 		ret = twl_store_write_end(w->s, true);
 	}
 	if (ret) {
@@ -69,13 +60,13 @@ static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
 		if (ret)
 			j->result = ret; /* nothing of this group is durable */
 		if (j->result >= 0)
-			twl_metrics_ingest(w->m, j->result, rows_of(j->report));
+			twl_metrics_ingest(w->m, j->result,
+					   twl_ingest_rows(j->in));
 		else if (!ret)
 			twl_log(LOG_ERR,
 				"storing batch from host %s failed: %s",
 				j->host_id, strerror(-j->result));
-		j->done(j->arg, j->result);
-		json_decref(j->report);
+		j->done(j->arg, j->result, j->in);
 		free(j);
 	}
 }
@@ -198,18 +189,17 @@ void twl_writer_stop(struct twl_writer *w)
 }
 
 /* Contract: see writer.h. */
-int twl_writer_submit(struct twl_writer *w, const char *host_id, json_t *report,
-		      int64_t now, twl_writer_done_fn done, void *arg)
+int twl_writer_submit(struct twl_writer *w, const char *host_id,
+		      struct twl_ingest *in, int64_t now,
+		      twl_writer_done_fn done, void *arg)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	int ret = 0;
 
-	if (!j) {
-		json_decref(report);
+	if (!j)
 		return -ENOMEM;
-	}
 	snprintf(j->host_id, sizeof(j->host_id), "%s", host_id);
-	j->report = report;
+	j->in = in;
 	j->now = now;
 	j->done = done;
 	j->arg = arg;
@@ -223,9 +213,7 @@ int twl_writer_submit(struct twl_writer *w, const char *host_id, json_t *report,
 		pthread_cond_signal(&w->cond);
 	}
 	pthread_mutex_unlock(&w->lock);
-	if (ret) {
-		json_decref(report);
+	if (ret)
 		free(j);
-	}
 	return ret;
 }

@@ -12,18 +12,22 @@
 
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "metrics.h"
 #include "store.h"
 
 struct twl_writer;
 
+struct twl_ingest;
+
 /*
  * result: 0 stored, 1 replay (already stored), negative errno when the
- * batch was not stored. Called from the writer thread, after COMMIT.
+ * batch was not stored. Called from the writer thread, after COMMIT; in is
+ * handed back to the caller, who frees it (twl_ingest_free) on its own
+ * thread: freeing the parsed report is work the writer thread, the
+ * server's bottleneck, does not do.
  */
-typedef void (*twl_writer_done_fn)(void *arg, int result);
+typedef void (*twl_writer_done_fn)(void *arg, int result,
+				   struct twl_ingest *in);
 
 struct twl_writer_opts {
 	unsigned commit_max;
@@ -45,11 +49,13 @@ void twl_writer_stop(struct twl_writer *w);
 void twl_writer_free(struct twl_writer *w);
 
 /*
- * Queue report (reference stolen) for host_id. Returns 0 (done will be
- * called exactly once), -EAGAIN when the queue is full, -ESHUTDOWN when
- * stopping (done is not called on error).
+ * Queue the prepared report in for host_id. Returns 0 (done will be called
+ * exactly once and hands in back), -EAGAIN when the queue is full,
+ * -ESHUTDOWN when stopping (done is not called on error and in stays the
+ * caller's).
  */
-int twl_writer_submit(struct twl_writer *w, const char *host_id, json_t *report,
-		      int64_t now, twl_writer_done_fn done, void *arg);
+int twl_writer_submit(struct twl_writer *w, const char *host_id,
+		      struct twl_ingest *in, int64_t now,
+		      twl_writer_done_fn done, void *arg);
 
 #endif /* TWL_SERVER_WRITER_H */

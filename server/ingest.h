@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A validated report flattened into the values the storage layer binds.
+ *
+ * Why: the group-commit writer is one thread and the server's bottleneck
+ * (bench/server-load). Everything that does not need the database (JSON
+ * member lookups, serialising health and census, re-matching unknown
+ * deprecations against the server's catalog, and finally freeing the
+ * parsed document) is done by the HTTP thread that received the report,
+ * in parallel with the writer, which then only binds and steps.
+ *
+ * Strings point into the parsed document, which the struct holds a
+ * reference to; they are never NULL ("" when absent). Pure: no I/O.
+ */
+#ifndef TWL_SERVER_INGEST_H
+#define TWL_SERVER_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct twl_ingest_warning {
+	const char *feature, *text, *origin;
+	int64_t kmsg_seq, mono_us, time, level;
+	char *fields_json; /* NULL: no fields */
+};
+
+struct twl_ingest_unknown {
+	const char *text;
+	const char *matched; /* feature id from the server's catalog or NULL */
+	int64_t kmsg_seq, time, count;
+};
+
+struct twl_ingest_usage {
+	const char *boot_id, *feature, *file, *op, *cgroup, *comm,
+		*writer_cgroup, *container;
+	int64_t uid, last_pid, count, failed, condition_met, first_seen,
+		last_seen;
+};
+
+struct twl_ingest_knob {
+	const char *feature, *file, *cgroup, *value;
+};
+
+struct twl_ingest {
+	json_t *doc; /* one reference, dropped by twl_ingest_free() */
+	const char *batch_id;
+	int64_t seq;
+	/* host */
+	const char *hostname, *kernel, *cgroup_mode, *agent_version, *boot_id;
+	int64_t catalog_version;
+	/* health */
+	char *health_json; /* NULL when absent */
+	char *probe_missing_json; /* NULL when absent */
+	int64_t records_lost;
+	bool key_rejected;
+	/* census */
+	bool has_census;
+	char *census_json;
+	int64_t census_time;
+	size_t n_warnings, n_unknown, n_usage, n_knobs;
+	struct twl_ingest_warning *warnings;
+	struct twl_ingest_unknown *unknown;
+	struct twl_ingest_usage *usage;
+	struct twl_ingest_knob *knobs;
+};
+
+/*
+ * twl_ingest_prepare - flatten report (validated by twl_report_parse();
+ * a reference is taken, the caller keeps its own) into *out. Returns 0 or
+ * -ENOMEM. Free with twl_ingest_free().
+ */
+int twl_ingest_prepare(json_t *report, struct twl_ingest **out);
+
+/* Rows the report carries (warnings + unknown + usage + census knobs). */
+uint64_t twl_ingest_rows(const struct twl_ingest *in);
+
+/* Drop the document reference and free everything. NULL-safe. */
+void twl_ingest_free(struct twl_ingest *in);
+
+#endif /* TWL_SERVER_INGEST_H */
