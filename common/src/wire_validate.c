@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <twilight/catalog.h>
+#include <twilight/json_decode.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
@@ -863,7 +864,7 @@ static int prescan(struct ctx *c, const char *buf, size_t len)
 json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err)
 {
 	struct ctx c = { .err = err };
-	json_error_t jerr;
+	struct twl_json_err jerr;
 	json_t *doc;
 	int ret;
 
@@ -878,7 +879,8 @@ json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err)
 		errno = EINVAL;
 		return NULL;
 	}
-	doc = json_loadb(buf ? buf : "", len, JSON_REJECT_DUPLICATES, &jerr);
+	/* json_loadb(JSON_REJECT_DUPLICATES) semantics, faster: json_decode.h */
+	doc = twl_json_decode(buf ? buf : "", len, &jerr);
 	if (!doc) {
 		fail(&c, TWL_VERR_INVALID_JSON,
 		     "not valid JSON: %s (line %d, column %d)", jerr.text,

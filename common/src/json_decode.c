@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Strict JSON decoder building jansson values (json_decode.h). Recursive
+ * descent over the buffer; strings without escapes are handed to jansson
+ * straight from the input, the rest are decoded into one scratch buffer
+ * that is never longer than the input.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/json_decode.h>
+#include <twilight/util.h>
+
+/* jansson's JSON_PARSER_MAX_DEPTH: every value, scalars included, counts. */
+#define MAX_DEPTH 2048
+
+struct parser {
+	const char *buf, *p, *end;
+	char *scratch; /* len + 1 bytes, allocated on the first escape */
+	struct twl_json_err *err;
+	bool failed;
+};
+
+__attribute__((format(printf, 3, 4))) static void
+fail_at(struct parser *ps, const char *at, const char *fmt, ...)
+{
+	struct twl_json_err *e = ps->err;
+	va_list ap;
+
+	if (ps->failed)
+		return;
+	ps->failed = true;
+	if (!e)
+		return;
+	e->offset = (size_t)(at - ps->buf);
+	e->line = 1;
+	e->column = 1;
+	for (const char *q = ps->buf; q < at; q++) {
+		if (*q == '\n') {
+			e->line++;
+			e->column = 1;
+		} else {
+			e->column++;
+		}
+	}
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+}
+
+static void skip_ws(struct parser *ps)
+{
+	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' ||
+				   *ps->p == '\r' || *ps->p == '\t'))
+		ps->p++;
+}
+
+static bool is_digit(const char *p, const char *end)
+{
+	return p < end && *p >= '0' && *p <= '9';
+}
+
+static int hex4(const char *p)
+{
+	int v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static size_t utf8_put(char *o, long cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* One \u escape at p (pointing at the 'u'), surrogate pairs joined. */
+static long unicode_escape(struct parser *ps, const char **pp)
+{
+	const char *p = *pp;
+	long cp, lo;
+
+	if (ps->end - p < 5 || (cp = hex4(p + 1)) < 0) {
+		fail_at(ps, p, "invalid escape");
+		return -1;
+	}
+	p += 5;
+	if (cp >= 0xdc00 && cp <= 0xdfff) {
+		fail_at(ps, p - 6, "invalid Unicode '\\u%04lX'", cp);
+		return -1;
+	}
+	if (cp >= 0xd800 && cp <= 0xdbff) {
+		if (ps->end - p < 6 || p[0] != '\\' || p[1] != 'u' ||
+		    (lo = hex4(p + 2)) < 0 || lo < 0xdc00 || lo > 0xdfff) {
+			fail_at(ps, p - 6, "invalid Unicode '\\u%04lX'", cp);
+			return -1;
+		}
+		cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000;
+		p += 6;
+	}
+	if (cp == 0) {
+		fail_at(ps, p - 6, "\\u0000 is not allowed");
+		return -1;
+	}
+	*pp = p;
+	return cp;
+}
+
+/*
+ * The string whose opening quote was just consumed: out and len point into
+ * the input (no escapes) or into the scratch buffer (valid until the next
+ * string). 0 or -1.
+ */
+static int parse_string(struct parser *ps, const char **out, size_t *len)
+{
+	const char *start = ps->p, *p = ps->p;
+	bool ascii = true;
+	size_t n;
+	char *o;
+
+	while (p < ps->end && *p != '"' && *p != '\\' &&
+	       (unsigned char)*p >= 0x20) {
+		if ((unsigned char)*p >= 0x80)
+			ascii = false;
+		p++;
+	}
+	if (p < ps->end && *p == '"') {
+		if (!ascii && !twl_utf8_valid(start, (size_t)(p - start))) {
+			fail_at(ps, start, "invalid UTF-8 in a string");
+			return -1;
+		}
+		*out = start;
+		*len = (size_t)(p - start);
+		ps->p = p + 1;
+		return 0;
+	}
+	if (!ps->scratch) {
+		ps->scratch = malloc((size_t)(ps->end - ps->buf) + 1);
+		if (!ps->scratch) {
+			fail_at(ps, p, "out of memory");
+			return -1;
+		}
+	}
+	o = ps->scratch;
+	n = (size_t)(p - start);
+	memcpy(o, start, n);
+	for (;;) {
+		unsigned char c;
+
+		if (p >= ps->end) {
+			fail_at(ps, p, "premature end of input");
+			return -1;
+		}
+		c = (unsigned char)*p;
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			fail_at(ps, p, "control character 0x%x", c);
+			return -1;
+		}
+		if (c != '\\') {
+			if (c >= 0x80)
+				ascii = false;
+			o[n++] = (char)c;
+			p++;
+			continue;
+		}
+		if (++p >= ps->end) {
+			fail_at(ps, p, "premature end of input");
+			return -1;
+		}
+		switch (*p) {
+		case '"':
+		case '\\':
+		case '/':
+			o[n++] = *p++;
+			break;
+		case 'b':
+			o[n++] = '\b';
+			p++;
+			break;
+		case 'f':
+			o[n++] = '\f';
+			p++;
+			break;
+		case 'n':
+			o[n++] = '\n';
+			p++;
+			break;
+		case 'r':
+			o[n++] = '\r';
+			p++;
+			break;
+		case 't':
+			o[n++] = '\t';
+			p++;
+			break;
+		case 'u': {
+			long cp = unicode_escape(ps, &p);
+
+			if (cp < 0)
+				return -1;
+			n += utf8_put(o + n, cp);
+			break;
+		}
+		default:
+			fail_at(ps, p, "invalid escape");
+			return -1;
+		}
+	}
+	/* Escapes encode valid UTF-8 whose first byte is never a
+	 * continuation byte, so checking the result checks the raw bytes. */
+	if (!ascii && !twl_utf8_valid(o, n)) {
+		fail_at(ps, start, "invalid UTF-8 in a string");
+		return -1;
+	}
+	*out = o;
+	*len = n;
+	ps->p = p + 1;
+	return 0;
+}
+
+static json_t *parse_number(struct parser *ps)
+{
+	const char *s = ps->p, *p = ps->p, *end = ps->end;
+	bool is_int = true, neg = false;
+	char small[128], *text;
+	json_t *v;
+	double d;
+
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p < end && *p == '0') {
+		p++;
+		if (is_digit(p, end))
+			goto bad;
+	} else if (is_digit(p, end)) {
+		while (is_digit(p, end))
+			p++;
+	} else {
+		goto bad;
+	}
+	if (p < end && *p == '.') {
+		is_int = false;
+		if (!is_digit(++p, end))
+			goto bad;
+		while (is_digit(p, end))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		is_int = false;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (!is_digit(p, end))
+			goto bad;
+		while (is_digit(p, end))
+			p++;
+	}
+	ps->p = p;
+	if (is_int) {
+		unsigned long long u = 0;
+		unsigned long long lim =
+			neg ? (unsigned long long)LLONG_MAX + 1 :
+			      (unsigned long long)LLONG_MAX;
+
+		for (const char *q = s + neg; q < p; q++) {
+			unsigned dg = (unsigned)(*q - '0');
+
+			if (u > (lim - dg) / 10) {
+				fail_at(ps, s,
+					neg ? "too big negative integer" :
+					      "too big integer");
+				return NULL;
+			}
+			u = u * 10 + dg;
+		}
+		/* -(2^63) is representable; negate in unsigned first. */
+		v = json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u);
+		goto out;
+	}
+	if ((size_t)(p - s) < sizeof(small)) {
+		text = small;
+	} else {
+		text = malloc((size_t)(p - s) + 1);
+		if (!text) {
+			fail_at(ps, s, "out of memory");
+			return NULL;
+		}
+	}
+	memcpy(text, s, (size_t)(p - s));
+	text[p - s] = '\0';
+	errno = 0;
+	d = strtod(text, NULL);
+	if (text != small)
+		free(text);
+	if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE) {
+		fail_at(ps, s, "real number overflow");
+		return NULL;
+	}
+	v = json_real(d);
+out:
+	if (!v)
+		fail_at(ps, s, "out of memory");
+	return v;
+bad:
+	fail_at(ps, s, "invalid number");
+	return NULL;
+}
+
+static json_t *parse_value(struct parser *ps, int depth);
+
+static json_t *parse_object(struct parser *ps, int depth)
+{
+	json_t *obj = json_object(), *v;
+	char *kcopy = NULL;
+	const char *key;
+	size_t klen;
+
+	if (!obj) {
+		fail_at(ps, ps->p, "out of memory");
+		return NULL;
+	}
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == '}') {
+		ps->p++;
+		return obj;
+	}
+	for (;;) {
+		const char *kat;
+
+		skip_ws(ps);
+		kat = ps->p;
+		if (ps->p >= ps->end || *ps->p != '"') {
+			fail_at(ps, ps->p, "string or '}' expected");
+			goto fail;
+		}
+		ps->p++;
+		if (parse_string(ps, &key, &klen))
+			goto fail;
+		skip_ws(ps);
+		if (ps->p >= ps->end || *ps->p != ':') {
+			fail_at(ps, ps->p, "':' expected");
+			goto fail;
+		}
+		ps->p++;
+		if (json_object_getn(obj, key, klen)) {
+			fail_at(ps, kat, "duplicate object key");
+			goto fail;
+		}
+		/* A key in the scratch buffer would be overwritten by the
+		 * value's strings: keep a copy. */
+		if (key == ps->scratch) {
+			kcopy = malloc(klen + 1);
+			if (!kcopy) {
+				fail_at(ps, kat, "out of memory");
+				goto fail;
+			}
+			memcpy(kcopy, key, klen);
+			key = kcopy;
+		}
+		v = parse_value(ps, depth + 1);
+		if (v && json_object_setn_new_nocheck(obj, key, klen, v))
+			fail_at(ps, kat, "out of memory");
+		free(kcopy);
+		kcopy = NULL;
+		if (!v || ps->failed)
+			goto fail;
+		skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == '}') {
+			ps->p++;
+			return obj;
+		}
+		fail_at(ps, ps->p, "'}' expected");
+		goto fail;
+	}
+fail:
+	json_decref(obj);
+	return NULL;
+}
+
+static json_t *parse_array(struct parser *ps, int depth)
+{
+	json_t *arr = json_array(), *v;
+
+	if (!arr) {
+		fail_at(ps, ps->p, "out of memory");
+		return NULL;
+	}
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == ']') {
+		ps->p++;
+		return arr;
+	}
+	for (;;) {
+		v = parse_value(ps, depth + 1);
+		if (!v || json_array_append_new(arr, v)) {
+			fail_at(ps, ps->p, "out of memory");
+			goto fail;
+		}
+		skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == ']') {
+			ps->p++;
+			return arr;
+		}
+		fail_at(ps, ps->p, "']' expected");
+		goto fail;
+	}
+fail:
+	json_decref(arr);
+	return NULL;
+}
+
+static bool literal(struct parser *ps, const char *word, size_t n)
+{
+	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n))
+		return false;
+	ps->p += n;
+	return true;
+}
+
+static json_t *parse_value(struct parser *ps, int depth)
+{
+	const char *s;
+	size_t n;
+	json_t *v;
+
+	skip_ws(ps);
+	if (depth > MAX_DEPTH) {
+		fail_at(ps, ps->p, "maximum parsing depth reached");
+		return NULL;
+	}
+	if (ps->p >= ps->end) {
+		fail_at(ps, ps->p, "premature end of input");
+		return NULL;
+	}
+	switch (*ps->p) {
+	case '{':
+		ps->p++;
+		return parse_object(ps, depth);
+	case '[':
+		ps->p++;
+		return parse_array(ps, depth);
+	case '"':
+		ps->p++;
+		if (parse_string(ps, &s, &n))
+			return NULL;
+		v = json_stringn_nocheck(s, n);
+		break;
+	case 't':
+		v = literal(ps, "true", 4) ? json_true() : NULL;
+		break;
+	case 'f':
+		v = literal(ps, "false", 5) ? json_false() : NULL;
+		break;
+	case 'n':
+		v = literal(ps, "null", 4) ? json_null() : NULL;
+		break;
+	default:
+		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
+			return parse_number(ps);
+		v = NULL;
+	}
+	if (!v)
+		fail_at(ps, ps->p, "invalid token");
+	return v;
+}
+
+/* Contract: see json_decode.h. */
+json_t *twl_json_decode(const char *buf, size_t len, struct twl_json_err *err)
+{
+	struct parser ps = {
+		.buf = buf, .p = buf, .end = buf + len, .err = err
+	};
+	json_t *doc = NULL;
+
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (!buf) {
+		ps.buf = ps.p = ps.end = "";
+		fail_at(&ps, ps.p, "no input");
+		return NULL;
+	}
+	skip_ws(&ps);
+	if (ps.p >= ps.end || (*ps.p != '{' && *ps.p != '[')) {
+		fail_at(&ps, ps.p, "'[' or '{' expected");
+		return NULL;
+	}
+	doc = parse_value(&ps, 1);
+	if (doc) {
+		skip_ws(&ps);
+		if (ps.p != ps.end) {
+			fail_at(&ps, ps.p, "end of file expected");
+			json_decref(doc);
+			doc = NULL;
+		}
+	}
+	free(ps.scratch);
+	return doc;
+}
