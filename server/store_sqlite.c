@@ -12,6 +12,7 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
+#include "checkpoint.h"
 #include "ingest.h"
 #include "migrate.h"
 #include "store_sqlite_internal.h"
@@ -252,6 +253,11 @@ int twl_store_open(const char *path, struct twl_store **out)
 			goto fail;
 		}
 	}
+	ret = twl_ckpt_start(path, s->wdb, &s->ckpt);
+	if (ret)
+		twl_log(LOG_WARNING,
+			"%s: no checkpoint thread (%s); the writer checkpoints the WAL itself",
+			path, strerror(-ret));
 	*out = s;
 	return 0;
 fail:
@@ -264,6 +270,7 @@ void twl_store_close(struct twl_store *s)
 {
 	if (!s)
 		return;
+	twl_ckpt_stop(s->ckpt);
 	for (size_t i = 0; i < sizeof(s->ws) / sizeof(s->ws[0]); i++)
 		sqlite3_finalize(s->ws[i]);
 	for (size_t i = 0; i < sizeof(s->rs) / sizeof(s->rs[0]); i++)

@@ -22,6 +22,8 @@ struct twl_store {
 	sqlite3 *wdb;
 	pthread_mutex_t rlock;
 	sqlite3 *rdb;
+	/* WAL checkpoints of wdb, on their own thread (checkpoint.h) */
+	struct twl_ckpt *ckpt;
 	/* prepared writer statements (store_sqlite.c) */
 	sqlite3_stmt *ws[32];
 	/* prepared reader statements (store_sqlite.c) */

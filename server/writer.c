@@ -95,6 +95,7 @@ static void *writer_main(void *arg)
 {
 	struct twl_writer *w = arg;
 
+	pthread_setname_np(pthread_self(), "twl-writer");
 	for (;;) {
 		struct job *jobs, *j, **cut;
 		unsigned n = 0;

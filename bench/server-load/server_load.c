@@ -86,7 +86,7 @@ struct run {
 	size_t n_lat, cap_lat;
 	uint64_t cursor; /* next global schedule slot (open loop) */
 	/* CPU at the measured phase's start */
-	double c_client0, c_http0, c_writer0;
+	double c_client0, c_http0, c_writer0, c_ckpt0;
 	int epfd;
 	double curl_deadline; /* -1: no curl timeout pending */
 };
@@ -110,17 +110,18 @@ static double cpu_seconds(void)
 
 /*
  * CPU seconds of process pid's threads from /proc/PID/task/TID/stat, split
- * into libmicrohttpd's threads ("MHD-*") and the others (the group-commit
- * writer; the main thread only waits). Returns 0 or -errno.
+ * into libmicrohttpd's threads ("MHD-*"), the WAL checkpointer
+ * ("twl-checkpoint") and the others (the group-commit writer
+ * "twl-writer"; the main thread only waits). Returns 0 or -errno.
  */
-static int server_cpu(int pid, double *http, double *other)
+static int server_cpu(int pid, double *http, double *other, double *ckpt)
 {
 	char path[64], buf[1024], comm[32];
 	struct dirent *de;
 	DIR *d;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	*http = *other = 0;
+	*http = *other = *ckpt = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
@@ -149,6 +150,8 @@ static int server_cpu(int pid, double *http, double *other)
 			 (int)(p - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
 		if (!strncmp(comm, "MHD", 3))
 			*http += (double)(ut + st) / hz;
+		else if (!strcmp(comm, "twl-checkpoint"))
+			*ckpt += (double)(ut + st) / hz;
 		else
 			*other += (double)(ut + st) / hz;
 	}
@@ -415,7 +418,8 @@ static bool measure_done(struct run *r, double now)
 		r->new_conns = 0;
 		r->c_client0 = cpu_seconds();
 		if (r->o.server_pid)
-			server_cpu(r->o.server_pid, &r->c_http0, &r->c_writer0);
+			server_cpu(r->o.server_pid, &r->c_http0, &r->c_writer0,
+				   &r->c_ckpt0);
 	}
 	return r->measuring && (now >= r->t_measure + r->o.duration ||
 				r->done >= r->o.max_reports);
@@ -551,7 +555,7 @@ int main(int argc, char **argv)
 {
 	struct run r = { 0 };
 	char token[256];
-	double t, c0, c1, secs, sh, sw;
+	double t, c0, c1, secs, sh, sw, sc;
 	int ret, status = 1;
 	size_t n;
 
@@ -665,11 +669,12 @@ int main(int argc, char **argv)
 	t = mono();
 	c1 = cpu_seconds();
 	c0 = r.c_client0;
-	if (r.o.server_pid && !server_cpu(r.o.server_pid, &sh, &sw)) {
+	if (r.o.server_pid && !server_cpu(r.o.server_pid, &sh, &sw, &sc)) {
 		sh -= r.c_http0;
 		sw -= r.c_writer0;
+		sc -= r.c_ckpt0;
 	} else {
-		sh = sw = -1;
+		sh = sw = sc = -1;
 	}
 	if (ret) {
 		fprintf(stderr, "server-load: run failed: %s\n",
@@ -704,10 +709,10 @@ int main(int argc, char **argv)
 	       c1 - c0, secs, 100 * (c1 - c0) / secs);
 	if (sw >= 0 && r.done)
 		printf("server CPU         : %.2f s (%.0f%% of one core): %.0f us per report = "
-		       "writer %.0f us + HTTP threads %.0f us\n",
-		       sh + sw, 100 * (sh + sw) / secs,
-		       1e6 * (sh + sw) / r.done, 1e6 * sw / r.done,
-		       1e6 * sh / r.done);
+		       "writer %.0f us + HTTP threads %.0f us + WAL checkpointer %.0f us\n",
+		       sh + sw + sc, 100 * (sh + sw + sc) / secs,
+		       1e6 * (sh + sw + sc) / r.done, 1e6 * sw / r.done,
+		       1e6 * sh / r.done, 1e6 * sc / r.done);
 	for (int s = 0; s < 600; s++)
 		if (r.status_count[s] && s != 200)
 			printf("HTTP %d            : %lu answers\n", s,
@@ -722,7 +727,7 @@ int main(int argc, char **argv)
 	       pct(r.lat_sched, n, 0.5) * 1e3, pct(r.lat_sched, n, 0.99) * 1e3,
 	       pct(r.lat_service, n, 0.5) * 1e3,
 	       pct(r.lat_service, n, 0.99) * 1e3, r.errors, r.new_conns,
-	       sw >= 0 && r.done ? 1e6 * (sh + sw) / r.done : -1,
+	       sw >= 0 && r.done ? 1e6 * (sh + sw + sc) / r.done : -1,
 	       sw >= 0 && r.done ? 1e6 * sw / r.done : -1,
 	       r.done ? 1e6 * (c1 - c0) / r.done : -1);
 	status = r.errors ? 1 : 0;

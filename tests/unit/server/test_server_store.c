@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -25,6 +26,7 @@
 #include "migrate.h"
 #include "ratelimit.h"
 #include "store.h"
+#include "store_sqlite_internal.h" /* twl_store_admin_write_lock */
 
 static char dir[64];
 static char dbpath[128];
@@ -306,6 +308,54 @@ static void test_ratelimit(void **state)
 	assert_null(twl_ratelimit_new(0, 1));
 }
 
+/*
+ * WAL checkpoints run on the store's own thread (server/checkpoint.c),
+ * not in the writer's COMMIT: after ~6 MB committed through the writer
+ * connection in small transactions, the database file itself grows while
+ * the writer does nothing more, which only a checkpoint can do.
+ */
+static void test_checkpoint_thread(void **state)
+{
+	struct twl_store *s = NULL;
+	struct stat st;
+	off_t before;
+	int i, waited;
+
+	(void)state;
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(stat(dbpath, &st), 0);
+	before = st.st_size;
+	{
+		sqlite3 *db = twl_store_admin_write_lock(s);
+
+		assert_int_equal(sqlite3_exec(db, "CREATE TABLE bulk(x BLOB)",
+					      NULL, NULL, NULL),
+				 SQLITE_OK);
+		for (i = 0; i < 30; i++)
+			assert_int_equal(
+				sqlite3_exec(
+					db,
+					"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
+					" SELECT i + 1 FROM n WHERE i < 50)"
+					" INSERT INTO bulk SELECT randomblob(4000) FROM n",
+					NULL, NULL, NULL),
+				SQLITE_OK);
+		twl_store_admin_write_unlock(s);
+	}
+	for (waited = 0; waited < 100; waited++) {
+		assert_int_equal(stat(dbpath, &st), 0);
+		if (st.st_size > before + (4 << 20))
+			break;
+		usleep(100 * 1000);
+	}
+	if (st.st_size <= before + (4 << 20))
+		fail_msg(
+			"database file %lld -> %lld bytes in 10 s: no checkpoint ran",
+			(long long)before, (long long)st.st_size);
+	twl_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_ratelimit),
+		cmocka_unit_test(test_checkpoint_thread),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The WAL checkpointer thread (checkpoint.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/util.h>
+
+#include "checkpoint.h"
+
+#define CKPT_SOFT_PAGES 1000
+#define CKPT_HARD_PAGES 16384
+
+struct twl_ckpt {
+	sqlite3 *wdb, *db;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool wanted, stop;
+};
+
+/* Runs on the writer's thread after each commit (sqlite3_wal_hook). */
+static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct twl_ckpt *c = arg;
+
+	if (pages >= CKPT_HARD_PAGES) {
+		/* The checkpointer lags: bound the WAL as SQLite would. */
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
+					  NULL, NULL);
+		return SQLITE_OK;
+	}
+	if (pages >= CKPT_SOFT_PAGES) {
+		pthread_mutex_lock(&c->lock);
+		c->wanted = true;
+		pthread_cond_signal(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+	}
+	return SQLITE_OK;
+}
+
+static void *ckpt_main(void *arg)
+{
+	struct twl_ckpt *c = arg;
+	bool warned = false;
+
+	pthread_setname_np(pthread_self(), "twl-checkpoint");
+	for (;;) {
+		int rc;
+
+		pthread_mutex_lock(&c->lock);
+		while (!c->wanted && !c->stop)
+			pthread_cond_wait(&c->cond, &c->lock);
+		c->wanted = false;
+		if (c->stop) {
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		pthread_mutex_unlock(&c->lock);
+		rc = sqlite3_wal_checkpoint_v2(
+			c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (rc != SQLITE_OK && rc != SQLITE_BUSY && !warned) {
+			twl_log(LOG_WARNING,
+				"WAL checkpoint failed (%s); the writer will checkpoint itself past %d pages",
+				sqlite3_errmsg(c->db), CKPT_HARD_PAGES);
+			warned = true;
+		}
+	}
+	return NULL;
+}
+
+/* Contract: see checkpoint.h. */
+int twl_ckpt_start(const char *path, sqlite3 *wdb, struct twl_ckpt **out)
+{
+	struct twl_ckpt *c = calloc(1, sizeof(*c));
+	sqlite3_stmt *st = NULL;
+	bool wal = false;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->wdb = wdb;
+	rc = sqlite3_open_v2(path, &c->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(c->db);
+		free(c);
+		return -EIO;
+	}
+	sqlite3_busy_timeout(c->db, 1000);
+	/*
+	 * A fresh connection has not read the database yet, and a checkpoint
+	 * on it does nothing ("not in WAL mode"): read the journal mode once,
+	 * which opens the WAL, and make sure it is WAL.
+	 */
+	rc = sqlite3_prepare_v2(c->db, "PRAGMA journal_mode", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 0) &&
+	    !strcmp((const char *)sqlite3_column_text(st, 0), "wal"))
+		wal = true;
+	sqlite3_finalize(st);
+	if (!wal) {
+		sqlite3_close(c->db);
+		free(c);
+		return -EINVAL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	rc = pthread_create(&c->thread, NULL, ckpt_main, c);
+	if (rc) {
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->cond);
+		sqlite3_close(c->db);
+		free(c);
+		return -rc;
+	}
+	sqlite3_wal_hook(wdb, on_commit, c); /* replaces autocheckpoint */
+	*out = c;
+	return 0;
+}
+
+/* Contract: see checkpoint.h. */
+void twl_ckpt_stop(struct twl_ckpt *c)
+{
+	if (!c)
+		return;
+	sqlite3_wal_autocheckpoint(c->wdb,
+				   CKPT_SOFT_PAGES); /* SQLite default */
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	sqlite3_close(c->db);
+	free(c);
+}
