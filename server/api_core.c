@@ -293,9 +293,24 @@ static int h_host_key_revoke(struct twl_server *srv,
 					   "revoked", n));
 }
 
+/*
+ * Who the caller is, so the dashboard offers only what the role may do
+ * (annotation editing is admin-only).
+ */
+static int h_whoami(struct twl_server *srv, const struct twl_request *req,
+		    struct twl_response *resp)
+{
+	(void)srv;
+	return twl_response_json(resp, 200,
+				 json_pack("{ss ss}", "name", req->who.name,
+					   "role",
+					   twl_role_name(req->who.role)));
+}
+
 const struct twl_route twl_core_routes[] = {
 	{ "GET", "/healthz", TWL_ROLE_PUBLIC, h_healthz },
 	{ "GET", "/metrics", TWL_ROLE_VIEWER, h_metrics },
+	{ "GET", "/api/v1/whoami", TWL_ROLE_VIEWER, h_whoami },
 	{ "POST", "/api/v1/enroll", TWL_ROLE_AGENT, h_enroll },
 	{ "POST", "/api/v1/reports", TWL_ROLE_AGENT, h_reports },
 	{ "GET", "/api/v1/tokens", TWL_ROLE_ADMIN, h_token_list },

@@ -14,6 +14,7 @@ const TOKEN_KEY = 'twilight.token';
 const main = document.getElementById('main');
 let catalog = null; // {version, features: [...]}, loaded once per sign-in
 let catalogById = new Map();
+let me = null; // {name, role} of the signed-in token (GET /api/v1/whoami)
 let renderSeq = 0; // drops results of superseded navigations
 
 // ---- DOM helpers ---------------------------------------------------------
@@ -285,6 +286,9 @@ async function api(path, { method = 'GET', body, text = false } = {}) {
 async function loadCatalog() {
 	catalog = await api('/api/v1/catalog');
 	catalogById = new Map(catalog.features.map((f) => [f.id, f]));
+	// Who is signed in: the page offers only what the role may do.
+	me = await api('/api/v1/whoami');
+	document.getElementById('who').textContent = 'signed in as ' + me.name + ' (' + me.role + ')';
 }
 
 // ---- pages ---------------------------------------------------------------
@@ -445,6 +449,7 @@ function rangeFilters(params) {
 }
 
 function annotationsSection(id, list) {
+	const isAdmin = !!me && me.role === 'admin'; // the API refuses the rest anyway
 	const box = h('div', { id: 'annotations' });
 	const err = h('p', { class: 'error', role: 'alert' });
 	function paint(items) {
@@ -453,7 +458,7 @@ function annotationsSection(id, list) {
 			h('div', { class: 'meta' }, (a.workload ? 'workload ' + a.workload + ' · ' : '') +
 				(a.fits ? 'v2 replacement fits: ' + a.fits + ' · ' : '') +
 				'by ' + (a.author || '?') + ', ' + fmtTime(a.created)),
-			h('button', {
+			isAdmin ? h('button', {
 				class: 'secondary', type: 'button', onclick: async () => {
 					try {
 						await api('/api/v1/annotations/' + a.id, { method: 'DELETE' });
@@ -462,7 +467,7 @@ function annotationsSection(id, list) {
 						err.textContent = e.message;
 					}
 				},
-			}, 'Delete'))) : [h('p', { class: 'muted' }, 'No use case recorded yet.')]));
+			}, 'Delete') : null)) : [h('p', { class: 'muted' }, 'No use case recorded yet.')]));
 	}
 	async function refresh() {
 		const r = await api('/api/v1/annotations?feature=' + encodeURIComponent(id));
@@ -472,6 +477,10 @@ function annotationsSection(id, list) {
 			await loadExport(id, pre);
 	}
 	paint(list);
+	if (!isAdmin)
+		return h('section', {}, h('h2', {}, 'Use cases (annotations)'), box,
+			h('p', { class: 'muted', id: 'annot-readonly' }, 'Use cases are recorded by admins; this token is a ' +
+				(me ? me.role : 'viewer') + ' token.'));
 	const text = h('textarea', { id: 'annot-text', required: true, placeholder: 'Why does the fleet depend on this? (e.g. "batch jobs rely on soft limits for reclaim ordering")' });
 	const workload = h('input', { id: 'annot-workload', placeholder: 'workload (optional): process or container' });
 	const fits = h('select', { id: 'annot-fits' }, h('option', { value: '' }, 'v2 replacement fits? (unknown)'),
@@ -684,6 +693,7 @@ async function route() {
 document.getElementById('signout').addEventListener('click', () => {
 	sessionStorage.removeItem(TOKEN_KEY);
 	catalog = null;
+	me = null;
 	location.hash = '#/';
 	route();
 });

@@ -161,7 +161,7 @@ after(async () => {
 		rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function signedInPage() {
+async function signedInPage(token = adminToken) {
 	// The server's certificate is issued by the CA it made in dataDir; the
 	// browser has no way to trust it here, so certificate errors are ignored
 	// for this one origin (127.0.0.1) only.
@@ -182,7 +182,7 @@ async function signedInPage() {
 			problems.push('console: ' + m.text());
 	});
 	await page.goto('https://127.0.0.1:' + port + '/');
-	await page.fill('#token', adminToken);
+	await page.fill('#token', token);
 	await page.click('#signin-form button[type=submit]');
 	await page.waitForSelector('#overview-stats');
 	return { page, ctx, problems };
@@ -248,6 +248,23 @@ test('feature page, annotation editor and export preview', async () => {
 	assert.equal(api.status, 200);
 	assert.equal(shown, api.body);
 	await page.screenshot({ path: join(SHOTS, 'feature.png'), fullPage: true });
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('a viewer token sees use cases but no editor, and no request is refused', async () => {
+	const made = await request('POST', '/api/v1/tokens', adminToken, { name: 'sre-viewer', role: 'viewer' });
+	assert.equal(made.status, 201);
+	const viewer = JSON.parse(made.body).token;
+	const { page, ctx, problems } = await signedInPage(viewer);
+	assert.equal(await page.textContent('#who'), 'signed in as sre-viewer (viewer)');
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#annot-readonly');
+	assert.equal(await page.$('#annot-form'), null, 'no annotation form for a viewer');
+	assert.equal(await page.$$eval('#annotations button', (b) => b.length), 0, 'no delete buttons for a viewer');
+	// the use case recorded by the admin test above is still shown
+	assert.match(await page.textContent('#annotations'), /reclaim ordering/);
+	// a 403 would have been recorded as a problem: the page asks only what a viewer may
 	assert.deepEqual(problems, []);
 	await ctx.close();
 });

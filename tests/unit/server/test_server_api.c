@@ -107,6 +107,33 @@ static void test_metrics(void **state)
 	http_result_fini(&r);
 }
 
+static void test_whoami(void **state)
+{
+	struct fixture *f = *state;
+	struct http_result r;
+	char key[80];
+
+	http(f, "GET", "/api/v1/whoami", f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"role\":\"viewer\""));
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/whoami", f->admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"role\":\"admin\""));
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/whoami", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 401);
+	http_result_fini(&r);
+	/* an agent key reads nothing */
+	enrol_host(
+		f,
+		"c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00",
+		key);
+	http(f, "GET", "/api/v1/whoami", key, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 403);
+	http_result_fini(&r);
+}
+
 static void test_enroll(void **state)
 {
 	struct fixture *f = *state;
@@ -302,10 +329,11 @@ static void test_unknown_rematched_digits(void **state)
 	u = json_array_get(json_object_get(rep, "unknown"), 0);
 	json_object_set_new(
 		u, "text",
-		json_string("The swapaccount=# commandline option is deprecated in "
-			    "favor of configuring swap control via cgroupfs. "
-			    "Please report your usecase to linux-mm@kvack.org "
-			    "if you depend on this functionality."));
+		json_string(
+			"The swapaccount=# commandline option is deprecated in "
+			"favor of configuring swap control via cgroupfs. "
+			"Please report your usecase to linux-mm@kvack.org "
+			"if you depend on this functionality."));
 	post_report(f, key, rep, 200, "stored");
 	assert_int_equal(
 		query_int(
@@ -599,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_host_key_revoke),
 		cmocka_unit_test(test_static),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_whoami),
 	};
 	const struct CMUnitTest solo[] = {
 		cmocka_unit_test(test_rate_limit),
