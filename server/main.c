@@ -22,11 +22,14 @@
 #include "store.h"
 #include "tls.h"
 
-static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t stop_flag, hup_flag;
 
 static void on_signal(int sig)
 {
-	stop_flag = sig;
+	if (sig == SIGHUP)
+		hup_flag = 1;
+	else
+		stop_flag = sig;
 }
 
 static void usage(FILE *f)
@@ -159,9 +162,11 @@ static int serve(const struct twl_config *cfg, struct twl_store *s)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	srv = twl_server_new(cfg, s);
 	if (!srv) {
@@ -171,8 +176,19 @@ static int serve(const struct twl_config *cfg, struct twl_store *s)
 	printf("twilight-server: listening on https://%s (port %u); CA certificate %s; tokens in %s/\n",
 	       cfg->listen, twl_server_port(srv), cfg->ca_file, cfg->data_dir);
 	fflush(stdout);
-	while (!stop_flag)
+	while (!stop_flag) {
 		sigsuspend(&old);
+		/*
+		 * A stray SIGHUP (a closed terminal, a reflexive
+		 * `systemctl reload`) must not end the server: say what it
+		 * does instead. Settings are read once, at start.
+		 */
+		if (hup_flag) {
+			hup_flag = 0;
+			twl_log(LOG_WARNING,
+				"SIGHUP ignored: the server does not reload its configuration; restart it to apply changes");
+		}
+	}
 	twl_log(LOG_INFO, "stopping on signal %d: finishing queued batches",
 		(int)stop_flag);
 	twl_server_free(srv);

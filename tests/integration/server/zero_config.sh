@@ -4,7 +4,8 @@
 # names plus --san), admin and enrolment tokens (0600, stored hashed); the
 # server answers over TLS >= 1.2 only; `token create|list|revoke` work
 # against the running server's database; a restart keeps everything;
-# --check-config names a bad option; SIGTERM exits 0.
+# --check-config names a bad option; SIGHUP is logged and ignored; SIGTERM
+# exits 0.
 set -euo pipefail
 SERVER=$1
 WORK=$(mktemp -d /tmp/twl-zeroconf-XXXXXX)
@@ -91,6 +92,12 @@ start
 [ "$(md5sum "$D/ca.pem" "$D/server.pem" "$D/admin.token")" = "$sum_before" ] || fail "restart regenerated files"
 grep -q "token written" "$WORK/out" && fail "restart wrote new tokens"
 [ "$(get /metrics "$ADMIN")" = 200 ] || fail "admin token invalid after restart"
+# SIGHUP does not end the server; it says so
+kill -HUP "$PID"
+for _ in $(seq 1 50); do grep -q "SIGHUP ignored" "$WORK/out" && break; sleep 0.1; done
+grep -q "SIGHUP ignored" "$WORK/out" || fail "no log line for SIGHUP: $(cat "$WORK/out")"
+kill -0 "$PID" 2>/dev/null || fail "SIGHUP ended the server"
+[ "$(get /metrics "$ADMIN")" = 200 ] || fail "no answer after SIGHUP"
 stop
 
 # --check-config
