@@ -387,26 +387,167 @@ access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 }
 
 /*
- * Every write to a cgroup control file: the attempt and, in the same step,
- * its failure (see the header comment for why one fexit program suffices).
+ * Count one write to v1 memory control file @of (its cftype is @cft) that a
+ * kernfs-style handler (cftype::write) returned @ret for. Only memory v1
+ * files reach these handlers, so no v2/core early exit is needed; the
+ * catalog check stays (mem_cgroup_write and mem_cgroup_reset also serve
+ * files that are not deprecated, such as memory.limit_in_bytes).
  */
-SEC("fexit/cgroup_file_write")
-int BPF_PROG(twl_write, struct kernfs_open_file *of, char *buf, size_t nbytes,
-	     loff_t off, ssize_t ret)
+static __always_inline int count_of_write(struct kernfs_open_file *of,
+					  const char *buf, long ret)
 {
 	struct twl_bpf_usage_key k;
-	struct kernfs_node *dir;
+	struct twl_bpf_file_val *fv;
+	struct kernfs_node *kn = of->kn, *dir;
 	struct cgroup *w;
-	__u16 cond;
+	int mem_id;
+	__u32 hier;
 
-	if (!nbytes)
-		return 0; /* the kernel ignores an empty write */
-	dir = access_key(of, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k, &cond,
-			 &w);
+	mem_id = twl_memory_cgrp_id();
+	fv = file_lookup(kn, (__u64)kn->priv, mem_id, TWL_BPF_FILE_DIRECT);
+	if (!fv)
+		return 0;
+	dir = twl_kn_parent(kn);
 	if (!dir)
 		return 0;
-	count_use(&k, dir, w, cond_met(cond, dir, buf), ret < 0);
+	__builtin_memset(&k, 0, sizeof(k));
+	w = key_set_writer(&k, mem_id);
+	hier = w ? k.writer_hier : cgroup_hier((struct cgroup *)dir->priv);
+	if (!hier)
+		return 0;
+	k.file_id = fv->id;
+	k.op = TWL_BPF_OP_WRITE;
+	k.target_hier = hier;
+	k.target_cgid = dir->id;
+	count_use(&k, dir, w, cond_met(fv->cond, dir, buf), ret < 0);
 	return 0;
+}
+
+/*
+ * The files-map entry of write_u64 file @cft when it is counted, else NULL;
+ * cached per cftype in twl_cft like file_lookup(). Here the cftype pointer
+ * is BTF-typed, so its name is read without the kernfs node: the kernfs
+ * name of a memory file is "memory." + cftype::name (only
+ * cgroup.event_control has CFTYPE_NO_PREFIX, and it is no write_u64 file).
+ */
+static __always_inline struct twl_bpf_file_val *
+u64_file_lookup(struct cftype *cft)
+{
+	struct twl_bpf_file_val *fv, none = {};
+	struct twl_bpf_file_key fk = {};
+	__u64 key = (__u64)cft;
+
+	fv = bpf_map_lookup_elem(&twl_cft, &key);
+	if (fv)
+		return fv->flags & TWL_BPF_FILE_DIRECT ? fv : NULL;
+	__builtin_memcpy(fk.name, "memory.", 7);
+	if (bpf_probe_read_kernel_str(&fk.name[7], sizeof(fk.name) - 7,
+				      cft->name) <= 0)
+		return NULL;
+	fv = bpf_map_lookup_elem(&twl_files, &fk);
+	if (!fv)
+		fv = &none;
+	bpf_map_update_elem(&twl_cft, &key, fv,
+			    BPF_ANY); /* full: just no cache */
+	return fv->flags & TWL_BPF_FILE_DIRECT ? fv : NULL;
+}
+
+/*
+ * Count one write of the parsed value @val to write_u64 file @cft of @css
+ * that the handler returned @ret for. cgroup_file_write() calls the handler
+ * only when kstrtoull() accepted the buffer: a value that does not parse
+ * ("abc") fails before any handler and is not counted (the kernel prints no
+ * warning for it either; see README.md).
+ */
+static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
+					   struct cftype *cft, __u64 val,
+					   int ret)
+{
+	struct twl_bpf_usage_key k;
+	struct twl_bpf_file_val *fv;
+	struct cgroup *cgrp = css->cgroup, *w;
+	struct kernfs_node *dir;
+	bool met;
+	__u32 hier;
+
+	fv = u64_file_lookup(cft);
+	if (!fv)
+		return 0;
+	hier = cgrp->root->hierarchy_id;
+	if (!hier)
+		return 0;
+	dir = cgrp->kn;
+	__builtin_memset(&k, 0, sizeof(k));
+	w = key_set_writer(&k, twl_memory_cgrp_id());
+	k.file_id = fv->id;
+	k.op = TWL_BPF_OP_WRITE;
+	k.target_hier = hier;
+	k.target_cgid = dir->id;
+	/* The value comes parsed: no string parser on this path. */
+	if (fv->cond == TWL_BPF_COND_VALUE_NOT_1)
+		met = val != 1;
+	else
+		met = cond_met(fv->cond, dir, NULL);
+	count_use(&k, dir, w, met, ret < 0);
+	return 0;
+}
+
+/*
+ * Writes, on the memory controller's own v1 write handlers (mm/memcontrol.c
+ * in 6.1, mm/memcontrol-v1.c from v6.11): cgroup_file_write() calls exactly
+ * one of them per write() to a memory v1 file, and none for any other
+ * file, so v2 files, v1 core files and other controllers' files run no
+ * program at all. fexit: the attempt and, in the same step, its failure
+ * (every call returns; the handler's result is what cgroup_file_write()
+ * returns for the write).
+ */
+SEC("fexit/mem_cgroup_write")
+int BPF_PROG(twl_mem_write, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	return count_of_write(of, buf, ret);
+}
+
+SEC("fexit/mem_cgroup_reset")
+int BPF_PROG(twl_mem_reset, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	return count_of_write(of, buf, ret);
+}
+
+SEC("fexit/mem_cgroup_force_empty_write")
+int BPF_PROG(twl_force_empty, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	return count_of_write(of, buf, ret);
+}
+
+SEC("fexit/mem_cgroup_hierarchy_write")
+int BPF_PROG(twl_hier_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
+}
+
+SEC("fexit/mem_cgroup_swappiness_write")
+int BPF_PROG(twl_swap_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
+}
+
+SEC("fexit/mem_cgroup_move_charge_write")
+int BPF_PROG(twl_move_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
+}
+
+SEC("fexit/mem_cgroup_oom_control_write")
+int BPF_PROG(twl_oomc_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
 }
 
 SEC("fexit/cgroup_file_open")

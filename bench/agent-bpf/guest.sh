@@ -37,8 +37,16 @@ attach() {
 }
 detach() {
 	# Unpinning the links and ending the holder detaches the programs.
-	rm -f $P/twl_write $P/twl_open_exit $P/twl_oom_register \
+	rm -f $P/twl_mem_write $P/twl_mem_reset $P/twl_force_empty \
+		$P/twl_hier_write $P/twl_swap_write $P/twl_move_write \
+		$P/twl_oomc_write $P/twl_open_exit $P/twl_oom_register \
 		$P/twl_pressure_register $P/twl_usage_register $P/twl_memsw_register
+	for l in $P/twl_*; do
+		case ${l##*/} in
+		twl_usage | twl_paths | twl_files | twl_cft | twl_overflow | twl_meta | twl_scratch) ;;
+		*) fail "detach: link pin $l left (update the list above)" ;;
+		esac
+	done
 	kill -9 $HOLD
 	wait $HOLD 2>/dev/null
 	HOLD=""
