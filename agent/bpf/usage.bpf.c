@@ -149,10 +149,10 @@ static __always_inline __u32 cgroup_hier(struct cgroup *cgrp)
 	return (__u32)BPF_CORE_READ(cgrp, root, hierarchy_id);
 }
 
-/* The writer's cgroup in the memory controller's hierarchy, or NULL. */
-static __always_inline struct cgroup *writer_memcg(int mem_id)
+/* The writer's (@t's) cgroup in the memory controller's hierarchy, or NULL. */
+static __always_inline struct cgroup *writer_memcg(struct task_struct *t,
+						   int mem_id)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct cgroup_subsys_state *css;
 
 	if (mem_id < 0 || mem_id >= bpf_core_enum_value(enum cgroup_subsys_id,
@@ -242,16 +242,23 @@ static __always_inline bool cond_met(__u16 cond, struct kernfs_node *dir,
 }
 
 /*
- * Fill the parts of a usage key that describe the caller. Returns the
- * writer's memory cgroup (NULL if none) for capture_path().
+ * Fill the parts of a usage key that describe the caller @t (current).
+ * Returns the writer's memory cgroup (NULL if none) for capture_path().
+ *
+ * Plain loads through the BTF-typed task instead of three helper calls
+ * (bpf_get_current_uid_gid, _comm, _pid_tgid in count_use), same values:
+ * the uid is current_cred()->uid, which bpf_get_current_uid_gid() maps into
+ * init_user_ns, where kuids are the values themselves; task::comm is
+ * NUL-padded (__set_task_comm() uses strscpy_pad(), fork copies it whole),
+ * so its 16 bytes equal what bpf_get_current_comm() copies.
  */
 static __always_inline struct cgroup *
-key_set_writer(struct twl_bpf_usage_key *k, int mem_id)
+key_set_writer(struct twl_bpf_usage_key *k, struct task_struct *t, int mem_id)
 {
-	struct cgroup *w = writer_memcg(mem_id);
+	struct cgroup *w = writer_memcg(t, mem_id);
 
-	k->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(k->comm, sizeof(k->comm));
+	k->uid = t->cred->uid.val;
+	__builtin_memcpy(k->comm, t->comm, sizeof(k->comm));
 	if (w) {
 		k->writer_cgid = w->kn->id;
 		k->writer_hier = w->root->hierarchy_id;
@@ -265,6 +272,7 @@ key_set_writer(struct twl_bpf_usage_key *k, int mem_id)
  * insert the target (@dir) and writer (@w) paths are captured.
  */
 static __always_inline void count_use(struct twl_bpf_usage_key *k,
+				      struct task_struct *t,
 				      struct kernfs_node *dir, struct cgroup *w,
 				      bool met, bool failed)
 {
@@ -302,7 +310,7 @@ static __always_inline void count_use(struct twl_bpf_usage_key *k,
 		__sync_fetch_and_add(&v->condition_met, 1);
 	if (failed)
 		__sync_fetch_and_add(&v->failed, 1);
-	v->last_pid = bpf_get_current_pid_tgid() >> 32;
+	v->last_pid = t->tgid;
 	v->last_ns = now;
 }
 
@@ -352,7 +360,8 @@ file_lookup(struct kernfs_node *kn, __u64 cft, int mem_id, __u16 flag)
  */
 static __always_inline struct kernfs_node *
 access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
-	   struct twl_bpf_usage_key *k, __u16 *cond, struct cgroup **w)
+	   struct twl_bpf_usage_key *k, __u16 *cond, struct cgroup **w,
+	   struct task_struct *t)
 {
 	struct kernfs_node *kn = of->kn;
 	struct twl_bpf_file_val *fv;
@@ -372,7 +381,7 @@ access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 	if (!dir)
 		return NULL;
 	__builtin_memset(k, 0, sizeof(*k));
-	*w = key_set_writer(k, mem_id);
+	*w = key_set_writer(k, t, mem_id);
 	hier = *w ? k->writer_hier : cgroup_hier((struct cgroup *)dir->priv);
 	if (!hier)
 		return NULL;
@@ -399,6 +408,7 @@ static __always_inline int count_of_write(struct kernfs_open_file *of,
 	struct twl_bpf_usage_key k;
 	struct twl_bpf_file_val *fv;
 	struct kernfs_node *kn = of->kn, *dir;
+	struct task_struct *t;
 	struct cgroup *w;
 	int mem_id;
 	__u32 hier;
@@ -411,7 +421,8 @@ static __always_inline int count_of_write(struct kernfs_open_file *of,
 	if (!dir)
 		return 0;
 	__builtin_memset(&k, 0, sizeof(k));
-	w = key_set_writer(&k, mem_id);
+	t = bpf_get_current_task_btf();
+	w = key_set_writer(&k, t, mem_id);
 	hier = w ? k.writer_hier : cgroup_hier((struct cgroup *)dir->priv);
 	if (!hier)
 		return 0;
@@ -419,7 +430,7 @@ static __always_inline int count_of_write(struct kernfs_open_file *of,
 	k.op = TWL_BPF_OP_WRITE;
 	k.target_hier = hier;
 	k.target_cgid = dir->id;
-	count_use(&k, dir, w, cond_met(fv->cond, dir, buf), ret < 0);
+	count_use(&k, t, dir, w, cond_met(fv->cond, dir, buf), ret < 0);
 	return 0;
 }
 
@@ -466,6 +477,7 @@ static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
 	struct twl_bpf_usage_key k;
 	struct twl_bpf_file_val *fv;
 	struct cgroup *cgrp = css->cgroup, *w;
+	struct task_struct *t;
 	struct kernfs_node *dir;
 	bool met;
 	__u32 hier;
@@ -478,7 +490,8 @@ static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
 		return 0;
 	dir = cgrp->kn;
 	__builtin_memset(&k, 0, sizeof(k));
-	w = key_set_writer(&k, twl_memory_cgrp_id());
+	t = bpf_get_current_task_btf();
+	w = key_set_writer(&k, t, twl_memory_cgrp_id());
 	k.file_id = fv->id;
 	k.op = TWL_BPF_OP_WRITE;
 	k.target_hier = hier;
@@ -488,7 +501,7 @@ static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
 		met = val != 1;
 	else
 		met = cond_met(fv->cond, dir, NULL);
-	count_use(&k, dir, w, met, ret < 0);
+	count_use(&k, t, dir, w, met, ret < 0);
 	return 0;
 }
 
@@ -553,6 +566,7 @@ int BPF_PROG(twl_oomc_write, struct cgroup_subsys_state *css,
 SEC("fexit/cgroup_file_open")
 int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
 	struct twl_bpf_usage_key k;
 	struct kernfs_node *dir;
 	struct cgroup *w;
@@ -561,10 +575,10 @@ int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
 	if (!(of->file->f_mode & FMODE_READ))
 		return 0;
 	dir = access_key(of, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_READ, &k, &cond,
-			 &w);
+			 &w, t);
 	if (!dir)
 		return 0;
-	count_use(&k, NULL, w, false,
+	count_use(&k, t, NULL, w, false,
 		  ret != 0); /* the kernel warns on no read */
 	return 0;
 }
@@ -577,6 +591,7 @@ static __always_inline int count_register(struct mem_cgroup *memcg,
 	struct twl_bpf_file_val *fv;
 	struct kernfs_node *dir;
 	struct cgroup *cgrp, *w;
+	struct task_struct *t;
 	__u32 hier;
 
 	cgrp = memcg->css.cgroup;
@@ -592,8 +607,9 @@ static __always_inline int count_register(struct mem_cgroup *memcg,
 	k.op = TWL_BPF_OP_REGISTER;
 	k.target_hier = hier;
 	k.target_cgid = dir->id;
-	w = key_set_writer(&k, twl_memory_cgrp_id());
-	count_use(&k, dir, w, cond_met(fv->cond, dir, NULL), ret != 0);
+	t = bpf_get_current_task_btf();
+	w = key_set_writer(&k, t, twl_memory_cgrp_id());
+	count_use(&k, t, dir, w, cond_met(fv->cond, dir, NULL), ret != 0);
 	return 0;
 }
 
