@@ -3,16 +3,18 @@
  * usage.bpf.c - count every use of deprecated cgroup v1 memory control
  * files, in the kernel, keyed by who did what to which cgroup.
  *
- * Attach points (see /work/shared/reference/memcg-v1.md section 3; no
- * tracepoint fires on cgroup control-file access):
- *  - fexit cgroup_file_write: every write() to a cgroup control file. One
- *    program, at exit, counts the attempt and, in the same step, whether it
- *    failed: every attempt returns, and fexit sees the arguments as well as
- *    the result, so "count every attempt, failed ones too" holds with one
- *    trampoline program instead of an fentry + fexit pair (the fentry half
- *    cost every cgroup file write, v2 ones included, a second program
- *    invocation). The written buffer is still intact at exit: the handlers
- *    whose value matters (use_hierarchy, write_u64) only kstrtoull it.
+ * Attach points (see /work/shared/reference/memcg-v1.md section 3 and
+ * README.md; no tracepoint fires on cgroup control-file access):
+ *  - fexit on the memory controller's own v1 write handlers
+ *    (mem_cgroup_write, mem_cgroup_reset, mem_cgroup_force_empty_write and
+ *    the write_u64 handlers mem_cgroup_{hierarchy,swappiness,move_charge,
+ *    oom_control}_write): cgroup_file_write() calls exactly one of them per
+ *    write() to a memory v1 file and none for any other file, so writes to
+ *    v2 files, v1 core files and other controllers' files run no program.
+ *    One program at exit counts the attempt and, in the same step, whether
+ *    it failed (every call returns; the handler's result is what the write
+ *    returns). write_u64 handlers get the value already parsed; a value
+ *    kstrtoull() refuses never reaches them and is not counted.
  *  - fexit cgroup_file_open: reads, counted once per open for reading.
  *    Chosen over cgroup_seqfile_show because seq_read calls show again
  *    when its buffer overflows and once per record, so counting there
@@ -23,14 +25,13 @@
  *    (memory.oom_control, memory.pressure_level, memory.usage_in_bytes,
  *    memory.memsw.usage_in_bytes).
  *
- * Only v1 hierarchies count: an access to a v2 file costs one early exit on
- * the superblock magic (three plain loads, no helper call); a v1 core file
- * costs one more read, of cftype::flags (only v1 controller files carry
- * __CFTYPE_NOT_ON_DFL). Then only files of the memory controller
- * (cft->ss->id == memory_cgrp_id) on a v1 hierarchy (hierarchy_id != 0)
- * that user space put into twl_files (from the catalog) are counted; the
- * answer per cftype is cached in twl_cft. Nothing is sent per event: user
- * space reads the maps.
+ * Reads exit early: an open of a v2 file costs one check of the superblock
+ * magic (three plain loads, no helper call); a v1 core file one more read,
+ * of cftype::flags (only v1 controller files carry __CFTYPE_NOT_ON_DFL).
+ * Only files of the memory controller (cft->ss->id == memory_cgrp_id) on a
+ * v1 hierarchy (hierarchy_id != 0) that user space put into twl_files (from
+ * the catalog) are counted; the answer per cftype is cached in twl_cft.
+ * Nothing is sent per event: user space reads the maps.
  *
  * Pointers reached from the programs' BTF-typed arguments are read directly
  * (the verifier turns those loads into fault-safe loads, no helper call);
