@@ -32,7 +32,26 @@
 #include "twl_bpf_types.h"
 #include "usage.skel.h"
 
-enum probe_kind { P_WRITE, P_OPEN, P_OOM, P_PRESSURE, P_USAGE, P_MEMSW, P_NR };
+/*
+ * Writes are counted on the memory controller's own v1 write handlers (one
+ * probe each, P_W_*), reads on cgroup_file_open, eventfd
+ * registrations on the four *_register_event functions.
+ */
+enum probe_kind {
+	P_W_MEM, /* mem_cgroup_write: limits, soft limit, kmem, tcp, memsw */
+	P_W_RESET, /* mem_cgroup_reset: *failcnt, *max_usage_in_bytes */
+	P_W_FORCE, /* memory.force_empty */
+	P_W_HIER, /* memory.use_hierarchy */
+	P_W_SWAP, /* memory.swappiness */
+	P_W_MOVE, /* memory.move_charge_at_immigrate */
+	P_W_OOMC, /* memory.oom_control */
+	P_OPEN,
+	P_OOM,
+	P_PRESSURE,
+	P_USAGE,
+	P_MEMSW,
+	P_NR
+};
 
 static const struct {
 	const char
@@ -42,8 +61,20 @@ static const struct {
 	const char
 		*event_file; /* the file a registration probe counts, or NULL */
 } probe_def[P_NR] = {
-	[P_WRITE] = { "twl_write", "cgroup_file_write",
-		      "fexit/cgroup_file_write", NULL },
+	[P_W_MEM] = { "twl_mem_write", "mem_cgroup_write",
+		      "fexit/mem_cgroup_write", NULL },
+	[P_W_RESET] = { "twl_mem_reset", "mem_cgroup_reset",
+			"fexit/mem_cgroup_reset", NULL },
+	[P_W_FORCE] = { "twl_force_empty", "mem_cgroup_force_empty_write",
+			"fexit/mem_cgroup_force_empty_write", NULL },
+	[P_W_HIER] = { "twl_hier_write", "mem_cgroup_hierarchy_write",
+		       "fexit/mem_cgroup_hierarchy_write", NULL },
+	[P_W_SWAP] = { "twl_swap_write", "mem_cgroup_swappiness_write",
+		       "fexit/mem_cgroup_swappiness_write", NULL },
+	[P_W_MOVE] = { "twl_move_write", "mem_cgroup_move_charge_write",
+		       "fexit/mem_cgroup_move_charge_write", NULL },
+	[P_W_OOMC] = { "twl_oomc_write", "mem_cgroup_oom_control_write",
+		       "fexit/mem_cgroup_oom_control_write", NULL },
 	[P_OPEN] = { "twl_open_exit", "cgroup_file_open",
 		     "fexit/cgroup_file_open", NULL },
 	[P_OOM] = { "twl_oom_register", "mem_cgroup_oom_register_event",
@@ -302,13 +333,14 @@ static void note_attach_time(struct twl_bpf *b)
 }
 
 /*
- * Link pins of programs that earlier builds attached and this one replaced
- * (the fentry + fexit pair on cgroup_file_write, now the one fexit program
- * twl_write). Left pinned they would keep running next to their successor:
- * the old entry program would count every write twice.
+ * Link pins of programs that earlier builds attached and this one replaced:
+ * the fentry + fexit pair on cgroup_file_write (twl_write_entry,
+ * twl_write_exit), then the one fexit program there (twl_write), now the
+ * programs on the memory controller's write handlers. Left pinned they
+ * would keep running next to their successors and count every write twice.
  */
 static const char *const retired_links[] = { "twl_write_entry",
-					     "twl_write_exit" };
+					     "twl_write_exit", "twl_write" };
 
 static void attach_all(struct twl_bpf *b)
 {
@@ -816,6 +848,35 @@ bool twl_bpf_counted(struct twl_bpf *b, const char *feature_id)
 	return found;
 }
 
+/*
+ * The probe on the write handler of memory v1 control file @name (6.1's
+ * mem_cgroup_legacy_files[] and memsw_files[]): the write_u64 files and
+ * force_empty have their own handler, the *failcnt and *max_usage_in_bytes
+ * files share mem_cgroup_reset, every other writable one mem_cgroup_write.
+ */
+static enum probe_kind write_probe_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum probe_kind probe;
+	} own[] = {
+		{ "memory.force_empty", P_W_FORCE },
+		{ "memory.use_hierarchy", P_W_HIER },
+		{ "memory.swappiness", P_W_SWAP },
+		{ "memory.move_charge_at_immigrate", P_W_MOVE },
+		{ "memory.oom_control", P_W_OOMC },
+	};
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(name, own[i].name))
+			return own[i].probe;
+	if ((n >= 7 && !strcmp(name + n - 7, "failcnt")) ||
+	    (n >= 18 && !strcmp(name + n - 18, "max_usage_in_bytes")))
+		return P_W_RESET;
+	return P_W_MEM;
+}
+
 bool twl_bpf_covers(struct twl_bpf *b, const char *feature_id)
 {
 	const struct twl_feature *f = twl_catalog_find(feature_id);
@@ -825,7 +886,7 @@ bool twl_bpf_covers(struct twl_bpf *b, const char *feature_id)
 		return false;
 	for (i = 0; f->files && f->files[i]; i++)
 		if (!strncmp(f->files[i], "memory.", 7) &&
-		    b->probes[P_WRITE].attached)
+		    b->probes[write_probe_of(f->files[i])].attached)
 			return true;
 	for (i = 0; f->event_files && f->event_files[i]; i++)
 		for (p = 0; p < P_NR; p++)

@@ -2,6 +2,12 @@
 /*
  * Pure parsing shared by the BPF programs and the unit tests (so what runs
  * in the kernel is tested in user space). No helpers, no maps.
+ *
+ * Since writes are counted on the memory controller's handlers, the
+ * write_u64 file memory.use_hierarchy is judged on the value the kernel
+ * parsed (mem_cgroup_hierarchy_write's argument), not with this parser; it
+ * remains for a value condition on the buffer of a kernfs-style handler
+ * (cond_met() in usage.bpf.c), which no 6.1 catalog file has.
  */
 #ifndef TWILIGHT_BPF_PARSE_H
 #define TWILIGHT_BPF_PARSE_H

@@ -3,16 +3,18 @@
  * usage.bpf.c - count every use of deprecated cgroup v1 memory control
  * files, in the kernel, keyed by who did what to which cgroup.
  *
- * Attach points (see /work/shared/reference/memcg-v1.md section 3; no
- * tracepoint fires on cgroup control-file access):
- *  - fexit cgroup_file_write: every write() to a cgroup control file. One
- *    program, at exit, counts the attempt and, in the same step, whether it
- *    failed: every attempt returns, and fexit sees the arguments as well as
- *    the result, so "count every attempt, failed ones too" holds with one
- *    trampoline program instead of an fentry + fexit pair (the fentry half
- *    cost every cgroup file write, v2 ones included, a second program
- *    invocation). The written buffer is still intact at exit: the handlers
- *    whose value matters (use_hierarchy, write_u64) only kstrtoull it.
+ * Attach points (see /work/shared/reference/memcg-v1.md section 3 and
+ * README.md; no tracepoint fires on cgroup control-file access):
+ *  - fexit on the memory controller's own v1 write handlers
+ *    (mem_cgroup_write, mem_cgroup_reset, mem_cgroup_force_empty_write and
+ *    the write_u64 handlers mem_cgroup_{hierarchy,swappiness,move_charge,
+ *    oom_control}_write): cgroup_file_write() calls exactly one of them per
+ *    write() to a memory v1 file and none for any other file, so writes to
+ *    v2 files, v1 core files and other controllers' files run no program.
+ *    One program at exit counts the attempt and, in the same step, whether
+ *    it failed (every call returns; the handler's result is what the write
+ *    returns). write_u64 handlers get the value already parsed; a value
+ *    kstrtoull() refuses never reaches them and is not counted.
  *  - fexit cgroup_file_open: reads, counted once per open for reading.
  *    Chosen over cgroup_seqfile_show because seq_read calls show again
  *    when its buffer overflows and once per record, so counting there
@@ -23,14 +25,13 @@
  *    (memory.oom_control, memory.pressure_level, memory.usage_in_bytes,
  *    memory.memsw.usage_in_bytes).
  *
- * Only v1 hierarchies count: an access to a v2 file costs one early exit on
- * the superblock magic (three plain loads, no helper call); a v1 core file
- * costs one more read, of cftype::flags (only v1 controller files carry
- * __CFTYPE_NOT_ON_DFL). Then only files of the memory controller
- * (cft->ss->id == memory_cgrp_id) on a v1 hierarchy (hierarchy_id != 0)
- * that user space put into twl_files (from the catalog) are counted; the
- * answer per cftype is cached in twl_cft. Nothing is sent per event: user
- * space reads the maps.
+ * Reads exit early: an open of a v2 file costs one check of the superblock
+ * magic (three plain loads, no helper call); a v1 core file one more read,
+ * of cftype::flags (only v1 controller files carry __CFTYPE_NOT_ON_DFL).
+ * Only files of the memory controller (cft->ss->id == memory_cgrp_id) on a
+ * v1 hierarchy (hierarchy_id != 0) that user space put into twl_files (from
+ * the catalog) are counted; the answer per cftype is cached in twl_cft.
+ * Nothing is sent per event: user space reads the maps.
  *
  * Pointers reached from the programs' BTF-typed arguments are read directly
  * (the verifier turns those loads into fault-safe loads, no helper call);
@@ -149,10 +150,10 @@ static __always_inline __u32 cgroup_hier(struct cgroup *cgrp)
 	return (__u32)BPF_CORE_READ(cgrp, root, hierarchy_id);
 }
 
-/* The writer's cgroup in the memory controller's hierarchy, or NULL. */
-static __always_inline struct cgroup *writer_memcg(int mem_id)
+/* The writer's (@t's) cgroup in the memory controller's hierarchy, or NULL. */
+static __always_inline struct cgroup *writer_memcg(struct task_struct *t,
+						   int mem_id)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct cgroup_subsys_state *css;
 
 	if (mem_id < 0 || mem_id >= bpf_core_enum_value(enum cgroup_subsys_id,
@@ -242,16 +243,23 @@ static __always_inline bool cond_met(__u16 cond, struct kernfs_node *dir,
 }
 
 /*
- * Fill the parts of a usage key that describe the caller. Returns the
- * writer's memory cgroup (NULL if none) for capture_path().
+ * Fill the parts of a usage key that describe the caller @t (current).
+ * Returns the writer's memory cgroup (NULL if none) for capture_path().
+ *
+ * Plain loads through the BTF-typed task instead of three helper calls
+ * (bpf_get_current_uid_gid, _comm, _pid_tgid in count_use), same values:
+ * the uid is current_cred()->uid, which bpf_get_current_uid_gid() maps into
+ * init_user_ns, where kuids are the values themselves; task::comm is
+ * NUL-padded (__set_task_comm() uses strscpy_pad(), fork copies it whole),
+ * so its 16 bytes equal what bpf_get_current_comm() copies.
  */
 static __always_inline struct cgroup *
-key_set_writer(struct twl_bpf_usage_key *k, int mem_id)
+key_set_writer(struct twl_bpf_usage_key *k, struct task_struct *t, int mem_id)
 {
-	struct cgroup *w = writer_memcg(mem_id);
+	struct cgroup *w = writer_memcg(t, mem_id);
 
-	k->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(k->comm, sizeof(k->comm));
+	k->uid = t->cred->uid.val;
+	__builtin_memcpy(k->comm, t->comm, sizeof(k->comm));
 	if (w) {
 		k->writer_cgid = w->kn->id;
 		k->writer_hier = w->root->hierarchy_id;
@@ -265,6 +273,7 @@ key_set_writer(struct twl_bpf_usage_key *k, int mem_id)
  * insert the target (@dir) and writer (@w) paths are captured.
  */
 static __always_inline void count_use(struct twl_bpf_usage_key *k,
+				      struct task_struct *t,
 				      struct kernfs_node *dir, struct cgroup *w,
 				      bool met, bool failed)
 {
@@ -302,7 +311,7 @@ static __always_inline void count_use(struct twl_bpf_usage_key *k,
 		__sync_fetch_and_add(&v->condition_met, 1);
 	if (failed)
 		__sync_fetch_and_add(&v->failed, 1);
-	v->last_pid = bpf_get_current_pid_tgid() >> 32;
+	v->last_pid = t->tgid;
 	v->last_ns = now;
 }
 
@@ -352,7 +361,8 @@ file_lookup(struct kernfs_node *kn, __u64 cft, int mem_id, __u16 flag)
  */
 static __always_inline struct kernfs_node *
 access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
-	   struct twl_bpf_usage_key *k, __u16 *cond, struct cgroup **w)
+	   struct twl_bpf_usage_key *k, __u16 *cond, struct cgroup **w,
+	   struct task_struct *t)
 {
 	struct kernfs_node *kn = of->kn;
 	struct twl_bpf_file_val *fv;
@@ -372,7 +382,7 @@ access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 	if (!dir)
 		return NULL;
 	__builtin_memset(k, 0, sizeof(*k));
-	*w = key_set_writer(k, mem_id);
+	*w = key_set_writer(k, t, mem_id);
 	hier = *w ? k->writer_hier : cgroup_hier((struct cgroup *)dir->priv);
 	if (!hier)
 		return NULL;
@@ -387,31 +397,177 @@ access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 }
 
 /*
- * Every write to a cgroup control file: the attempt and, in the same step,
- * its failure (see the header comment for why one fexit program suffices).
+ * Count one write to v1 memory control file @of (its cftype is @cft) that a
+ * kernfs-style handler (cftype::write) returned @ret for. Only memory v1
+ * files reach these handlers, so no v2/core early exit is needed; the
+ * catalog check stays (mem_cgroup_write and mem_cgroup_reset also serve
+ * files that are not deprecated, such as memory.limit_in_bytes).
  */
-SEC("fexit/cgroup_file_write")
-int BPF_PROG(twl_write, struct kernfs_open_file *of, char *buf, size_t nbytes,
-	     loff_t off, ssize_t ret)
+static __always_inline int count_of_write(struct kernfs_open_file *of,
+					  const char *buf, long ret)
 {
 	struct twl_bpf_usage_key k;
-	struct kernfs_node *dir;
+	struct twl_bpf_file_val *fv;
+	struct kernfs_node *kn = of->kn, *dir;
+	struct task_struct *t;
 	struct cgroup *w;
-	__u16 cond;
+	int mem_id;
+	__u32 hier;
 
-	if (!nbytes)
-		return 0; /* the kernel ignores an empty write */
-	dir = access_key(of, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_WRITE, &k, &cond,
-			 &w);
+	mem_id = twl_memory_cgrp_id();
+	fv = file_lookup(kn, (__u64)kn->priv, mem_id, TWL_BPF_FILE_DIRECT);
+	if (!fv)
+		return 0;
+	dir = twl_kn_parent(kn);
 	if (!dir)
 		return 0;
-	count_use(&k, dir, w, cond_met(cond, dir, buf), ret < 0);
+	__builtin_memset(&k, 0, sizeof(k));
+	t = bpf_get_current_task_btf();
+	w = key_set_writer(&k, t, mem_id);
+	hier = w ? k.writer_hier : cgroup_hier((struct cgroup *)dir->priv);
+	if (!hier)
+		return 0;
+	k.file_id = fv->id;
+	k.op = TWL_BPF_OP_WRITE;
+	k.target_hier = hier;
+	k.target_cgid = dir->id;
+	count_use(&k, t, dir, w, cond_met(fv->cond, dir, buf), ret < 0);
 	return 0;
+}
+
+/*
+ * The files-map entry of write_u64 file @cft when it is counted, else NULL;
+ * cached per cftype in twl_cft like file_lookup(). Here the cftype pointer
+ * is BTF-typed, so its name is read without the kernfs node: the kernfs
+ * name of a memory file is "memory." + cftype::name (only
+ * cgroup.event_control has CFTYPE_NO_PREFIX, and it is no write_u64 file).
+ */
+static __always_inline struct twl_bpf_file_val *
+u64_file_lookup(struct cftype *cft)
+{
+	struct twl_bpf_file_val *fv, none = {};
+	struct twl_bpf_file_key fk = {};
+	__u64 key = (__u64)cft;
+
+	fv = bpf_map_lookup_elem(&twl_cft, &key);
+	if (fv)
+		return fv->flags & TWL_BPF_FILE_DIRECT ? fv : NULL;
+	__builtin_memcpy(fk.name, "memory.", 7);
+	if (bpf_probe_read_kernel_str(&fk.name[7], sizeof(fk.name) - 7,
+				      cft->name) <= 0)
+		return NULL;
+	fv = bpf_map_lookup_elem(&twl_files, &fk);
+	if (!fv)
+		fv = &none;
+	bpf_map_update_elem(&twl_cft, &key, fv,
+			    BPF_ANY); /* full: just no cache */
+	return fv->flags & TWL_BPF_FILE_DIRECT ? fv : NULL;
+}
+
+/*
+ * Count one write of the parsed value @val to write_u64 file @cft of @css
+ * that the handler returned @ret for. cgroup_file_write() calls the handler
+ * only when kstrtoull() accepted the buffer: a value that does not parse
+ * ("abc") fails before any handler and is not counted (the kernel prints no
+ * warning for it either; see README.md).
+ */
+static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
+					   struct cftype *cft, __u64 val,
+					   int ret)
+{
+	struct twl_bpf_usage_key k;
+	struct twl_bpf_file_val *fv;
+	struct cgroup *cgrp = css->cgroup, *w;
+	struct task_struct *t;
+	struct kernfs_node *dir;
+	bool met;
+	__u32 hier;
+
+	fv = u64_file_lookup(cft);
+	if (!fv)
+		return 0;
+	hier = cgrp->root->hierarchy_id;
+	if (!hier)
+		return 0;
+	dir = cgrp->kn;
+	__builtin_memset(&k, 0, sizeof(k));
+	t = bpf_get_current_task_btf();
+	w = key_set_writer(&k, t, twl_memory_cgrp_id());
+	k.file_id = fv->id;
+	k.op = TWL_BPF_OP_WRITE;
+	k.target_hier = hier;
+	k.target_cgid = dir->id;
+	/* The value comes parsed: no string parser on this path. */
+	if (fv->cond == TWL_BPF_COND_VALUE_NOT_1)
+		met = val != 1;
+	else
+		met = cond_met(fv->cond, dir, NULL);
+	count_use(&k, t, dir, w, met, ret < 0);
+	return 0;
+}
+
+/*
+ * Writes, on the memory controller's own v1 write handlers (mm/memcontrol.c
+ * in 6.1, mm/memcontrol-v1.c from v6.11): cgroup_file_write() calls exactly
+ * one of them per write() to a memory v1 file, and none for any other
+ * file, so v2 files, v1 core files and other controllers' files run no
+ * program at all. fexit: the attempt and, in the same step, its failure
+ * (every call returns; the handler's result is what cgroup_file_write()
+ * returns for the write).
+ */
+SEC("fexit/mem_cgroup_write")
+int BPF_PROG(twl_mem_write, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	return count_of_write(of, buf, ret);
+}
+
+SEC("fexit/mem_cgroup_reset")
+int BPF_PROG(twl_mem_reset, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	return count_of_write(of, buf, ret);
+}
+
+SEC("fexit/mem_cgroup_force_empty_write")
+int BPF_PROG(twl_force_empty, struct kernfs_open_file *of, char *buf,
+	     size_t nbytes, loff_t off, ssize_t ret)
+{
+	return count_of_write(of, buf, ret);
+}
+
+SEC("fexit/mem_cgroup_hierarchy_write")
+int BPF_PROG(twl_hier_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
+}
+
+SEC("fexit/mem_cgroup_swappiness_write")
+int BPF_PROG(twl_swap_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
+}
+
+SEC("fexit/mem_cgroup_move_charge_write")
+int BPF_PROG(twl_move_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
+}
+
+SEC("fexit/mem_cgroup_oom_control_write")
+int BPF_PROG(twl_oomc_write, struct cgroup_subsys_state *css,
+	     struct cftype *cft, u64 val, int ret)
+{
+	return count_u64_write(css, cft, val, ret);
 }
 
 SEC("fexit/cgroup_file_open")
 int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
 	struct twl_bpf_usage_key k;
 	struct kernfs_node *dir;
 	struct cgroup *w;
@@ -420,10 +576,10 @@ int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
 	if (!(of->file->f_mode & FMODE_READ))
 		return 0;
 	dir = access_key(of, TWL_BPF_FILE_DIRECT, TWL_BPF_OP_READ, &k, &cond,
-			 &w);
+			 &w, t);
 	if (!dir)
 		return 0;
-	count_use(&k, NULL, w, false,
+	count_use(&k, t, NULL, w, false,
 		  ret != 0); /* the kernel warns on no read */
 	return 0;
 }
@@ -436,6 +592,7 @@ static __always_inline int count_register(struct mem_cgroup *memcg,
 	struct twl_bpf_file_val *fv;
 	struct kernfs_node *dir;
 	struct cgroup *cgrp, *w;
+	struct task_struct *t;
 	__u32 hier;
 
 	cgrp = memcg->css.cgroup;
@@ -451,8 +608,9 @@ static __always_inline int count_register(struct mem_cgroup *memcg,
 	k.op = TWL_BPF_OP_REGISTER;
 	k.target_hier = hier;
 	k.target_cgid = dir->id;
-	w = key_set_writer(&k, twl_memory_cgrp_id());
-	count_use(&k, dir, w, cond_met(fv->cond, dir, NULL), ret != 0);
+	t = bpf_get_current_task_btf();
+	w = key_set_writer(&k, t, twl_memory_cgrp_id());
+	count_use(&k, t, dir, w, cond_met(fv->cond, dir, NULL), ret != 0);
 	return 0;
 }
 

@@ -113,13 +113,18 @@ jq -e '[.usage[] | select(.comm == "twl-deep" and .cgroup == "/p/q/r" and .write
 
 # Probes: all attached; after the restart all reused from the pins.
 for r in report1 report2; do
-	jq -e '.health.probes | length == 6 and all(.state == "attached")' "$D/$r.json" >/dev/null ||
+	# 12 probes: seven write handlers (mem_cgroup_write, _reset,
+	# _force_empty_write, _hierarchy_write, _swappiness_write,
+	# _move_charge_write, _oom_control_write; they replaced the one probe on
+	# cgroup_file_write), cgroup_file_open and four registrations.
+	jq -e '.health.probes | length == 12 and all(.state == "attached")' "$D/$r.json" >/dev/null ||
 		bad "$r: not every probe attached: $(jq -c .health.probes "$D/$r.json")"
 	jq -e '.health.map_overflows == 0' "$D/$r.json" >/dev/null || bad "$r: map overflows reported"
 done
 jq -e '.health.probes | all(.reason | test("reused"))' "$D/report1.json" >/dev/null ||
 	bad "report1: the restarted loader did not reuse the pinned links: $(jq -c .health.probes "$D/report1.json")"
-for p in twl_usage twl_paths twl_files twl_write twl_open_exit; do
+for p in twl_usage twl_paths twl_files twl_mem_write twl_mem_reset twl_force_empty twl_hier_write \
+	twl_swap_write twl_move_write twl_oomc_write twl_open_exit; do
 	grep -qx "$p" "$D/pins.txt" || bad "$p was not pinned under /sys/fs/bpf/twilight/v1"
 done
 
