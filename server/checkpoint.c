@@ -10,7 +10,7 @@
 
 #include "checkpoint.h"
 
-#define CKPT_SOFT_PAGES 1000
+#define CKPT_SOFT_PAGES 4000
 #define CKPT_HARD_PAGES 16384
 
 struct twl_ckpt {
@@ -127,8 +127,7 @@ void twl_ckpt_stop(struct twl_ckpt *c)
 {
 	if (!c)
 		return;
-	sqlite3_wal_autocheckpoint(c->wdb,
-				   CKPT_SOFT_PAGES); /* SQLite default */
+	sqlite3_wal_autocheckpoint(c->wdb, 1000); /* SQLite's default */
 	pthread_mutex_lock(&c->lock);
 	c->stop = true;
 	pthread_cond_signal(&c->cond);

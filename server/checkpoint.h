@@ -7,9 +7,11 @@
  * bottleneck, spent about 12% of its time copying WAL pages into the
  * database and in fdatasync (bench/server-load, perf). The checkpointer
  * takes that over: a WAL hook on the writer connection wakes a thread with
- * its own connection once the WAL holds 1000 pages (SQLite's default
- * threshold), which runs PASSIVE checkpoints (they never block the
- * writer). Bound: if the WAL still reaches 16384 pages (64 MiB with 4 KiB
+ * its own connection once the WAL holds 4000 pages (16 MiB with 4 KiB
+ * pages; SQLite's default is 1000: a larger window lets one checkpoint copy
+ * the last version of a hot page instead of several, which cut the
+ * checkpointer's CPU per report at 1,000 reports/s from 302 to 222 us),
+ * which runs PASSIVE checkpoints (they never block the writer). Bound: if the WAL still reaches 16384 pages (64 MiB with 4 KiB
  * pages) because the checkpointer lags, the writer checkpoints itself, as
  * SQLite would by default, so the WAL cannot grow without bound.
  */
