@@ -6,7 +6,7 @@
  * agent reports against its log.
  *
  * Usage:
- *   twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] ACTION [ARGS]
+ *   twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] [-u UID] ACTION [ARGS]
  *   (options end at ACTION, so a VALUE such as -1 is not taken for one)
  *
  *   -c DIR   cgroup directory to act in, e.g. /sys/fs/cgroup/memory/a. It is
@@ -18,6 +18,8 @@
  *   -m MARK  after the action, write MARK as one record to /dev/kmsg (so
  *            kernel messages printed by the action sit before the marker)
  *   -s       "skip move": act on DIR without moving into it
+ *   -u UID   after moving (which needs root), drop to uid and gid UID before
+ *            acting, so that the counters' uid attribution can be checked
  *
  * Actions (FILE is a name inside DIR, e.g. memory.soft_limit_in_bytes):
  *   write FILE VALUE   open, write VALUE, close; N times
@@ -65,12 +67,13 @@ struct opts {
 	const char *mark;
 	long count;
 	int move;
+	long uid; /* -1: keep */
 };
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] ACTION [ARGS]\n"
+		"usage: twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] [-u UID] ACTION [ARGS]\n"
 		"actions: write FILE VALUE | read FILE | event FILE [ARGS] | kmsg-dump\n");
 }
 
@@ -308,13 +311,13 @@ static int parse_count(const char *s, long *out)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .dir = ".", .count = 1, .move = 1 };
+	struct opts o = { .dir = ".", .count = 1, .move = 1, .uid = -1 };
 	char path[PATH_MAX], cg[256], comm[32] = "";
 	const char *action, *file = NULL, *value = NULL;
 	long ok = 0, failed = 0;
 	int c, last_err = 0;
 
-	while ((c = getopt(argc, argv, "+c:n:N:m:s")) != -1) {
+	while ((c = getopt(argc, argv, "+c:n:N:m:su:")) != -1) {
 		switch (c) {
 		case 'c':
 			o.dir = optarg;
@@ -336,6 +339,19 @@ int main(int argc, char **argv)
 		case 's':
 			o.move = 0;
 			break;
+		case 'u': {
+			char *end;
+
+			errno = 0;
+			o.uid = strtol(optarg, &end, 10);
+			if (errno || *end || o.uid < 0 || o.uid > 65534) {
+				fprintf(stderr,
+					"twl-workload: -u wants 0..65534, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		default:
 			usage();
 			return 2;
@@ -405,6 +421,11 @@ int main(int argc, char **argv)
 		return 2;
 	own_cgroup(cg, sizeof(cg));
 	snprintf(path, sizeof(path), "%s/%s", o.dir, file);
+	if (o.uid >= 0 && (setgid((gid_t)o.uid) || setuid((uid_t)o.uid))) {
+		fprintf(stderr, "twl-workload: -u %ld: %s\n", o.uid,
+			strerror(errno));
+		return 2;
+	}
 
 	for (long i = 0; i < o.count; i++) {
 		int ret;

@@ -32,7 +32,7 @@ jq -r '.features[] | .id as $id | ((.files // [])[] | "F \(.) \($id)"), ((.event
 	"$CAT" >"$maps" || { echo "FAIL: cannot read $CAT" >&2; exit 1; }
 
 # expected LOG: the usage entries the workload runs in LOG must produce,
-# one line "op|file|cgroup|comm|writer|feature count failed condition_met".
+# one line "op|file|cgroup|comm|writer|feature|uid count failed condition_met".
 expected() {
 	awk -v maps="$maps" '
 	BEGIN {
@@ -43,14 +43,14 @@ expected() {
 	}
 	function add(o, f, t, cm, w, feat, n, fl, c,   k) {
 		if (feat == "") { print "no catalog feature for " o " " f > "/dev/stderr"; bad = 1 }
-		k = o "|" f "|" t "|" cm "|" w "|" feat
+		k = o "|" f "|" t "|" cm "|" w "|" feat "|" uid
 		N[k] += n; FL[k] += fl; C[k] += c
 	}
 	/^workload / {
 		delete kv
 		for (i = 2; i <= NF; i++) { p = index($i, "="); kv[substr($i, 1, p - 1)] = substr($i, p + 1) }
 		op = kv["op"]; file = kv["file"]; cg = kv["cgroup"]; comm = kv["comm"]
-		n = kv["n"] + 0; failed = kv["failed"] + 0
+		n = kv["n"] + 0; failed = kv["failed"] + 0; uid = kv["uid"]
 		c = kv["cond"] == "all" ? n : 0
 		if (op == "write") add("write", file, cg, comm, cg, F[file], n, failed, c)
 		else if (op == "read") add("read", file, "", comm, cg, F[file], n, failed, 0)
@@ -65,7 +65,7 @@ expected() {
 }
 
 actual() {
-	jq -r '.usage[] | "\(.op)|\(.file)|\(.cgroup)|\(.comm)|\(.writer_cgroup)|\(.feature) \(.count) \(.failed) \(.condition_met)"' \
+	jq -r '.usage[] | "\(.op)|\(.file)|\(.cgroup)|\(.comm)|\(.writer_cgroup)|\(.feature)|\(.uid) \(.count) \(.failed) \(.condition_met)"' \
 		"$1" | sort
 }
 
@@ -98,9 +98,12 @@ for comm in $(sed -n 's/.* comm=\([^ ]*\).*/\1/p' "$D/other.log" | sort -u); do
 done
 echo "ok: nothing counted for $(grep -c '^workload ' "$D/other.log") runs on v2, v1 core and non-catalog files"
 
-# Attribution details.
-jq -e '[.usage[] | select(.uid != 0 or .last_pid <= 0 or .first_seen > .last_seen or .first_seen < 1000000000)] | length == 0' \
-	"$D/report2.json" >/dev/null || bad "report2 has entries with wrong uid, last_pid or times"
+# Attribution details (uid is part of the compared key above; the uid 1000
+# runs must be there).
+jq -e '[.usage[] | select(.last_pid <= 0 or .first_seen > .last_seen or .first_seen < 1000000000)] | length == 0' \
+	"$D/report2.json" >/dev/null || bad "report2 has entries with wrong last_pid or times"
+jq -e '[.usage[] | select(.uid == 1000)] | length == 2' "$D/report2.json" >/dev/null ||
+	bad "report2 lacks the write and the read by uid 1000: $(jq -c '[.usage[] | select(.uid != 0)]' "$D/report2.json")"
 # Container identity from the writer cgroup; none for plain cgroups.
 cid=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 jq -e --arg c "docker:$cid" '[.usage[] | select(.comm == "twl-docker")] | length == 1 and all(.container == $c)' \

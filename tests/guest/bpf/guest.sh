@@ -96,6 +96,13 @@ mkdir -p $M/p/q/r $M/system.slice || fail "mkdir nested cgroups"
 step all -c $M/p/q/r -n $N -N twl-deep write memory.soft_limit_in_bytes 16777216
 rmdir $M/p/q/r || fail "rmdir $M/p/q/r"
 step all -c $M/system.slice/docker-$CID.scope -n $N -N twl-docker write memory.soft_limit_in_bytes 8388608
+# uid attribution: a delegated knob (chowned to uid 1000) written and read
+# by a process that dropped to uid 1000 after moving into the cgroup.
+mkdir -p $M/u || fail "mkdir $M/u"
+chown 1000 $M/u/memory.soft_limit_in_bytes || fail "chown $M/u/memory.soft_limit_in_bytes"
+step all -c $M/u -u 1000 -n $N -N twl-uid write memory.soft_limit_in_bytes 4194304
+step none -c $M/u -u 1000 -n $N -N twl-uidr read memory.soft_limit_in_bytes
+grep -q 'comm=twl-uid .*uid=1000 cond=' $LOG || fail "the uid 1000 writer did not run as uid 1000"
 if [ -e $M/memory.memsw.usage_in_bytes ]; then
 	step none -c $M/i -n $N -N twl-memsw read memory.memsw.usage_in_bytes
 fi
