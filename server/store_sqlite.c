@@ -618,20 +618,12 @@ static int rollup(struct twl_store *s, const char *feature, const char *host_id,
 
 /*
  * Bind ingest text without a copy: the strings live in the prepared
- * report (ingest.h) until the statement is reset.
+ * report (ingest.h) until the statement is reset. NULL binds SQL NULL
+ * (sqlite3_bind_text does that for a NULL pointer).
  */
 static void bind_static(sqlite3_stmt *st, int i, const char *v)
 {
 	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-}
-
-/* Bind text that may be NULL (SQL NULL); the caller keeps it alive. */
-static void bind_opt(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
 }
 
 static int ingest_host(struct twl_store *s, const char *host_id,
@@ -648,11 +640,11 @@ static int ingest_host(struct twl_store *s, const char *host_id,
 	bind_static(st, 7, in->boot_id);
 	sqlite3_bind_int64(st, 8, now);
 	sqlite3_bind_int64(st, 9, in->seq);
-	bind_opt(st, 10, in->health_json);
+	bind_static(st, 10, in->health_json);
 	sqlite3_bind_int64(st, 11, in->records_lost);
 	sqlite3_bind_int(st, 12, in->key_rejected);
-	bind_opt(st, 13, in->probe_missing_json);
-	bind_opt(st, 14, in->census_json);
+	bind_static(st, 13, in->probe_missing_json);
+	bind_static(st, 14, in->census_json);
 	return step_done(st);
 }
 
@@ -674,7 +666,7 @@ static int ingest_warnings(struct twl_store *s, const char *host_id,
 		sqlite3_bind_int64(st, 6, w->time);
 		sqlite3_bind_int64(st, 7, w->level);
 		bind_static(st, 8, w->text);
-		bind_opt(st, 9, w->fields_json);
+		bind_static(st, 9, w->fields_json);
 		bind_static(st, 10, w->origin);
 		sqlite3_bind_int64(st, 11, now);
 		ret = step_done(st);
@@ -706,7 +698,7 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 		sqlite3_bind_int64(st, 4, u->kmsg_seq);
 		sqlite3_bind_int64(st, 5, u->time);
 		sqlite3_bind_int64(st, 6, u->count);
-		bind_opt(st, 7, u->matched);
+		bind_static(st, 7, u->matched);
 		sqlite3_bind_int64(st, 8, now);
 		ret = step_done(st);
 		if (ret)

@@ -436,7 +436,9 @@ static json_t *parse_array(struct parser *ps, int depth)
 	}
 	for (;;) {
 		v = parse_value(ps, depth + 1);
-		if (!v || json_array_append_new(arr, v)) {
+		if (!v)
+			goto fail; /* parse_value said why */
+		if (json_array_append_new(arr, v)) {
 			fail_at(ps, ps->p, "out of memory");
 			goto fail;
 		}
