@@ -80,7 +80,41 @@ static void prepare_unknown(struct twl_ingest *in, const json_t *arr)
 	in->n_unknown = json_array_size(arr);
 }
 
-static void prepare_usage(struct twl_ingest *in, const json_t *arr)
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * FNV_PRIME;
+	return h * FNV_PRIME; /* the 0 byte that ends the field */
+}
+
+/* Contract: see ingest.h. */
+int64_t twl_usage_key_hash(const char *host_id,
+			   const struct twl_ingest_usage *u)
+{
+	uint64_t host, h, uid = (uint64_t)u->uid;
+
+	host = h = fnv_str(FNV_OFFSET, host_id);
+	h = fnv_str(h, u->boot_id);
+	h = fnv_str(h, u->feature);
+	h = fnv_str(h, u->file);
+	h = fnv_str(h, u->op);
+	h = fnv_str(h, u->cgroup);
+	h = fnv_str(h, u->comm);
+	h = fnv_str(h, u->writer_cgroup);
+	for (int i = 0; i < 8; i++, uid >>= 8)
+		h = (h ^ (uid & 0xff)) * FNV_PRIME;
+	/*
+	 * The high 40 bits are host_id's alone, so that a host's rows sit
+	 * together in the table's B-tree and a report dirties few pages.
+	 */
+	return (int64_t)((host & ~0xffffffULL) | (h & 0xffffffULL));
+}
+
+static void prepare_usage(struct twl_ingest *in, const char *host_id,
+			  const json_t *arr)
 {
 	const json_t *u;
 	size_t i;
@@ -104,6 +138,7 @@ static void prepare_usage(struct twl_ingest *in, const json_t *arr)
 		o->condition_met = jint(u, "condition_met");
 		o->first_seen = jint(u, "first_seen");
 		o->last_seen = jint(u, "last_seen");
+		o->key_hash = twl_usage_key_hash(host_id, o);
 	}
 	in->n_usage = json_array_size(arr);
 }
@@ -126,7 +161,8 @@ static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
 }
 
 /* Contract: see ingest.h. */
-int twl_ingest_prepare(json_t *report, struct twl_ingest **out)
+int twl_ingest_prepare(json_t *report, const char *host_id,
+		       struct twl_ingest **out)
 {
 	const json_t *host = json_object_get(report, "host");
 	const json_t *health = json_object_get(report, "health");
@@ -166,7 +202,7 @@ int twl_ingest_prepare(json_t *report, struct twl_ingest **out)
 	in->has_census = json_is_object(census);
 	in->census_time = jint(census, "time");
 	prepare_unknown(in, unknown);
-	prepare_usage(in, usage);
+	prepare_usage(in, host_id, usage);
 	prepare_knobs(in, knobs);
 	if (dump(health, &in->health_json) ||
 	    dump(json_object_get(health, "probe_missing"),

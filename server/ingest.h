@@ -38,6 +38,7 @@ struct twl_ingest_usage {
 		*writer_cgroup, *container;
 	int64_t uid, last_pid, count, failed, condition_met, first_seen,
 		last_seen;
+	int64_t key_hash; /* twl_usage_key_hash() of host_id and this key */
 };
 
 struct twl_ingest_knob {
@@ -69,10 +70,26 @@ struct twl_ingest {
 
 /*
  * twl_ingest_prepare - flatten report (validated by twl_report_parse();
- * a reference is taken, the caller keeps its own) into *out. Returns 0 or
- * -ENOMEM. Free with twl_ingest_free().
+ * a reference is taken, the caller keeps its own) into *out, with each
+ * usage entry's key hashed for host_id, the host the report is stored
+ * for. Returns 0 or -ENOMEM. Free with twl_ingest_free().
  */
-int twl_ingest_prepare(json_t *report, struct twl_ingest **out);
+int twl_ingest_prepare(json_t *report, const char *host_id,
+		       struct twl_ingest **out);
+
+/*
+ * twl_usage_key_hash - the id under which the storage layer first looks
+ * for the usage row of (host_id, u's nine-field key): see
+ * schema/migrations/004_usage_id.sql. FNV-1a (64 bit) runs over host_id,
+ * boot id, feature, file, op, cgroup, comm, writer cgroup, each followed
+ * by a 0 byte (no field holds one), then uid's 8 bytes, least significant
+ * first. The id's high 40 bits are the hash of host_id alone (so a host's
+ * rows sit together in the table), its low 24 bits those of the whole
+ * key. Pure. Only speed depends on it: a row stored under another id is
+ * still found through the unique key.
+ */
+int64_t twl_usage_key_hash(const char *host_id,
+			   const struct twl_ingest_usage *u);
 
 /* Rows the report carries (warnings + unknown + usage + census knobs). */
 uint64_t twl_ingest_rows(const struct twl_ingest *in);

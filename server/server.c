@@ -486,7 +486,7 @@ int twl_server_defer_ingest(struct twl_server *srv,
 	int ret;
 
 	/* The JSON work happens here, on this HTTP thread (ingest.h). */
-	ret = twl_ingest_prepare(report, &in);
+	ret = twl_ingest_prepare(report, host_id, &in);
 	json_decref(report);
 	if (ret)
 		return ret;

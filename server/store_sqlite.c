@@ -22,8 +22,10 @@ enum {
 	W_HOST_UPSERT,
 	W_WARN_INS,
 	W_UNK_UPSERT,
+	W_USAGE_AT,
 	W_USAGE_GET,
-	W_USAGE_UPSERT,
+	W_USAGE_INS,
+	W_USAGE_UPD,
 	W_CENSUS_DEL,
 	W_CENSUS_INS,
 	W_ROLLUP,
@@ -47,9 +49,11 @@ enum {
 };
 
 /*
- * The usage upsert: cumulative counters keep their maximum per key, so
- * replays and resends change nothing. Shared with bench/server-load's raw
- * SQLite peer, which must run exactly the server's statement.
+ * A usage row upserted the plain SQL way: cumulative counters keep their
+ * maximum per key, so replays and resends change nothing. This is the
+ * ceiling peer of bench/server-load ("the same rows upserted straight
+ * into SQLite"). The writer stores the same values with the same rules,
+ * but addresses rows by the hash of their key (ingest_usage() below).
  */
 const char twl_sql_usage_upsert[] =
 	"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
@@ -95,11 +99,31 @@ static const char *const wsql[W_N] = {
 		" first_time = min(first_time, excluded.first_time),"
 		" matched_feature_id = excluded.matched_feature_id,"
 		" received = excluded.received",
+	/* The row at a key's hash (schema/migrations/004_usage_id.sql). */
+	[W_USAGE_AT] =
+		"SELECT host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
+		" writer_cgroup, count FROM usage WHERE id = ?1",
+	/* The row of a key stored under another id (unique index). */
 	[W_USAGE_GET] =
-		"SELECT count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
+		"SELECT id, count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
 		" feature_id = ?3 AND file = ?4 AND op = ?5 AND cgroup = ?6 AND"
 		" comm = ?7 AND uid = ?8 AND writer_cgroup = ?9",
-	[W_USAGE_UPSERT] = twl_sql_usage_upsert,
+	/* ?17: the key's hash, or NULL for an id SQLite picks */
+	[W_USAGE_INS] =
+		"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm,"
+		" uid, writer_cgroup, container, last_pid, count, failed,"
+		" condition_met, first_seen, last_seen, id)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" ?15, ?16, ?17)",
+	/* The rules of twl_sql_usage_upsert's DO UPDATE (SET sees old values). */
+	[W_USAGE_UPD] =
+		"UPDATE usage SET"
+		" container = CASE WHEN ?3 >= count THEN ?1 ELSE container END,"
+		" last_pid = CASE WHEN ?3 >= count THEN ?2 ELSE last_pid END,"
+		" count = max(count, ?3), failed = max(failed, ?4),"
+		" condition_met = max(condition_met, ?5),"
+		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
+		" WHERE id = ?8",
 	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
 	[W_CENSUS_INS] =
 		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time)"
@@ -200,6 +224,20 @@ fail:
 	return twl_sqlite_errno(rc);
 }
 
+/*
+ * SQLite counts every allocation under one global mutex unless told not
+ * to (SQLITE_CONFIG_MEMSTATUS). Nothing here reads those statistics, and
+ * the mutex was 3% of the ingest writer's time (perf, bench/server-load).
+ * The setting only takes before SQLite initialises; in a process that
+ * used SQLite first it is refused and the statistics stay on (harmless).
+ */
+static pthread_once_t sqlite_cfg_once = PTHREAD_ONCE_INIT;
+
+static void sqlite_cfg(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /* Contract: see store.h. */
 int twl_store_open(const char *path, struct twl_store **out)
 {
@@ -207,6 +245,7 @@ int twl_store_open(const char *path, struct twl_store **out)
 	char err[256];
 	int ret;
 
+	pthread_once(&sqlite_cfg_once, sqlite_cfg);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -727,38 +766,121 @@ static void bind_usage_key(sqlite3_stmt *st, const char *host_id,
 	bind_static(st, 9, u->writer_cgroup);
 }
 
+/* Whether the W_USAGE_AT row is the row of (host_id, u's key). */
+static bool usage_key_is(sqlite3_stmt *at, const char *host_id,
+			 const struct twl_ingest_usage *u)
+{
+	const char *want[] = { host_id, u->boot_id, u->feature,
+			       u->file, u->op,	    u->cgroup,
+			       u->comm, NULL,	    u->writer_cgroup };
+
+	const char *got;
+
+	for (int i = 0; i < 9; i++) {
+		if (i == 7) { /* uid */
+			if (sqlite3_column_int64(at, i) != u->uid)
+				return false;
+			continue;
+		}
+		got = (const char *)sqlite3_column_text(at, i);
+		if (!got || strcmp(got, want[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Find the row of (host_id, u's key): *id and *old set when it exists
+ * (returns 1), else 0 with *slot_free telling whether the key's hash is
+ * free as an id. Negative errno on failure.
+ */
+static int usage_find(struct twl_store *s, const char *host_id,
+		      const struct twl_ingest_usage *u, int64_t *id,
+		      int64_t *old, bool *slot_free)
+{
+	sqlite3_stmt *at = s->ws[W_USAGE_AT], *get = s->ws[W_USAGE_GET];
+	int rc, found = 0;
+
+	sqlite3_bind_int64(at, 1, u->key_hash);
+	rc = sqlite3_step(at);
+	*slot_free = rc == SQLITE_DONE;
+	if (rc == SQLITE_ROW && usage_key_is(at, host_id, u)) {
+		*id = u->key_hash;
+		*old = sqlite3_column_int64(at, 9);
+		found = 1;
+	}
+	sqlite3_reset(at);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	if (found)
+		return 1;
+	/* stored under another id: a collision, or a row older than 004 */
+	bind_usage_key(get, host_id, u);
+	rc = sqlite3_step(get);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(get, 0);
+		*old = sqlite3_column_int64(get, 1);
+		found = 1;
+	}
+	sqlite3_reset(get);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	return found;
+}
+
+static int usage_insert(struct twl_store *s, const char *host_id,
+			const struct twl_ingest_usage *u, bool slot_free)
+{
+	sqlite3_stmt *st = s->ws[W_USAGE_INS];
+
+	bind_usage_key(st, host_id, u);
+	bind_static(st, 10, u->container);
+	sqlite3_bind_int64(st, 11, u->last_pid);
+	sqlite3_bind_int64(st, 12, u->count);
+	sqlite3_bind_int64(st, 13, u->failed);
+	sqlite3_bind_int64(st, 14, u->condition_met);
+	sqlite3_bind_int64(st, 15, u->first_seen);
+	sqlite3_bind_int64(st, 16, u->last_seen);
+	if (slot_free)
+		sqlite3_bind_int64(st, 17, u->key_hash);
+	else
+		sqlite3_bind_null(st, 17);
+	return step_done(st);
+}
+
+static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
+			int64_t id)
+{
+	sqlite3_stmt *st = s->ws[W_USAGE_UPD];
+
+	bind_static(st, 1, u->container);
+	sqlite3_bind_int64(st, 2, u->last_pid);
+	sqlite3_bind_int64(st, 3, u->count);
+	sqlite3_bind_int64(st, 4, u->failed);
+	sqlite3_bind_int64(st, 5, u->condition_met);
+	sqlite3_bind_int64(st, 6, u->first_seen);
+	sqlite3_bind_int64(st, 7, u->last_seen);
+	sqlite3_bind_int64(st, 8, id);
+	return step_done(st);
+}
+
 static int ingest_usage(struct twl_store *s, const char *host_id,
 			const struct twl_ingest *in, struct rollup *ru)
 {
-	sqlite3_stmt *get = s->ws[W_USAGE_GET];
-	sqlite3_stmt *st = s->ws[W_USAGE_UPSERT];
-	int rc, ret;
+	int ret;
 
 	for (size_t i = 0; i < in->n_usage; i++) {
 		const struct twl_ingest_usage *u = &in->usage[i];
-		int64_t old = 0;
-		bool existed = false;
+		int64_t id = 0, old = 0;
+		bool slot_free = false;
 
-		bind_usage_key(get, host_id, u);
-		rc = sqlite3_step(get);
-		if (rc == SQLITE_ROW) {
-			old = sqlite3_column_int64(get, 0);
-			existed = true;
-		}
-		sqlite3_reset(get);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return twl_sqlite_errno(rc);
-		if (existed && u->count <= old)
+		ret = usage_find(s, host_id, u, &id, &old, &slot_free);
+		if (ret < 0)
+			return ret;
+		if (ret == 1 && u->count <= old)
 			continue; /* cumulative counter: nothing new */
-		bind_usage_key(st, host_id, u);
-		bind_static(st, 10, u->container);
-		sqlite3_bind_int64(st, 11, u->last_pid);
-		sqlite3_bind_int64(st, 12, u->count);
-		sqlite3_bind_int64(st, 13, u->failed);
-		sqlite3_bind_int64(st, 14, u->condition_met);
-		sqlite3_bind_int64(st, 15, u->first_seen);
-		sqlite3_bind_int64(st, 16, u->last_seen);
-		ret = step_done(st);
+		ret = ret == 1 ? usage_update(s, u, id) :
+				 usage_insert(s, host_id, u, slot_free);
 		if (ret)
 			return ret;
 		ret = rollup(s, u->feature, host_id, u->first_seen,
@@ -856,7 +978,7 @@ int twl_store_ingest(struct twl_store *s, const char *host_id,
 	struct twl_ingest *in;
 	int ret;
 
-	ret = twl_ingest_prepare((json_t *)report, &in);
+	ret = twl_ingest_prepare((json_t *)report, host_id, &in);
 	if (ret)
 		return ret;
 	ret = twl_store_ingest_prepared(s, host_id, in, now);

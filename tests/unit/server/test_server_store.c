@@ -23,6 +23,7 @@
 #include "auth.h"
 #include "config.h"
 #include "harness.h"
+#include "ingest.h"
 #include "migrate.h"
 #include "ratelimit.h"
 #include "store.h"
@@ -168,6 +169,143 @@ static void test_ingest_savepoints(void **state)
 	assert_int_equal(q("SELECT count(*) FROM usage"), 0);
 	json_decref(a);
 	json_decref(b);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+static void exec_sql(const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+static void ingest_one(struct twl_store *s, const char *host, json_t *r)
+{
+	assert_int_equal(twl_store_write_begin(s), 0);
+	assert_int_equal(twl_store_ingest(s, host, r, 1000), 0);
+	assert_int_equal(twl_store_write_end(s, true), 0);
+}
+
+/* The example report again, each usage counter times ten. */
+static json_t *report_x10(const char *host, const char *batch)
+{
+	json_t *r = report(host, batch), *u;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "usage"), i, u)
+		json_object_set_new(
+			u, "count",
+			json_integer(10 * json_integer_value(
+						  json_object_get(u, "count"))));
+	return r;
+}
+
+/*
+ * Usage rows are addressed by the hash of their key (migration 004): a
+ * new key lands at its hash; a key whose hash id is taken gets another
+ * id; a row under another id (a collision, a row copied by 004) is found
+ * through the unique key and updated, never duplicated.
+ */
+static void test_usage_ids(void **state)
+{
+	const char *host = "0123";
+	struct twl_store *s = NULL;
+	struct twl_ingest *in;
+	int64_t h[3], uses;
+	char sql[512];
+	json_t *r;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	r = report(host, "bb01");
+	assert_int_equal(twl_ingest_prepare(r, host, &in), 0);
+	assert_int_equal(in->n_usage, 3);
+	for (int i = 0; i < 3; i++)
+		h[i] = in->usage[i].key_hash;
+	twl_ingest_free(in);
+	/* the hash is the key's: another host, another id */
+	assert_int_equal(twl_ingest_prepare(r, "0124", &in), 0);
+	assert_true(in->usage[0].key_hash != h[0]);
+	twl_ingest_free(in);
+
+	/* entry 2's id is taken by a row of another key before it comes */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO usage(id, host_id, boot_id, feature_id, file, op,"
+		 " cgroup, comm, uid, writer_cgroup, count, first_seen, last_seen)"
+		 " VALUES(%lld, '0123', 'b', 'f', 'x', 'read', '', 'squatter', 0,"
+		 " '', 5, 1, 1)",
+		 (long long)h[2]);
+	exec_sql(sql);
+	ingest_one(s, host, r);
+	json_decref(r);
+	uses = q("SELECT sum(uses) FROM feature_host");
+	assert_int_equal(q("SELECT count(*) FROM usage"), 4);
+	snprintf(sql, sizeof(sql), "SELECT id = %lld FROM usage WHERE comm = 'systemd'",
+		 (long long)h[0]);
+	assert_int_equal(q(sql), 1);
+	snprintf(sql, sizeof(sql), "SELECT id = %lld FROM usage WHERE comm = 'kubelet'",
+		 (long long)h[1]);
+	assert_int_equal(q(sql), 1);
+	snprintf(sql, sizeof(sql), "SELECT id != %lld FROM usage WHERE comm = 'cadvisor'",
+		 (long long)h[2]);
+	assert_int_equal(q(sql), 1);
+
+	/* entry 0 moves to another id, like a row copied by migration 004 */
+	snprintf(sql, sizeof(sql), "UPDATE usage SET id = 42 WHERE id = %lld",
+		 (long long)h[0]);
+	exec_sql(sql);
+	r = report_x10(host, "bb02");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count(*) FROM usage"), 4);
+	assert_int_equal(q("SELECT count FROM usage WHERE id = 42"), 120);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"), 120);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'kubelet'"), 40);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'cadvisor'"), 72000);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'squatter'"), 5);
+	/* the rollup grew by the counters' growth: (12 + 4 + 7200) x 9 */
+	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
+			 9 * (12 + 4 + 7200));
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+/* Usage rows of a version-3 database survive migration 004 and are updated. */
+static void test_usage_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	const char *host = "0123";
+	json_t *r;
+
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 3)
+			exec_sql(m->sql);
+	exec_sql("PRAGMA user_version = 3;"
+		 " INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		 " comm, uid, writer_cgroup, container, last_pid, count, failed,"
+		 " condition_met, first_seen, last_seen) VALUES('0123',"
+		 " '2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f', 'memcg_v1.soft_limit',"
+		 " 'memory.soft_limit_in_bytes', 'write', '/system.slice/mysql.service',"
+		 " 'systemd', 0, '/init.scope', 'systemd:init.scope', 1, 12, 0, 12,"
+		 " 1764732041, 1764735500)");
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"), 12);
+	assert_int_equal(q("SELECT count(*) FROM feature_comm WHERE comm = 'systemd'"), 1);
+	r = report_x10(host, "cc01");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count(*) FROM usage WHERE comm = 'systemd'"), 1);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"), 120);
+	assert_int_equal(q("SELECT count(*) FROM usage"), 3);
+	/* the triggers of 004 keep feature_comm: plus the two new rows' names */
+	assert_int_equal(q("SELECT count(*) FROM feature_comm"), 3);
 	twl_store_close(s);
 	unlink(dbpath);
 }
@@ -361,6 +499,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_usage_ids),
+		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_ingest_savepoints),
 		cmocka_unit_test(test_tokens_and_keys),
 		cmocka_unit_test(test_config),
