@@ -51,7 +51,8 @@ void twl_store_admin_write_unlock(struct twl_store *s);
 /* Map an SQLite result code to a negative errno. */
 int twl_sqlite_errno(int rc);
 
-/* The server's usage upsert statement (store_sqlite.c). */
+/* A usage row upserted the plain SQL way, with the server's rules: the
+ * raw SQLite peer of bench/server-load (store_sqlite.c). */
 extern const char twl_sql_usage_upsert[];
 
 #endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

@@ -7,8 +7,11 @@
  * agents round-robin, seq increasing:
  *
  *   raw    the ceiling of the issue: the report's usage rows upserted
- *          straight into SQLite with the server's upsert statement (keep
- *          the maximum), one BEGIN IMMEDIATE ... COMMIT per report.
+ *          straight into SQLite, the plain way (INSERT ... ON CONFLICT DO
+ *          UPDATE on the unique key, keeping the maximum: the server's
+ *          rules, twl_sql_usage_upsert), one BEGIN IMMEDIATE ... COMMIT
+ *          per report. The server's writer stores the same values but
+ *          finds rows by the hash of their key (server/README.md).
  *   store  the server's storage layer (twl_store_ingest: batch id, host,
  *          usage, rollups), one transaction per report; parse + validate
  *          (twl_report_parse) timed apart.
