@@ -4,8 +4,14 @@
  * per-request state allocated on the first callback and freed in the
  * completion callback, bodies read into capped buffers, gzip inflated with
  * a cap, authentication and roles checked before any handler runs, and
- * security headers on every response. Report ingest is deferred: the
- * connection is suspended until the writer's COMMIT.
+ * security headers on every response this file builds. Report ingest is
+ * deferred: the connection is suspended until the writer's COMMIT.
+ *
+ * Known gap: requests libmicrohttpd refuses before any callback here runs
+ * (malformed HTTP, a header block over the connection memory limit, an
+ * unsupported HTTP version) get libmicrohttpd's own short fixed error
+ * page, without these headers; 0.9.75 offers no hook to add them. Those
+ * pages carry no request data, so nothing in them can be injected.
  */
 #include <arpa/inet.h>
 #include <errno.h>
