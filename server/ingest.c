@@ -90,13 +90,11 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 	return h * FNV_PRIME; /* the 0 byte that ends the field */
 }
 
-/* Contract: see ingest.h. */
-int64_t twl_usage_key_hash(const char *host_id,
-			   const struct twl_ingest_usage *u)
+/* twl_usage_key_hash() with host_id's part done once per report. */
+static int64_t key_hash(uint64_t host, const struct twl_ingest_usage *u)
 {
-	uint64_t host, h, uid = (uint64_t)u->uid;
+	uint64_t h = host, uid = (uint64_t)u->uid;
 
-	host = h = fnv_str(FNV_OFFSET, host_id);
 	h = fnv_str(h, u->boot_id);
 	h = fnv_str(h, u->feature);
 	h = fnv_str(h, u->file);
@@ -113,9 +111,17 @@ int64_t twl_usage_key_hash(const char *host_id,
 	return (int64_t)((host & ~0xffffffULL) | (h & 0xffffffULL));
 }
 
+/* Contract: see ingest.h. */
+int64_t twl_usage_key_hash(const char *host_id,
+			   const struct twl_ingest_usage *u)
+{
+	return key_hash(fnv_str(FNV_OFFSET, host_id), u);
+}
+
 static void prepare_usage(struct twl_ingest *in, const char *host_id,
 			  const json_t *arr)
 {
+	uint64_t host = fnv_str(FNV_OFFSET, host_id);
 	const json_t *u;
 	size_t i;
 
@@ -138,7 +144,7 @@ static void prepare_usage(struct twl_ingest *in, const char *host_id,
 		o->condition_met = jint(u, "condition_met");
 		o->first_seen = jint(u, "first_seen");
 		o->last_seen = jint(u, "last_seen");
-		o->key_hash = twl_usage_key_hash(host_id, o);
+		o->key_hash = key_hash(host, o);
 	}
 	in->n_usage = json_array_size(arr);
 }

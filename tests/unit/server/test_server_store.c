@@ -200,8 +200,8 @@ static json_t *report_x10(const char *host, const char *batch)
 	json_array_foreach(json_object_get(r, "usage"), i, u)
 		json_object_set_new(
 			u, "count",
-			json_integer(10 * json_integer_value(
-						  json_object_get(u, "count"))));
+			json_integer(10 * json_integer_value(json_object_get(
+						  u, "count"))));
 	return r;
 }
 
@@ -225,8 +225,15 @@ static void test_usage_ids(void **state)
 	r = report(host, "bb01");
 	assert_int_equal(twl_ingest_prepare(r, host, &in), 0);
 	assert_int_equal(in->n_usage, 3);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		h[i] = in->usage[i].key_hash;
+		assert_true(h[i] == twl_usage_key_hash(host, &in->usage[i]));
+	}
+	/*
+	 * Stored ids depend on the hash: pin it (FNV-1a as ingest.h says,
+	 * computed apart in Python), so that a change is a decision.
+	 */
+	assert_true(h[0] == INT64_C(-3940864479740376979));
 	twl_ingest_free(in);
 	/* the hash is the key's: another host, another id */
 	assert_int_equal(twl_ingest_prepare(r, "0124", &in), 0);
@@ -234,24 +241,28 @@ static void test_usage_ids(void **state)
 	twl_ingest_free(in);
 
 	/* entry 2's id is taken by a row of another key before it comes */
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO usage(id, host_id, boot_id, feature_id, file, op,"
-		 " cgroup, comm, uid, writer_cgroup, count, first_seen, last_seen)"
-		 " VALUES(%lld, '0123', 'b', 'f', 'x', 'read', '', 'squatter', 0,"
-		 " '', 5, 1, 1)",
-		 (long long)h[2]);
+	snprintf(
+		sql, sizeof(sql),
+		"INSERT INTO usage(id, host_id, boot_id, feature_id, file, op,"
+		" cgroup, comm, uid, writer_cgroup, count, first_seen, last_seen)"
+		" VALUES(%lld, '0123', 'b', 'f', 'x', 'read', '', 'squatter', 0,"
+		" '', 5, 1, 1)",
+		(long long)h[2]);
 	exec_sql(sql);
 	ingest_one(s, host, r);
 	json_decref(r);
 	uses = q("SELECT sum(uses) FROM feature_host");
 	assert_int_equal(q("SELECT count(*) FROM usage"), 4);
-	snprintf(sql, sizeof(sql), "SELECT id = %lld FROM usage WHERE comm = 'systemd'",
+	snprintf(sql, sizeof(sql),
+		 "SELECT id = %lld FROM usage WHERE comm = 'systemd'",
 		 (long long)h[0]);
 	assert_int_equal(q(sql), 1);
-	snprintf(sql, sizeof(sql), "SELECT id = %lld FROM usage WHERE comm = 'kubelet'",
+	snprintf(sql, sizeof(sql),
+		 "SELECT id = %lld FROM usage WHERE comm = 'kubelet'",
 		 (long long)h[1]);
 	assert_int_equal(q(sql), 1);
-	snprintf(sql, sizeof(sql), "SELECT id != %lld FROM usage WHERE comm = 'cadvisor'",
+	snprintf(sql, sizeof(sql),
+		 "SELECT id != %lld FROM usage WHERE comm = 'cadvisor'",
 		 (long long)h[2]);
 	assert_int_equal(q(sql), 1);
 
@@ -264,10 +275,14 @@ static void test_usage_ids(void **state)
 	json_decref(r);
 	assert_int_equal(q("SELECT count(*) FROM usage"), 4);
 	assert_int_equal(q("SELECT count FROM usage WHERE id = 42"), 120);
-	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"), 120);
-	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'kubelet'"), 40);
-	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'cadvisor'"), 72000);
-	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'squatter'"), 5);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 120);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'kubelet'"),
+			 40);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'cadvisor'"),
+			 72000);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'squatter'"),
+			 5);
 	/* the rollup grew by the counters' growth: (12 + 4 + 7200) x 9 */
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
 			 9 * (12 + 4 + 7200));
@@ -286,23 +301,29 @@ static void test_usage_migration(void **state)
 	for (const struct twl_migration *m = twl_migrations; m->name; m++)
 		if (atoi(m->name) <= 3)
 			exec_sql(m->sql);
-	exec_sql("PRAGMA user_version = 3;"
-		 " INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
-		 " comm, uid, writer_cgroup, container, last_pid, count, failed,"
-		 " condition_met, first_seen, last_seen) VALUES('0123',"
-		 " '2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f', 'memcg_v1.soft_limit',"
-		 " 'memory.soft_limit_in_bytes', 'write', '/system.slice/mysql.service',"
-		 " 'systemd', 0, '/init.scope', 'systemd:init.scope', 1, 12, 0, 12,"
-		 " 1764732041, 1764735500)");
+	exec_sql(
+		"PRAGMA user_version = 3;"
+		" INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		" comm, uid, writer_cgroup, container, last_pid, count, failed,"
+		" condition_met, first_seen, last_seen) VALUES('0123',"
+		" '2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'write', '/system.slice/mysql.service',"
+		" 'systemd', 0, '/init.scope', 'systemd:init.scope', 1, 12, 0, 12,"
+		" 1764732041, 1764735500)");
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
-	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"), 12);
-	assert_int_equal(q("SELECT count(*) FROM feature_comm WHERE comm = 'systemd'"), 1);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 12);
+	assert_int_equal(
+		q("SELECT count(*) FROM feature_comm WHERE comm = 'systemd'"),
+		1);
 	r = report_x10(host, "cc01");
 	ingest_one(s, host, r);
 	json_decref(r);
-	assert_int_equal(q("SELECT count(*) FROM usage WHERE comm = 'systemd'"), 1);
-	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"), 120);
+	assert_int_equal(q("SELECT count(*) FROM usage WHERE comm = 'systemd'"),
+			 1);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 120);
 	assert_int_equal(q("SELECT count(*) FROM usage"), 3);
 	/* the triggers of 004 keep feature_comm: plus the two new rows' names */
 	assert_int_equal(q("SELECT count(*) FROM feature_comm"), 3);
