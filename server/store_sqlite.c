@@ -29,6 +29,7 @@ enum {
 	W_CENSUS_DEL,
 	W_CENSUS_INS,
 	W_ROLLUP,
+	W_ROLLUP_UPD,
 	W_TOKEN_INS,
 	W_TOKEN_REVOKE,
 	W_KEY_INS,
@@ -130,6 +131,17 @@ static const char *const wsql[W_N] = {
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET"
 		" feature_id = excluded.feature_id, value = excluded.value,"
 		" time = excluded.time",
+	/*
+	 * The common case of W_ROLLUP: the row exists and its first use is
+	 * not later than this batch's. Not naming first_used spares the
+	 * rewrite of its index entry (feature_host_first) that any SET of
+	 * the column costs, even to the same value (5% of the writer's
+	 * instructions, callgrind). Fires the same UPDATE triggers.
+	 */
+	[W_ROLLUP_UPD] =
+		"UPDATE feature_host SET last_used = max(last_used, ?4),"
+		" uses = uses + ?5"
+		" WHERE feature_id = ?1 AND host_id = ?2 AND first_used <= ?3",
 	[W_ROLLUP] =
 		"INSERT INTO feature_host(feature_id, host_id, first_used, last_used, uses)"
 		" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO UPDATE SET"
@@ -594,27 +606,37 @@ int twl_store_write_end(struct twl_store *s, bool commit)
  */
 #define ROLLUP_MAX 64
 
+struct rollup_entry {
+	char feature[65];
+	int64_t first, last, uses;
+};
+
 struct rollup {
 	size_t n;
-	struct {
-		char feature[65];
-		int64_t first, last, uses;
-	} e[ROLLUP_MAX];
+	struct rollup_entry e[ROLLUP_MAX];
 };
+
+static int rollup_step(sqlite3_stmt *st, const char *host_id,
+		       const struct rollup_entry *e)
+{
+	sqlite3_bind_text(st, 1, e->feature, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, host_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, e->first);
+	sqlite3_bind_int64(st, 4, e->last);
+	sqlite3_bind_int64(st, 5, e->uses);
+	return step_done(st);
+}
 
 static int rollup_flush(struct twl_store *s, const char *host_id,
 			struct rollup *r)
 {
-	sqlite3_stmt *st = s->ws[W_ROLLUP];
 	int ret;
 
 	for (size_t i = 0; i < r->n; i++) {
-		bind_text(st, 1, r->e[i].feature);
-		bind_text(st, 2, host_id);
-		sqlite3_bind_int64(st, 3, r->e[i].first);
-		sqlite3_bind_int64(st, 4, r->e[i].last);
-		sqlite3_bind_int64(st, 5, r->e[i].uses);
-		ret = step_done(st);
+		ret = rollup_step(s->ws[W_ROLLUP_UPD], host_id, &r->e[i]);
+		/* sqlite3_changes() counts the UPDATE's rows, not its triggers' */
+		if (!ret && sqlite3_changes(s->wdb) == 0)
+			ret = rollup_step(s->ws[W_ROLLUP], host_id, &r->e[i]);
 		if (ret)
 			return ret;
 	}

@@ -216,9 +216,9 @@ static void test_usage_ids(void **state)
 	const char *host = "0123";
 	struct twl_store *s = NULL;
 	struct twl_ingest *in;
-	int64_t h[3], uses;
+	int64_t h[3], uses, first;
 	char sql[512];
-	json_t *r;
+	json_t *r, *u;
 
 	unlink(dbpath);
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
@@ -286,6 +286,21 @@ static void test_usage_ids(void **state)
 	/* the rollup grew by the counters' growth: (12 + 4 + 7200) x 9 */
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
 			 9 * (12 + 4 + 7200));
+	/* the rollup's first use moves back when a batch reports earlier use
+	 * (the full upsert; otherwise only last use and uses change) */
+	first = q("SELECT first_used FROM feature_host"
+		  " WHERE feature_id = 'memcg_v1.soft_limit'");
+	r = report_x10(host, "bb03");
+	u = json_array_get(json_object_get(r, "usage"), 0);
+	json_object_set_new(u, "count", json_integer(121));
+	json_object_set_new(u, "first_seen", json_integer(first - 1000));
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT first_used FROM feature_host"
+			   " WHERE feature_id = 'memcg_v1.soft_limit'"),
+			 first - 1000);
+	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
+			 9 * (12 + 4 + 7200) + 1);
 	twl_store_close(s);
 	unlink(dbpath);
 }
