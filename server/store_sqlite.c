@@ -135,7 +135,7 @@ static const char *const wsql[W_N] = {
 	 * The common case of W_ROLLUP: the row exists and its first use is
 	 * not later than this batch's. Not naming first_used spares the
 	 * rewrite of its index entry (feature_host_first) that any SET of
-	 * the column costs, even to the same value (5% of the writer's
+	 * the column costs, even to the same value (3% of the writer's
 	 * instructions, callgrind). Fires the same UPDATE triggers.
 	 */
 	[W_ROLLUP_UPD] =
