@@ -788,27 +788,23 @@ static void bind_usage_key(sqlite3_stmt *st, const char *host_id,
 	bind_static(st, 9, u->writer_cgroup);
 }
 
+static bool col_is(sqlite3_stmt *st, int i, const char *want)
+{
+	const char *got = (const char *)sqlite3_column_text(st, i);
+
+	return got && !strcmp(got, want);
+}
+
 /* Whether the W_USAGE_AT row is the row of (host_id, u's key). */
 static bool usage_key_is(sqlite3_stmt *at, const char *host_id,
 			 const struct twl_ingest_usage *u)
 {
-	const char *want[] = { host_id, u->boot_id, u->feature,
-			       u->file, u->op,	    u->cgroup,
-			       u->comm, NULL,	    u->writer_cgroup };
-
-	const char *got;
-
-	for (int i = 0; i < 9; i++) {
-		if (i == 7) { /* uid */
-			if (sqlite3_column_int64(at, i) != u->uid)
-				return false;
-			continue;
-		}
-		got = (const char *)sqlite3_column_text(at, i);
-		if (!got || strcmp(got, want[i]))
-			return false;
-	}
-	return true;
+	return col_is(at, 0, host_id) && col_is(at, 1, u->boot_id) &&
+	       col_is(at, 2, u->feature) && col_is(at, 3, u->file) &&
+	       col_is(at, 4, u->op) && col_is(at, 5, u->cgroup) &&
+	       col_is(at, 6, u->comm) &&
+	       sqlite3_column_int64(at, 7) == u->uid &&
+	       col_is(at, 8, u->writer_cgroup);
 }
 
 /*
