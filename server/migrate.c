@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Numbered schema migrations tracked with PRAGMA user_version. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <twilight/util.h>
 
 #include "migrate.h"
 
@@ -61,8 +64,10 @@ fail_rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 fail:
 	if (err_cap)
-		snprintf(err, err_cap, "%s: %s", what,
-			 msg ? msg : sqlite3_errmsg(db));
+		snprintf(
+			err, err_cap,
+			"%s failed and was rolled back: %s (fix the cause, e.g. free disk space, and start again)",
+			what, msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
 	return -EIO;
 }
@@ -72,6 +77,8 @@ int twl_migrate(sqlite3 *db, char *err, size_t err_cap)
 {
 	int cur = user_version(db);
 	int latest = twl_migrate_latest();
+	bool fresh = cur ==
+		     0; /* migrations of an empty database take no time */
 	int ret;
 
 	if (cur < 0) {
@@ -93,6 +100,10 @@ int twl_migrate(sqlite3 *db, char *err, size_t err_cap)
 
 		if (n <= cur)
 			continue;
+		if (!fresh)
+			twl_log(LOG_NOTICE,
+				"applying schema migration %s (%d -> %d) in one transaction; on a large database this can take minutes and needs free disk of about the database's size",
+				m->name, cur, n);
 		ret = exec_tx(db, m->sql, n, err, err_cap, m->name);
 		if (ret)
 			return ret;

@@ -325,6 +325,13 @@ static void test_usage_migration(void **state)
 		" 'memory.soft_limit_in_bytes', 'write', '/system.slice/mysql.service',"
 		" 'systemd', 0, '/init.scope', 'systemd:init.scope', 1, 12, 0, 12,"
 		" 1764732041, 1764735500)");
+	/* a migration that fails rolls back whole: the rows stay at version 3 */
+	exec_sql("CREATE TABLE usage_v4(x)");
+	assert_int_equal(twl_store_open(dbpath, &s), -EIO);
+	assert_int_equal(q("PRAGMA user_version"), 3);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 12);
+	exec_sql("DROP TABLE usage_v4");
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
 	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
