@@ -26,6 +26,8 @@ enum {
 	W_USAGE_GET,
 	W_USAGE_INS,
 	W_USAGE_UPD,
+	W_USAGE_ANY,
+	W_WARN_COUNT,
 	W_CENSUS_DEL,
 	W_CENSUS_INS,
 	W_ROLLUP,
@@ -125,6 +127,12 @@ static const char *const wsql[W_N] = {
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
 		" WHERE id = ?8",
+	/* Whether BPF counted a feature on a boot (the unique key's prefix). */
+	[W_USAGE_ANY] =
+		"SELECT 1 FROM usage WHERE host_id = ?1 AND boot_id = ?2"
+		" AND feature_id = ?3 LIMIT 1",
+	[W_WARN_COUNT] = "SELECT count(*) FROM warnings WHERE host_id = ?1"
+			 " AND boot_id = ?2 AND feature_id = ?3",
 	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
 	[W_CENSUS_INS] =
 		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time)"
@@ -709,6 +717,29 @@ static int ingest_host(struct twl_store *s, const char *host_id,
 	return step_done(st);
 }
 
+/*
+ * Uses credit kernel warnings only where BPF does not count the feature:
+ * the write that makes the kernel warn is also counted by the agent's
+ * probe. So a warning adds one use unless usage rows exist for its
+ * (host, boot, feature), and the first usage row of a (host, boot,
+ * feature) takes back the warnings credited before it (ingest_usage).
+ * Sets *n to the number of usage rows (0 or 1: "any") or warnings.
+ */
+static int count_for(struct twl_store *s, int which, const char *host_id,
+		     const char *boot_id, const char *feature, int64_t *n)
+{
+	sqlite3_stmt *st = s->ws[which];
+	int rc;
+
+	bind_static(st, 1, host_id);
+	bind_static(st, 2, boot_id);
+	bind_static(st, 3, feature);
+	rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
+}
+
 static int ingest_warnings(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now,
 			   struct rollup *ru)
@@ -734,8 +765,13 @@ static int ingest_warnings(struct twl_store *s, const char *host_id,
 		if (ret)
 			return ret;
 		if (sqlite3_changes(s->wdb) > 0) {
-			ret = rollup(s, w->feature, host_id, w->time, w->time,
-				     1, ru);
+			int64_t counted;
+
+			ret = count_for(s, W_USAGE_ANY, host_id, in->boot_id,
+					w->feature, &counted);
+			if (!ret)
+				ret = rollup(s, w->feature, host_id, w->time,
+					     w->time, counted ? 0 : 1, ru);
 			if (ret)
 				return ret;
 		}
@@ -882,6 +918,25 @@ static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
 	return step_done(st);
 }
 
+/*
+ * Before a new usage row: when it is the first of its (host, boot,
+ * feature), *taken_back = the warnings credited so far (count_for()), to
+ * be taken back from the rollup's uses; else 0.
+ */
+static int usage_first(struct twl_store *s, const char *host_id,
+		       const struct twl_ingest_usage *u, int64_t *taken_back)
+{
+	int64_t any;
+	int ret;
+
+	*taken_back = 0;
+	ret = count_for(s, W_USAGE_ANY, host_id, u->boot_id, u->feature, &any);
+	if (ret || any)
+		return ret;
+	return count_for(s, W_WARN_COUNT, host_id, u->boot_id, u->feature,
+			 taken_back);
+}
+
 static int ingest_usage(struct twl_store *s, const char *host_id,
 			const struct twl_ingest *in, struct rollup *ru)
 {
@@ -897,8 +952,13 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 			return ret;
 		if (ret == 1 && u->count <= old)
 			continue; /* cumulative counter: nothing new */
-		ret = ret == 1 ? usage_update(s, u, id) :
-				 usage_insert(s, host_id, u, slot_free);
+		if (ret == 1) {
+			ret = usage_update(s, u, id);
+		} else {
+			ret = usage_first(s, host_id, u, &old);
+			if (!ret)
+				ret = usage_insert(s, host_id, u, slot_free);
+		}
 		if (ret)
 			return ret;
 		ret = rollup(s, u->feature, host_id, u->first_seen,

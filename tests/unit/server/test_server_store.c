@@ -305,6 +305,72 @@ static void test_usage_ids(void **state)
 	unlink(dbpath);
 }
 
+static int64_t feature_uses(const char *feature, bool day_sum)
+{
+	char sql[256];
+
+	snprintf(
+		sql, sizeof(sql),
+		day_sum ?
+			"SELECT sum(uses) FROM feature_day WHERE feature_id = '%s'" :
+			"SELECT uses FROM feature_host WHERE feature_id = '%s'",
+		feature);
+	return q(sql);
+}
+
+/*
+ * Uses credit a kernel warning only where BPF does not count its feature
+ * on that boot: the first usage row takes the credited warnings back, a
+ * warning after it adds nothing, and the day buckets follow a decrease.
+ */
+static void test_uses_credit(void **state)
+{
+	const char *host = "0123", *soft = "memcg_v1.soft_limit",
+		   *oom = "memcg_v1.oom_control", *swap = "memcg_v1.swappiness";
+	struct twl_store *s = NULL;
+	json_t *r, *w, *u;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	/* warnings only, a second oom_control one among them */
+	r = report(host, "dd01");
+	json_array_clear(json_object_get(r, "usage"));
+	w = json_deep_copy(json_array_get(json_object_get(r, "warnings"), 1));
+	json_object_set_new(w, "kmsg_seq", json_integer(1902));
+	json_array_append_new(json_object_get(r, "warnings"), w);
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(feature_uses(soft, false), 1);
+	assert_int_equal(feature_uses(oom, false), 2);
+	assert_int_equal(feature_uses(swap, false), 1);
+
+	/* BPF counts arrive (the same warnings again: replays of rows) */
+	r = report_x10(host, "dd02");
+	u = json_array_get(json_object_get(r, "usage"), 1); /* oom_control */
+	json_object_set_new(u, "count", json_integer(1));
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(feature_uses(soft, false), 120);
+	assert_int_equal(feature_uses(soft, true), 120);
+	assert_int_equal(feature_uses(oom, false), 1); /* 2 + (1 - 2) */
+	assert_int_equal(feature_uses(oom, true), 1);
+	assert_int_equal(feature_uses(swap, false), 1); /* no BPF row */
+
+	/* a new warning once BPF counts the feature: no credit */
+	r = report(host, "dd03");
+	json_array_clear(json_object_get(r, "usage"));
+	json_object_set_new(json_array_get(json_object_get(r, "warnings"), 0),
+			    "kmsg_seq", json_integer(5000));
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(
+		q("SELECT count(*) FROM warnings WHERE kmsg_seq = 5000"), 1);
+	assert_int_equal(feature_uses(soft, false), 120);
+	assert_int_equal(feature_uses(soft, true), 120);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
 /* Usage rows of a version-3 database survive migration 004 and are updated. */
 static void test_usage_migration(void **state)
 {
@@ -544,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_usage_ids),
 		cmocka_unit_test(test_usage_migration),
+		cmocka_unit_test(test_uses_credit),
 		cmocka_unit_test(test_ingest_savepoints),
 		cmocka_unit_test(test_tokens_and_keys),
 		cmocka_unit_test(test_config),
