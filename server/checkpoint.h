@@ -11,9 +11,10 @@
  * pages; SQLite's default is 1000: a larger window lets one checkpoint copy
  * the last version of a hot page instead of several, which cut the
  * checkpointer's CPU per report at 1,000 reports/s from 302 to 222 us),
- * which runs PASSIVE checkpoints (they never block the writer). Bound: if the WAL still reaches 16384 pages (64 MiB with 4 KiB
- * pages) because the checkpointer lags, the writer checkpoints itself, as
- * SQLite would by default, so the WAL cannot grow without bound.
+ * which runs PASSIVE checkpoints (they never block the writer). Bound: if
+ * the WAL still reaches 16384 pages (64 MiB with 4 KiB pages) because the
+ * checkpointer lags, the writer checkpoints itself, as SQLite would by
+ * default, so the WAL cannot grow without bound.
  */
 #ifndef TWL_SERVER_CHECKPOINT_H
 #define TWL_SERVER_CHECKPOINT_H

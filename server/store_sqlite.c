@@ -402,6 +402,16 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
 	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
 }
 
+/*
+ * Bind ingest text without a copy: the strings live in the prepared
+ * report (ingest.h) until the statement is reset. NULL binds SQL NULL
+ * (sqlite3_bind_text does that for a NULL pointer).
+ */
+static void bind_static(sqlite3_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
 /* Contract: see store.h. */
 int twl_store_token_add(struct twl_store *s, const char *name, const char *role,
 			const char *hash, int64_t now, int64_t *id)
@@ -627,8 +637,8 @@ struct rollup {
 static int rollup_step(sqlite3_stmt *st, const char *host_id,
 		       const struct rollup_entry *e)
 {
-	sqlite3_bind_text(st, 1, e->feature, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, host_id, -1, SQLITE_STATIC);
+	bind_static(st, 1, e->feature);
+	bind_static(st, 2, host_id);
 	sqlite3_bind_int64(st, 3, e->first);
 	sqlite3_bind_int64(st, 4, e->last);
 	sqlite3_bind_int64(st, 5, e->uses);
@@ -683,16 +693,6 @@ static int rollup(struct twl_store *s, const char *feature, const char *host_id,
 		r->e[i].last = last;
 	r->e[i].uses += uses;
 	return 0;
-}
-
-/*
- * Bind ingest text without a copy: the strings live in the prepared
- * report (ingest.h) until the statement is reset. NULL binds SQL NULL
- * (sqlite3_bind_text does that for a NULL pointer).
- */
-static void bind_static(sqlite3_stmt *st, int i, const char *v)
-{
-	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
 }
 
 static int ingest_host(struct twl_store *s, const char *host_id,
