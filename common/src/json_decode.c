@@ -24,6 +24,7 @@ struct parser {
 	const char *buf, *p, *end;
 	char *scratch; /* len + 1 bytes, allocated on the first escape */
 	struct twl_json_err *err;
+	int max_nesting; /* arrays and objects, the outermost one = 1 */
 	bool failed;
 };
 
@@ -482,6 +483,11 @@ static json_t *parse_value(struct parser *ps, int depth)
 		fail_at(ps, ps->p, "premature end of input");
 		return NULL;
 	}
+	if ((*ps->p == '{' || *ps->p == '[') && depth > ps->max_nesting) {
+		fail_at(ps, ps->p,
+			"maximum nesting of arrays and objects reached");
+		return NULL;
+	}
 	switch (*ps->p) {
 	case '{':
 		ps->p++;
@@ -515,11 +521,14 @@ static json_t *parse_value(struct parser *ps, int depth)
 }
 
 /* Contract: see json_decode.h. */
-json_t *twl_json_decode(const char *buf, size_t len, struct twl_json_err *err)
+json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
+			       struct twl_json_err *err)
 {
-	struct parser ps = {
-		.buf = buf, .p = buf, .end = buf + len, .err = err
-	};
+	struct parser ps = { .buf = buf,
+			     .p = buf,
+			     .end = buf + len,
+			     .err = err,
+			     .max_nesting = max_nesting };
 	json_t *doc = NULL;
 
 	if (err)
@@ -545,4 +554,10 @@ json_t *twl_json_decode(const char *buf, size_t len, struct twl_json_err *err)
 	}
 	free(ps.scratch);
 	return doc;
+}
+
+/* Contract: see json_decode.h. */
+json_t *twl_json_decode(const char *buf, size_t len, struct twl_json_err *err)
+{
+	return twl_json_decode_nested(buf, len, MAX_DEPTH, err);
 }

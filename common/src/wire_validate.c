@@ -75,6 +75,9 @@ struct path_seg {
 struct ctx {
 	struct twl_verr *err;
 	long long version;
+	/* Every string and member name is known to be valid UTF-8 without
+	 * NUL (the document came from twl_json_decode()). */
+	bool utf8_known;
 	struct path_seg seg[PATH_SEGS];
 	size_t nseg; /* may exceed PATH_SEGS; only the first ones are kept */
 	char path[256];
@@ -420,7 +423,7 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 	char q[40];
 	size_t i;
 
-	if (!twl_utf8_valid(s, len))
+	if (!c->utf8_known && !twl_utf8_valid(s, len))
 		return fail(
 			c, TWL_VERR_INVALID_UTF8,
 			"%s is not valid UTF-8 or contains a NUL byte; send text as UTF-8 (escape other bytes)",
@@ -689,9 +692,9 @@ static int check_report(struct ctx *c, const json_t *obj)
 	return 0;
 }
 
-int twl_report_validate(const json_t *doc, struct twl_verr *err)
+static int validate(const json_t *doc, struct twl_verr *err, bool utf8_known)
 {
-	struct ctx c = { .err = err };
+	struct ctx c = { .err = err, .utf8_known = utf8_known };
 	json_t *v;
 	long long ver;
 	size_t old;
@@ -733,6 +736,11 @@ int twl_report_validate(const json_t *doc, struct twl_verr *err)
 	path_pop(&c, old);
 	c.version = ver;
 	return check_object(&c, &report_spec, doc);
+}
+
+int twl_report_validate(const json_t *doc, struct twl_verr *err)
+{
+	return validate(doc, err, false);
 }
 
 /* One open [ or { seen by the pre-scan. */
@@ -875,6 +883,25 @@ json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err)
 		errno = EINVAL;
 		return NULL;
 	}
+	/*
+	 * The common case, a well-formed document, skips the pre-scan: a
+	 * document twl_json_decode_nested() accepts within the depth cap
+	 * passes it (its strings are checked with the same twl_utf8_valid()),
+	 * and its strings need no second UTF-8 check in the validator. Any
+	 * failure takes the full path below, so errors are exactly as before.
+	 */
+	if (len <= TWL_WIRE_MAX_DOC_BYTES) {
+		doc = twl_json_decode_nested(buf ? buf : "", len,
+					     TWL_WIRE_MAX_DEPTH, NULL);
+		if (doc) {
+			ret = validate(doc, err, true);
+			if (!ret)
+				return doc;
+			json_decref(doc);
+			errno = -ret;
+			return NULL;
+		}
+	}
 	if (prescan(&c, buf, len)) {
 		errno = EINVAL;
 		return NULL;
@@ -888,7 +915,7 @@ json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err)
 		errno = EINVAL;
 		return NULL;
 	}
-	ret = twl_report_validate(doc, err);
+	ret = validate(doc, err, true);
 	if (ret) {
 		json_decref(doc);
 		errno = -ret;

@@ -41,4 +41,12 @@ struct twl_json_err {
  */
 json_t *twl_json_decode(const char *buf, size_t len, struct twl_json_err *err);
 
+/*
+ * twl_json_decode_nested - twl_json_decode() that also fails when arrays
+ * and objects nest deeper than max_nesting (the outermost counts as 1):
+ * lets a caller with a tighter bound than jansson's skip its own scan.
+ */
+json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
+			       struct twl_json_err *err);
+
 #endif /* TWILIGHT_JSON_DECODE_H */

@@ -5,6 +5,8 @@
  * with JSON_REJECT_DUPLICATES, whose behaviour it promises to reproduce:
  * both must accept or both reject, and accepted trees must be equal
  * (apart from the one documented difference: NUL bytes, see below).
+ * twl_json_decode_nested() with a small cap must give the same tree when
+ * the document nests within the cap, and fail when it does not.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +15,47 @@
 #include <twilight/json_decode.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CAP 4 /* small, so that the fuzzer reaches it often */
+
+/* Levels of arrays and objects in v (a scalar is 0). */
+static int nesting(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+	int max = 0, d;
+
+	if (json_is_object(v))
+		json_object_foreach(v, key, item)
+		{
+			d = nesting(item);
+			max = d > max ? d : max;
+		}
+	else if (json_is_array(v))
+		json_array_foreach(v, i, item)
+		{
+			d = nesting(item);
+			max = d > max ? d : max;
+		}
+	else
+		return 0;
+	return max + 1;
+}
+
+/* twl_json_decode_nested(CAP) against the uncapped decoder. */
+static void check_cap(const uint8_t *data, size_t size)
+{
+	json_t *full = twl_json_decode((const char *)data, size, NULL);
+	json_t *capped =
+		twl_json_decode_nested((const char *)data, size, CAP, NULL);
+
+	if (capped ? !json_equal(capped, full) || nesting(full) > CAP :
+		     full && nesting(full) <= CAP)
+		abort();
+	json_decref(full);
+	json_decref(capped);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,5 +94,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	json_decref(want);
 	json_decref(got);
+	check_cap(data, size);
 	return 0;
 }

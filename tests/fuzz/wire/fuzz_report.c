@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fuzz twl_report_parse(), the decoder and validator the server runs on
- * every request body. Besides the sanitizers' checks, two properties:
+ * every request body. Besides the sanitizers' checks, three properties:
  * a rejection always says what and where (code set, strings terminated,
- * errno matches), and an accepted document still validates after being
- * encoded again (what the server stores and re-serves stays valid).
+ * errno matches); an accepted document is what the unbounded decoder
+ * makes of the same bytes and validates with every check on, UTF-8
+ * included (the fast path that skips the pre-scan accepts nothing the
+ * full path would reject; fuzz_json_decode checks its depth cap); and it
+ * still validates
+ * after being encoded again (what the server stores and re-serves stays
+ * valid).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <twilight/json_decode.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
@@ -40,6 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (twl_report_validate(doc, &err))
 		abort();
+	again = twl_json_decode((const char *)data, size, NULL);
+	if (!json_equal(doc, again))
+		abort();
+	json_decref(again);
 	text = json_dumps(doc, JSON_COMPACT);
 	if (!text)
 		abort();

@@ -169,6 +169,45 @@ static void test_depth(void **state)
 	free(buf);
 }
 
+/*
+ * twl_json_decode_nested(): arrays and objects count, scalars do not, in
+ * arrays and in member values alike; within the cap the tree is the same.
+ */
+static void test_nested_cap(void **state)
+{
+	static const struct {
+		const char *text;
+		int ok; /* with a cap of 3 */
+	} t[] = {
+		{ "[[[1]]]", 1 },
+		{ "[[[[]]]]", 0 },
+		{ "{\"a\":{\"b\":[\"x\",{}]}}", 0 },
+		{ "{\"a\":{\"b\":[\"x\",2]}}", 1 },
+		{ "[[[1]],[[[2]]]]", 0 },
+		{ "[[[1,2]],{\"c\":[3]}]", 1 },
+	};
+	struct twl_json_err err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *full =
+			twl_json_decode(t[i].text, strlen(t[i].text), NULL);
+		json_t *got = twl_json_decode_nested(
+			t[i].text, strlen(t[i].text), 3, &err);
+
+		assert_non_null(full);
+		if (!!got != t[i].ok)
+			fail_msg("case %s: %s with a cap of 3", t[i].text,
+				 got ? "accepted" : "rejected");
+		if (got)
+			assert_true(json_equal(got, full));
+		else
+			assert_non_null(strstr(err.text, "nesting"));
+		json_decref(full);
+		json_decref(got);
+	}
+}
+
 /* Long numbers and strings with escapes far apart: scratch and heap paths. */
 static void test_long_tokens(void **state)
 {
@@ -245,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_nested_cap),
 		cmocka_unit_test(test_long_tokens),
 		cmocka_unit_test(test_nul_after_token),
 		cmocka_unit_test(test_error_position),
