@@ -132,6 +132,7 @@ static int h_reports(struct twl_server *srv, const struct twl_request *req,
 	struct twl_metrics *m = twl_server_metrics(srv);
 	struct twl_verr err = { 0 };
 	const char *host_id, *batch_id;
+	struct twl_wire_report report;
 	unsigned wait;
 	json_t *doc;
 	int ret;
@@ -151,15 +152,18 @@ static int h_reports(struct twl_server *srv, const struct twl_request *req,
 		twl_response_header(resp, "Retry-After", "%u", wait);
 		return 0;
 	}
-	doc = twl_report_parse(req->body, req->body_len, &err);
-	if (!doc) {
+	ret = twl_wire_decode(req->body, req->body_len, &report, &err);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
 		twl_metrics_reject(m, err.code[0] ? err.code : "other");
 		return twl_response_json(resp, 400, twl_verr_to_json(&err));
 	}
+	doc = report.doc;
 	host_id = json_string_value(
 		json_object_get(json_object_get(doc, "host"), "host_id"));
 	if (!host_id || strcmp(host_id, req->who.host_id)) {
-		json_decref(doc);
+		twl_wire_release(&report);
 		twl_metrics_reject(m, "host_mismatch");
 		return twl_response_error(
 			resp, 403, "host_mismatch", "host.host_id",
@@ -173,10 +177,10 @@ static int h_reports(struct twl_server *srv, const struct twl_request *req,
 					json_pack("{ss ss}", "status",
 						  "duplicate", "batch_id",
 						  batch_id));
-		json_decref(doc);
+		twl_wire_release(&report);
 		return ret;
 	}
-	ret = twl_server_defer_ingest(srv, req, req->who.host_id, doc);
+	ret = twl_server_defer_ingest(srv, req, req->who.host_id, &report);
 	if (ret == -EAGAIN) {
 		twl_metrics_reject(m, "overloaded");
 		twl_response_error(

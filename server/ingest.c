@@ -118,35 +118,34 @@ int64_t twl_usage_key_hash(const char *host_id,
 	return key_hash(fnv_str(FNV_OFFSET, host_id), u);
 }
 
-static void prepare_usage(struct twl_ingest *in, const char *host_id,
-			  const json_t *arr)
+static void prepare_usage(struct twl_ingest *in, const char *host_id)
 {
 	uint64_t host = fnv_str(FNV_OFFSET, host_id);
-	const json_t *u;
-	size_t i;
 
-	json_array_foreach(arr, i, u)
-	{
+	for (size_t i = 0; i < in->report.n_usage; i++) {
+		const struct twl_wire_usage *u = &in->report.usage[i];
 		struct twl_ingest_usage *o = &in->usage[i];
 
-		o->boot_id = jstr(u, "boot_id");
-		o->feature = jstr(u, "feature");
-		o->file = jstr(u, "file");
-		o->op = jstr(u, "op");
-		o->cgroup = jstr(u, "cgroup");
-		o->comm = jstr(u, "comm");
-		o->uid = jint(u, "uid");
-		o->writer_cgroup = jstr(u, "writer_cgroup");
-		o->container = jstr(u, "container");
-		o->last_pid = jint(u, "last_pid");
-		o->count = jint(u, "count");
-		o->failed = jint(u, "failed");
-		o->condition_met = jint(u, "condition_met");
-		o->first_seen = jint(u, "first_seen");
-		o->last_seen = jint(u, "last_seen");
+		*o = (struct twl_ingest_usage){
+			.boot_id = u->boot_id,
+			.feature = u->feature,
+			.file = u->file,
+			.op = u->op,
+			.cgroup = u->cgroup,
+			.comm = u->comm,
+			.writer_cgroup = u->writer_cgroup,
+			.container = u->container,
+			.uid = u->uid,
+			.last_pid = u->last_pid,
+			.count = u->count,
+			.failed = u->failed,
+			.condition_met = u->condition_met,
+			.first_seen = u->first_seen,
+			.last_seen = u->last_seen,
+		};
 		o->key_hash = key_hash(host, o);
 	}
-	in->n_usage = json_array_size(arr);
+	in->n_usage = in->report.n_usage;
 }
 
 static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
@@ -167,18 +166,18 @@ static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
 }
 
 /* Contract: see ingest.h. */
-int twl_ingest_prepare(json_t *report, const char *host_id,
-		       struct twl_ingest **out)
+int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
+			      struct twl_ingest **out)
 {
+	json_t *report = r->doc;
 	const json_t *host = json_object_get(report, "host");
 	const json_t *health = json_object_get(report, "health");
 	const json_t *census = json_object_get(report, "census");
 	const json_t *warnings = json_object_get(report, "warnings");
 	const json_t *unknown = json_object_get(report, "unknown");
-	const json_t *usage = json_object_get(report, "usage");
 	const json_t *knobs = json_object_get(census, "knobs");
 	size_t nw = json_array_size(warnings), nu = json_array_size(unknown);
-	size_t ng = json_array_size(usage), nk = json_array_size(knobs);
+	size_t ng = r->n_usage, nk = json_array_size(knobs);
 	struct twl_ingest *in;
 
 	*out = NULL;
@@ -187,13 +186,16 @@ int twl_ingest_prepare(json_t *report, const char *host_id,
 			       nu * sizeof(*in->unknown) +
 			       ng * sizeof(*in->usage) +
 			       nk * sizeof(*in->knobs));
-	if (!in)
+	if (!in) {
+		twl_wire_release(r);
 		return -ENOMEM;
+	}
 	in->warnings = (struct twl_ingest_warning *)(in + 1);
 	in->unknown = (struct twl_ingest_unknown *)(in->warnings + nw);
 	in->usage = (struct twl_ingest_usage *)(in->unknown + nu);
 	in->knobs = (struct twl_ingest_knob *)(in->usage + ng);
-	in->doc = json_incref(report);
+	in->report = *r;
+	memset(r, 0, sizeof(*r));
 	in->batch_id = jstr(report, "batch_id");
 	in->seq = jint(report, "seq");
 	in->hostname = jstr(host, "hostname");
@@ -208,7 +210,7 @@ int twl_ingest_prepare(json_t *report, const char *host_id,
 	in->has_census = json_is_object(census);
 	in->census_time = jint(census, "time");
 	prepare_unknown(in, unknown);
-	prepare_usage(in, host_id, usage);
+	prepare_usage(in, host_id);
 	prepare_knobs(in, knobs);
 	if (dump(health, &in->health_json) ||
 	    dump(json_object_get(health, "probe_missing"),
@@ -219,6 +221,18 @@ int twl_ingest_prepare(json_t *report, const char *host_id,
 	}
 	*out = in;
 	return 0;
+}
+
+/* Contract: see ingest.h. */
+int twl_ingest_prepare(json_t *report, const char *host_id,
+		       struct twl_ingest **out)
+{
+	struct twl_wire_report r;
+
+	*out = NULL;
+	if (twl_wire_from_doc(report, &r))
+		return -ENOMEM;
+	return twl_ingest_prepare_report(&r, host_id, out);
 }
 
 /* Contract: see ingest.h. */
@@ -237,6 +251,6 @@ void twl_ingest_free(struct twl_ingest *in)
 	free(in->health_json);
 	free(in->probe_missing_json);
 	free(in->census_json);
-	json_decref(in->doc);
+	twl_wire_release(&in->report);
 	free(in);
 }

@@ -9,8 +9,8 @@
  * parsed document) is done by the HTTP thread that received the report,
  * in parallel with the writer, which then only binds and steps.
  *
- * Strings point into the parsed document, which the struct holds a
- * reference to; they are never NULL ("" when absent). Pure: no I/O.
+ * Strings point into the decoded report (struct twl_wire_report), which the
+ * struct owns; they are never NULL ("" when absent). Pure: no I/O.
  */
 #ifndef TWL_SERVER_INGEST_H
 #define TWL_SERVER_INGEST_H
@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #include <jansson.h>
+
+#include <twilight/wire.h>
 
 struct twl_ingest_warning {
 	const char *feature, *text, *origin;
@@ -46,7 +48,7 @@ struct twl_ingest_knob {
 };
 
 struct twl_ingest {
-	json_t *doc; /* one reference, dropped by twl_ingest_free() */
+	struct twl_wire_report report; /* released by twl_ingest_free() */
 	const char *batch_id;
 	int64_t seq;
 	/* host */
@@ -69,10 +71,18 @@ struct twl_ingest {
 };
 
 /*
- * twl_ingest_prepare - flatten report (validated by twl_report_parse();
- * a reference is taken, the caller keeps its own) into *out, with each
- * usage entry's key hashed for host_id, the host the report is stored
- * for. Returns 0 or -ENOMEM. Free with twl_ingest_free().
+ * twl_ingest_prepare_report - flatten *report (from twl_wire_decode())
+ * into *out, with each usage entry's key hashed for host_id, the host the
+ * report is stored for. *out takes over what *report holds, which is left
+ * empty, also on failure. Returns 0 or -ENOMEM. Free with
+ * twl_ingest_free().
+ */
+int twl_ingest_prepare_report(struct twl_wire_report *report,
+			      const char *host_id, struct twl_ingest **out);
+
+/*
+ * twl_ingest_prepare - the same for a document validated by
+ * twl_report_parse() (a reference is taken, the caller keeps its own).
  */
 int twl_ingest_prepare(json_t *report, const char *host_id,
 		       struct twl_ingest **out);

@@ -485,15 +485,14 @@ static void ingest_done(void *arg, int result, struct twl_ingest *in)
 /* Contract: see server_internal.h. */
 int twl_server_defer_ingest(struct twl_server *srv,
 			    const struct twl_request *req, const char *host_id,
-			    json_t *report)
+			    struct twl_wire_report *report)
 {
 	struct conn *c = req->priv;
 	struct twl_ingest *in;
 	int ret;
 
 	/* The JSON work happens here, on this HTTP thread (ingest.h). */
-	ret = twl_ingest_prepare(report, host_id, &in);
-	json_decref(report);
+	ret = twl_ingest_prepare_report(report, host_id, &in);
 	if (ret)
 		return ret;
 	snprintf(c->batch_id, sizeof(c->batch_id), "%s", in->batch_id);

@@ -5,6 +5,8 @@
 
 #include <jansson.h>
 
+#include <twilight/wire.h>
+
 #include "http.h"
 #include "server.h"
 
@@ -15,11 +17,11 @@
  * Queue a validated report for the group-commit writer and defer req's
  * response until its commit. Returns TWL_HANDLER_DEFERRED, or a negative
  * errno (-EAGAIN queue full, -ESHUTDOWN stopping) with nothing queued;
- * report is consumed either way.
+ * *report (from twl_wire_decode()) is consumed either way.
  */
 int twl_server_defer_ingest(struct twl_server *srv,
 			    const struct twl_request *req, const char *host_id,
-			    json_t *report);
+			    struct twl_wire_report *report);
 
 /* Per-host report rate limit: 0 allowed, else seconds to wait. */
 unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id);

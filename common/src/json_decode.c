@@ -20,16 +20,8 @@
 /* jansson's JSON_PARSER_MAX_DEPTH: every value, scalars included, counts. */
 #define MAX_DEPTH 2048
 
-struct parser {
-	const char *buf, *p, *end;
-	char *scratch; /* len + 1 bytes, allocated on the first escape */
-	struct twl_json_err *err;
-	int max_nesting; /* arrays and objects, the outermost one = 1 */
-	bool failed;
-};
-
 __attribute__((format(printf, 3, 4))) static void
-fail_at(struct parser *ps, const char *at, const char *fmt, ...)
+fail_at(struct twl_json_parser *ps, const char *at, const char *fmt, ...)
 {
 	struct twl_json_err *e = ps->err;
 	va_list ap;
@@ -55,7 +47,7 @@ fail_at(struct parser *ps, const char *at, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void skip_ws(struct parser *ps)
+static void skip_ws(struct twl_json_parser *ps)
 {
 	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' ||
 				   *ps->p == '\r' || *ps->p == '\t'))
@@ -112,7 +104,7 @@ static size_t utf8_put(char *o, long cp)
 }
 
 /* One \u escape at p (pointing at the 'u'), surrogate pairs joined. */
-static long unicode_escape(struct parser *ps, const char **pp)
+static long unicode_escape(struct twl_json_parser *ps, const char **pp)
 {
 	const char *p = *pp;
 	long cp, lo;
@@ -148,7 +140,8 @@ static long unicode_escape(struct parser *ps, const char **pp)
  * the input (no escapes) or into the scratch buffer (valid until the next
  * string). 0 or -1.
  */
-static int parse_string(struct parser *ps, const char **out, size_t *len)
+static int parse_string(struct twl_json_parser *ps, const char **out,
+			size_t *len)
 {
 	const char *start = ps->p, *p = ps->p;
 	bool ascii = true;
@@ -257,14 +250,19 @@ static int parse_string(struct parser *ps, const char **out, size_t *len)
 	return 0;
 }
 
-static json_t *parse_number(struct parser *ps)
+/*
+ * The number at ps->p: an integer that fits json_int_t into *iv (*is_int
+ * true), or else a finite real into *dv. 0, or -1 with the error set.
+ */
+static int lex_number(struct twl_json_parser *ps, bool *is_int, long long *iv,
+		      double *dv)
 {
 	const char *s = ps->p, *p = ps->p, *end = ps->end;
-	bool is_int = true, neg = false;
+	bool neg = false;
 	char small[128], *text;
-	json_t *v;
 	double d;
 
+	*is_int = true;
 	if (*p == '-') {
 		neg = true;
 		p++;
@@ -280,14 +278,14 @@ static json_t *parse_number(struct parser *ps)
 		goto bad;
 	}
 	if (p < end && *p == '.') {
-		is_int = false;
+		*is_int = false;
 		if (!is_digit(++p, end))
 			goto bad;
 		while (is_digit(p, end))
 			p++;
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
-		is_int = false;
+		*is_int = false;
 		p++;
 		if (p < end && (*p == '+' || *p == '-'))
 			p++;
@@ -297,7 +295,7 @@ static json_t *parse_number(struct parser *ps)
 			p++;
 	}
 	ps->p = p;
-	if (is_int) {
+	if (*is_int) {
 		unsigned long long u = 0;
 		unsigned long long lim =
 			neg ? (unsigned long long)LLONG_MAX + 1 :
@@ -310,13 +308,13 @@ static json_t *parse_number(struct parser *ps)
 				fail_at(ps, s,
 					neg ? "too big negative integer" :
 					      "too big integer");
-				return NULL;
+				return -1;
 			}
 			u = u * 10 + dg;
 		}
 		/* -(2^63) is representable; negate in unsigned first. */
-		v = json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u);
-		goto out;
+		*iv = neg ? (long long)(0 - u) : (long long)u;
+		return 0;
 	}
 	if ((size_t)(p - s) < sizeof(small)) {
 		text = small;
@@ -324,7 +322,7 @@ static json_t *parse_number(struct parser *ps)
 		text = malloc((size_t)(p - s) + 1);
 		if (!text) {
 			fail_at(ps, s, "out of memory");
-			return NULL;
+			return -1;
 		}
 	}
 	memcpy(text, s, (size_t)(p - s));
@@ -335,21 +333,34 @@ static json_t *parse_number(struct parser *ps)
 		free(text);
 	if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE) {
 		fail_at(ps, s, "real number overflow");
-		return NULL;
+		return -1;
 	}
-	v = json_real(d);
-out:
+	*dv = d;
+	return 0;
+bad:
+	fail_at(ps, s, "invalid number");
+	return -1;
+}
+
+static json_t *parse_number(struct twl_json_parser *ps)
+{
+	const char *s = ps->p;
+	bool is_int;
+	long long iv;
+	double dv;
+	json_t *v;
+
+	if (lex_number(ps, &is_int, &iv, &dv))
+		return NULL;
+	v = is_int ? json_integer(iv) : json_real(dv);
 	if (!v)
 		fail_at(ps, s, "out of memory");
 	return v;
-bad:
-	fail_at(ps, s, "invalid number");
-	return NULL;
 }
 
-static json_t *parse_value(struct parser *ps, int depth);
+static json_t *parse_value(struct twl_json_parser *ps, int depth);
 
-static json_t *parse_object(struct parser *ps, int depth)
+static json_t *parse_object(struct twl_json_parser *ps, int depth)
 {
 	json_t *obj = json_object(), *v;
 	char *kcopy = NULL;
@@ -422,7 +433,7 @@ fail:
 	return NULL;
 }
 
-static json_t *parse_array(struct parser *ps, int depth)
+static json_t *parse_array(struct twl_json_parser *ps, int depth)
 {
 	json_t *arr = json_array(), *v;
 
@@ -460,7 +471,7 @@ fail:
 	return NULL;
 }
 
-static bool literal(struct parser *ps, const char *word, size_t n)
+static bool literal(struct twl_json_parser *ps, const char *word, size_t n)
 {
 	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n))
 		return false;
@@ -468,7 +479,7 @@ static bool literal(struct parser *ps, const char *word, size_t n)
 	return true;
 }
 
-static json_t *parse_value(struct parser *ps, int depth)
+static json_t *parse_value(struct twl_json_parser *ps, int depth)
 {
 	const char *s;
 	size_t n;
@@ -521,23 +532,101 @@ static json_t *parse_value(struct parser *ps, int depth)
 }
 
 /* Contract: see json_decode.h. */
-json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
-			       struct twl_json_err *err)
+void twl_json_parser_init(struct twl_json_parser *ps, const char *buf,
+			  size_t len, int max_nesting, struct twl_json_err *err)
 {
-	struct parser ps = { .buf = buf,
-			     .p = buf,
-			     .end = buf + len,
-			     .err = err,
-			     .max_nesting = max_nesting };
-	json_t *doc = NULL;
-
+	*ps = (struct twl_json_parser){ .buf = buf,
+					.p = buf,
+					.end = buf + len,
+					.err = err,
+					.max_nesting = max_nesting };
 	if (err)
 		memset(err, 0, sizeof(*err));
 	if (!buf) {
-		ps.buf = ps.p = ps.end = "";
-		fail_at(&ps, ps.p, "no input");
-		return NULL;
+		ps->buf = ps->p = ps->end = "";
+		fail_at(ps, ps->p, "no input");
 	}
+}
+
+/* Contract: see json_decode.h. */
+void twl_json_parser_fini(struct twl_json_parser *ps)
+{
+	free(ps->scratch);
+	ps->scratch = NULL;
+}
+
+/* Contract: see json_decode.h. */
+int twl_json_parser_peek(struct twl_json_parser *ps)
+{
+	skip_ws(ps);
+	return ps->failed || ps->p >= ps->end ? -1 : (unsigned char)*ps->p;
+}
+
+/* Contract: see json_decode.h. */
+bool twl_json_parser_take(struct twl_json_parser *ps, char ch)
+{
+	if (twl_json_parser_peek(ps) != (unsigned char)ch)
+		return false;
+	ps->p++;
+	return true;
+}
+
+/* Contract: see json_decode.h. */
+int twl_json_parser_string(struct twl_json_parser *ps, const char **s,
+			   size_t *len)
+{
+	if (!twl_json_parser_take(ps, '"')) {
+		fail_at(ps, ps->p, "string expected");
+		return -1;
+	}
+	return parse_string(ps, s, len);
+}
+
+/* Contract: see json_decode.h. */
+int twl_json_parser_int(struct twl_json_parser *ps, long long *v)
+{
+	const char *s;
+	bool is_int;
+	double d;
+	int c = twl_json_parser_peek(ps);
+
+	if (c != '-' && (c < '0' || c > '9')) {
+		fail_at(ps, ps->p, "number expected");
+		return -1;
+	}
+	s = ps->p;
+	if (lex_number(ps, &is_int, v, &d))
+		return -1;
+	if (!is_int) {
+		fail_at(ps, s, "integer expected");
+		return -1;
+	}
+	return 0;
+}
+
+/* Contract: see json_decode.h. */
+json_t *twl_json_parser_value(struct twl_json_parser *ps, int depth)
+{
+	return ps->failed ? NULL : parse_value(ps, depth);
+}
+
+/* Contract: see json_decode.h. */
+bool twl_json_parser_at_end(struct twl_json_parser *ps)
+{
+	skip_ws(ps);
+	return !ps->failed && ps->p == ps->end;
+}
+
+/* Contract: see json_decode.h. */
+json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
+			       struct twl_json_err *err)
+{
+	struct twl_json_parser ps;
+	json_t *doc = NULL;
+
+	twl_json_parser_init(&ps, buf, len, max_nesting, err);
+	if (ps.failed)
+		return NULL;
 	skip_ws(&ps);
 	if (ps.p >= ps.end || (*ps.p != '{' && *ps.p != '[')) {
 		fail_at(&ps, ps.p, "'[' or '{' expected");
@@ -552,7 +641,7 @@ json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
 			doc = NULL;
 		}
 	}
-	free(ps.scratch);
+	twl_json_parser_fini(&ps);
 	return doc;
 }
 

@@ -2,15 +2,19 @@
 /*
  * The report validator: a declarative description of wire format v1
  * (tables below, one per object) walked by a small generic checker, plus a
- * byte pre-scan that bounds size, depth and UTF-8 before jansson parses.
+ * byte pre-scan that bounds size, depth and UTF-8 before jansson parses,
+ * and at the end the server's fast path (twl_wire_decode), which reads
+ * usage[] straight from the text against the same table and checks.
  * schema/wire-format.md documents the same rules for people; keep the two
  * in step.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <twilight/catalog.h>
@@ -466,6 +470,15 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 	return 0;
 }
 
+static int check_int(struct ctx *c, const struct member *m, long long v)
+{
+	if (v < m->min || v > m->max)
+		return fail(c, TWL_VERR_OUT_OF_RANGE,
+			    "%lld is outside the allowed range %lld..%lld", v,
+			    m->min, m->max);
+	return 0;
+}
+
 static int check_value(struct ctx *c, const struct member *m, const json_t *v);
 
 static int check_object(struct ctx *c, const struct objspec *spec,
@@ -548,14 +561,7 @@ static int check_value(struct ctx *c, const struct member *m, const json_t *v)
 			return fail(c, TWL_VERR_WRONG_TYPE,
 				    "expected an integer, got %s",
 				    type_name(v));
-		if (json_integer_value(v) < m->min ||
-		    json_integer_value(v) > m->max)
-			return fail(
-				c, TWL_VERR_OUT_OF_RANGE,
-				"%lld is outside the allowed range %lld..%lld",
-				(long long)json_integer_value(v), m->min,
-				m->max);
-		return 0;
+		return check_int(c, m, json_integer_value(v));
 	case K_BOOL:
 		if (!json_is_boolean(v))
 			return fail(c, TWL_VERR_WRONG_TYPE,
@@ -628,23 +634,20 @@ static long long int_member(const json_t *obj, const char *name, long long dflt)
 }
 
 /* Cross-member rules of a usage counter (types were checked already). */
-static int check_usage(struct ctx *c, const json_t *obj)
+static int usage_cross(struct ctx *c, long long count, long long failed,
+		       long long condition_met, long long first, long long last)
 {
-	long long count = int_member(obj, "count", 0);
-	long long first = int_member(obj, "first_seen", 0);
-	long long last = int_member(obj, "last_seen", 0);
 	const char *names[] = { "failed", "condition_met" };
+	long long vals[] = { failed, condition_met };
 	size_t i, old;
 	int ret;
 
 	for (i = 0; i < 2; i++) {
-		long long n = int_member(obj, names[i], 0);
-
-		if (n > count) {
+		if (vals[i] > count) {
 			old = path_push_key(c, names[i]);
 			ret = fail(c, TWL_VERR_OUT_OF_RANGE,
 				   "%s (%lld) is greater than count (%lld)",
-				   names[i], n, count);
+				   names[i], vals[i], count);
 			path_pop(c, old);
 			return ret;
 		}
@@ -658,6 +661,15 @@ static int check_usage(struct ctx *c, const json_t *obj)
 		return ret;
 	}
 	return 0;
+}
+
+static int check_usage(struct ctx *c, const json_t *obj)
+{
+	return usage_cross(c, int_member(obj, "count", 0),
+			   int_member(obj, "failed", 0),
+			   int_member(obj, "condition_met", 0),
+			   int_member(obj, "first_seen", 0),
+			   int_member(obj, "last_seen", 0));
 }
 
 /*
@@ -928,4 +940,299 @@ json_t *twl_verr_to_json(const struct twl_verr *err)
 {
 	return json_pack("{s:s, s:s, s:s}", "error", err->code, "field",
 			 err->field, "reason", err->reason);
+}
+
+/*
+ * The fast path of twl_wire_decode(). usage[] is read member by member
+ * straight from the text and checked with the same member table and
+ * checks as above; every other member of the report becomes a jansson
+ * value and the document goes through validate() as ever. Anything this
+ * path does not accept goes to twl_report_parse(), so it only has to
+ * accept exactly the valid reports and never has to explain a rejection
+ * (its checks run without an error to fill).
+ */
+#define N_USAGE_MEMBERS (sizeof(usage_members) / sizeof(usage_members[0]))
+
+/* Where each usage_members[] value lands, in the same order. */
+static const size_t usage_flat[] = {
+	offsetof(struct twl_wire_usage, boot_id),
+	offsetof(struct twl_wire_usage, feature),
+	offsetof(struct twl_wire_usage, file),
+	offsetof(struct twl_wire_usage, op),
+	offsetof(struct twl_wire_usage, cgroup),
+	offsetof(struct twl_wire_usage, comm),
+	offsetof(struct twl_wire_usage, uid),
+	offsetof(struct twl_wire_usage, writer_cgroup),
+	offsetof(struct twl_wire_usage, container),
+	offsetof(struct twl_wire_usage, last_pid),
+	offsetof(struct twl_wire_usage, count),
+	offsetof(struct twl_wire_usage, failed),
+	offsetof(struct twl_wire_usage, condition_met),
+	offsetof(struct twl_wire_usage, first_seen),
+	offsetof(struct twl_wire_usage, last_seen),
+};
+_Static_assert(sizeof(usage_flat) / sizeof(usage_flat[0]) == N_USAGE_MEMBERS,
+	       "usage_flat[] must follow usage_members[]");
+
+/* Store member i's value in *u: a string (s != NULL) or an integer. */
+static void usage_put(struct twl_wire_usage *u, size_t i, const char *s,
+		      long long v)
+{
+	char *at = (char *)u + usage_flat[i];
+
+	if (usage_members[i].kind == K_STR)
+		memcpy(at, &s, sizeof(s));
+	else
+		memcpy(at, &v, sizeof(v));
+}
+
+/* One usage[] entry's values as read from the text. */
+struct flat_value {
+	bool present, is_str;
+	const char *s; /* NUL-terminated, in the report's strings */
+	size_t len;
+	long long i;
+};
+
+/*
+ * Index of the member named key in usage_members[], or -1. The search
+ * starts at hint: senders write the members in the table's order, so
+ * the one after the previous member is nearly always the next.
+ */
+static int usage_member(const char *key, size_t len, size_t hint)
+{
+	for (size_t k = 0; k < N_USAGE_MEMBERS; k++) {
+		size_t i = (hint + k) % N_USAGE_MEMBERS;
+		const char *name = usage_members[i].name;
+
+		if (len && name[0] == key[0] && !strncmp(name, key, len) &&
+		    name[len] == '\0')
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Read one entry's object into f[N_USAGE_MEMBERS]; strings are copied. */
+static int fast_entry(struct twl_json_parser *ps, struct flat_value *f,
+		      char *strings, size_t *used)
+{
+	const char *s;
+	size_t n;
+	int i = -1;
+
+	memset(f, 0, N_USAGE_MEMBERS * sizeof(*f));
+	if (!twl_json_parser_take(ps, '{'))
+		return -1;
+	if (twl_json_parser_take(ps, '}'))
+		return 0;
+	do {
+		if (twl_json_parser_string(ps, &s, &n))
+			return -1;
+		i = usage_member(s, n, (size_t)(i + 1));
+		if (i < 0 || f[i].present || !twl_json_parser_take(ps, ':'))
+			return -1; /* unknown or repeated member */
+		f[i].present = true;
+		f[i].is_str = twl_json_parser_peek(ps) == '"';
+		if (!f[i].is_str) {
+			if (twl_json_parser_int(ps, &f[i].i))
+				return -1; /* not a string, not an integer */
+			continue;
+		}
+		if (twl_json_parser_string(ps, &s, &n))
+			return -1;
+		memcpy(strings + *used, s, n);
+		strings[*used + n] = '\0';
+		f[i].s = strings + *used;
+		f[i].len = n;
+		*used += n + 1;
+	} while (twl_json_parser_take(ps, ','));
+	return twl_json_parser_take(ps, '}') ? 0 : -1;
+}
+
+/* check_object() and check_usage() for an entry read by fast_entry(). */
+static int fast_check(struct ctx *c, const struct flat_value *f,
+		      struct twl_wire_usage *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->container = "";
+	for (size_t i = 0; i < N_USAGE_MEMBERS; i++) {
+		const struct member *m = &usage_members[i];
+
+		if (!f[i].present) {
+			if (m->flags & M_REQ)
+				return -1;
+			continue;
+		}
+		if (c->version < (m->since ? m->since : 1))
+			return -1;
+		if (m->kind == K_INT ?
+			    f[i].is_str || check_int(c, m, f[i].i) :
+			    m->kind != K_STR || !f[i].is_str ||
+				    check_str(c, m, f[i].s, f[i].len, ""))
+			return -1;
+		usage_put(u, i, f[i].s, f[i].i);
+	}
+	return usage_cross(c, u->count, u->failed, u->condition_met,
+			   u->first_seen, u->last_seen);
+}
+
+/* usage[]'s array, its entries read and kept unchecked in *r. */
+static int fast_usage(struct twl_json_parser *ps, struct twl_wire_report *r,
+		      struct flat_value **flat, size_t *cap, size_t *used)
+{
+	if (!twl_json_parser_take(ps, '['))
+		return -1;
+	if (twl_json_parser_take(ps, ']'))
+		return 0;
+	do {
+		if (r->n_usage == TWL_WIRE_MAX_USAGE)
+			return -1;
+		if (r->n_usage == *cap) {
+			size_t n = *cap ? 2 * *cap : 32;
+			struct flat_value *f = realloc(
+				*flat, n * N_USAGE_MEMBERS * sizeof(*f));
+
+			if (!f)
+				return -1;
+			*flat = f;
+			*cap = n;
+		}
+		if (fast_entry(ps, *flat + r->n_usage * N_USAGE_MEMBERS,
+			       r->strings, used))
+			return -1;
+		r->n_usage++;
+	} while (twl_json_parser_take(ps, ','));
+	return twl_json_parser_take(ps, ']') ? 0 : -1;
+}
+
+/* The report's top-level object, usage[] apart. 0, or -1 to fall back. */
+static int fast_doc(struct twl_json_parser *ps, struct twl_wire_report *r,
+		    struct flat_value **flat, size_t *cap, size_t *used)
+{
+	bool seen_usage = false;
+	const char *key;
+	char *kcopy;
+	size_t klen;
+	json_t *v;
+	int ret;
+
+	if (!twl_json_parser_take(ps, '{'))
+		return -1;
+	if (twl_json_parser_take(ps, '}'))
+		return twl_json_parser_at_end(ps) ? 0 : -1;
+	do {
+		if (twl_json_parser_string(ps, &key, &klen) ||
+		    !twl_json_parser_take(ps, ':'))
+			return -1;
+		if (klen == 5 && !memcmp(key, "usage", 5)) {
+			if (seen_usage || fast_usage(ps, r, flat, cap, used))
+				return -1;
+			seen_usage = true;
+			continue;
+		}
+		if (json_object_getn(r->doc, key, klen))
+			return -1; /* repeated member */
+		/* The key may sit in scratch space the value overwrites. */
+		kcopy = strndup(key, klen);
+		v = kcopy ? twl_json_parser_value(ps, 2) : NULL;
+		ret = v ? json_object_setn_new_nocheck(r->doc, kcopy, klen, v) :
+			  -1;
+		free(kcopy);
+		if (ret)
+			return -1;
+	} while (twl_json_parser_take(ps, ','));
+	return twl_json_parser_take(ps, '}') && twl_json_parser_at_end(ps) ? 0 :
+									     -1;
+}
+
+static int fast_decode(const char *buf, size_t len, struct twl_wire_report *r)
+{
+	struct ctx c = { .utf8_known = true };
+	struct flat_value *flat = NULL;
+	struct twl_json_parser ps;
+	size_t cap = 0, used = 0;
+	int ret = -1;
+
+	if (!buf || len > TWL_WIRE_MAX_DOC_BYTES)
+		return -1;
+	/* Decoded strings with their NULs never outgrow the text. */
+	r->doc = json_object();
+	r->strings = malloc(len + 1);
+	if (!r->doc || !r->strings)
+		return -1;
+	twl_json_parser_init(&ps, buf, len, TWL_WIRE_MAX_DEPTH, NULL);
+	if (fast_doc(&ps, r, &flat, &cap, &used) ||
+	    validate(r->doc, NULL, true))
+		goto out;
+	c.version = json_integer_value(json_object_get(r->doc, "v"));
+	r->usage = malloc((r->n_usage ? r->n_usage : 1) * sizeof(*r->usage));
+	if (!r->usage)
+		goto out;
+	for (size_t i = 0; i < r->n_usage; i++)
+		if (fast_check(&c, flat + i * N_USAGE_MEMBERS, &r->usage[i]))
+			goto out;
+	ret = 0;
+out:
+	twl_json_parser_fini(&ps);
+	free(flat);
+	return ret;
+}
+
+/* Contract: see wire.h. */
+int twl_wire_from_doc(json_t *doc, struct twl_wire_report *out)
+{
+	json_t *usage = json_object_get(doc, "usage"), *e;
+	size_t n = json_array_size(usage), i, k;
+
+	memset(out, 0, sizeof(*out));
+	out->usage = malloc((n ? n : 1) * sizeof(*out->usage));
+	if (!out->usage)
+		return -ENOMEM;
+	json_array_foreach(usage, i, e)
+	{
+		struct twl_wire_usage *u = &out->usage[i];
+
+		for (k = 0; k < N_USAGE_MEMBERS; k++) {
+			json_t *v = json_object_get(e, usage_members[k].name);
+			const char *s = json_string_value(v);
+
+			usage_put(u, k, s ? s : "", json_integer_value(v));
+		}
+	}
+	out->n_usage = n;
+	out->doc = json_incref(doc);
+	return 0;
+}
+
+/* Contract: see wire.h. */
+int twl_wire_decode(const char *buf, size_t len, struct twl_wire_report *out,
+		    struct twl_verr *err)
+{
+	json_t *doc;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!fast_decode(buf, len, out)) {
+		if (err)
+			memset(err, 0, sizeof(*err));
+		return 0;
+	}
+	twl_wire_release(out);
+	doc = twl_report_parse(buf, len, err);
+	if (!doc)
+		return errno == EPROTONOSUPPORT ? -EPROTONOSUPPORT :
+		       errno == ENOMEM		? -ENOMEM :
+						  -EINVAL;
+	ret = twl_wire_from_doc(doc, out);
+	json_decref(doc);
+	return ret;
+}
+
+/* Contract: see wire.h. */
+void twl_wire_release(struct twl_wire_report *r)
+{
+	json_decref(r->doc);
+	free(r->usage);
+	free(r->strings);
+	memset(r, 0, sizeof(*r));
 }

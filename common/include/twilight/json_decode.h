@@ -25,6 +25,7 @@
 #ifndef TWILIGHT_JSON_DECODE_H
 #define TWILIGHT_JSON_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -48,5 +49,52 @@ json_t *twl_json_decode(const char *buf, size_t len, struct twl_json_err *err);
  */
 json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
 			       struct twl_json_err *err);
+
+/*
+ * The same decoder, positioned in a buffer, for a caller that walks the
+ * known structure of a document itself (the report fast path in
+ * wire_validate.c) and hands the rest to twl_json_parser_value(). Every
+ * call skips leading whitespace; after the first failure every call
+ * fails and *err (if given) holds the first error. Members are private.
+ */
+struct twl_json_parser {
+	const char *buf, *p, *end;
+	char *scratch; /* len + 1 bytes, allocated on the first escape */
+	struct twl_json_err *err;
+	int max_nesting; /* arrays and objects, the outermost one = 1 */
+	bool failed;
+};
+
+/* Start at buf[0]; buf NULL fails. Release with twl_json_parser_fini(). */
+void twl_json_parser_init(struct twl_json_parser *ps, const char *buf,
+			  size_t len, int max_nesting,
+			  struct twl_json_err *err);
+void twl_json_parser_fini(struct twl_json_parser *ps);
+
+/* The next byte, not consumed; -1 at the end or after a failure. */
+int twl_json_parser_peek(struct twl_json_parser *ps);
+
+/* Consume ch if it is next; false (no failure recorded) if not. */
+bool twl_json_parser_take(struct twl_json_parser *ps, char ch);
+
+/*
+ * A string: *s and *len point into the input or into scratch space that
+ * the next string overwrites; never NUL-terminated. Valid UTF-8 without
+ * NUL bytes. 0 or -1.
+ */
+int twl_json_parser_string(struct twl_json_parser *ps, const char **s,
+			   size_t *len);
+
+/* A number without fraction or exponent that fits in *v. 0 or -1. */
+int twl_json_parser_int(struct twl_json_parser *ps, long long *v);
+
+/*
+ * Any value, as twl_json_decode() builds it; depth is its level (the
+ * document itself is 1). A new reference, or NULL.
+ */
+json_t *twl_json_parser_value(struct twl_json_parser *ps, int depth);
+
+/* True when only whitespace is left (and nothing failed). */
+bool twl_json_parser_at_end(struct twl_json_parser *ps);
 
 #endif /* TWILIGHT_JSON_DECODE_H */

@@ -22,7 +22,8 @@
 #define TWL_WIRE_MAX_ID 64 /* host_id, boot_id, batch_id: [0-9a-f-] */
 #define TWL_WIRE_MAX_NAME 255 /* hostname */
 #define TWL_WIRE_MAX_SHORT 64 /* kernel, agent_version, file, probe name */
-#define TWL_WIRE_MAX_COMM 64 /* usage[].comm: a kernel comm is at most 15 bytes; 64 leaves room for privacy-hashed names and for other reporters */
+#define TWL_WIRE_MAX_COMM \
+	64 /* usage[].comm: a kernel comm is at most 15 bytes; 64 leaves room for privacy-hashed names and for other reporters */
 #define TWL_WIRE_MAX_FEATURE 64 /* catalog ids */
 #define TWL_WIRE_MAX_WARNINGS 256
 #define TWL_WIRE_MAX_UNKNOWN 32
@@ -84,6 +85,52 @@ int twl_report_validate(const json_t *doc, struct twl_verr *err);
  * NULL); errno is set to EINVAL or EPROTONOSUPPORT.
  */
 json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err);
+
+/*
+ * One usage[] entry, flattened: strings are never NULL ("" for an absent
+ * container), absent integers are 0.
+ */
+struct twl_wire_usage {
+	const char *boot_id, *feature, *file, *op, *cgroup, *comm,
+		*writer_cgroup, *container;
+	long long uid, last_pid, count, failed, condition_met, first_seen,
+		last_seen;
+};
+
+/*
+ * A valid report with its usage[] flattened. Why: usage[] is nearly all of
+ * a report (20 of 20 entries in the benchmark's, 15 members each), and
+ * building, validating, reading and freeing a jansson object per entry
+ * was most of the server's per-report parse cost (bench/README.md).
+ */
+struct twl_wire_report {
+	json_t *doc; /* one reference: the report, usage[] possibly left out */
+	size_t n_usage;
+	struct twl_wire_usage *usage; /* n_usage entries */
+	char *strings; /* owns what usage[] points to, when not in doc */
+};
+
+/*
+ * twl_wire_decode - twl_report_parse() into *out: accepts and rejects
+ * exactly the same documents with the same *err, and *out holds the same
+ * values. Well-formed reports take a fast path that decodes usage[]
+ * straight into structs and checks them against the same member rules;
+ * anything it does not accept is handed to twl_report_parse(), so errors
+ * are always the full path's. Returns 0, -EINVAL, -EPROTONOSUPPORT or
+ * -ENOMEM. Release *out with twl_wire_release().
+ */
+int twl_wire_decode(const char *buf, size_t len, struct twl_wire_report *out,
+		    struct twl_verr *err);
+
+/*
+ * twl_wire_from_doc - *out for a report already validated by
+ * twl_report_parse() or twl_report_validate(); takes a reference to doc,
+ * and the strings point into it. Returns 0 or -ENOMEM.
+ */
+int twl_wire_from_doc(json_t *doc, struct twl_wire_report *out);
+
+/* Drop what *out holds and zero it. */
+void twl_wire_release(struct twl_wire_report *r);
 
 /*
  * twl_verr_to_json - the server's error body for @err:

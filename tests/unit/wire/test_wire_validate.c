@@ -155,11 +155,52 @@ static json_t *repeat(size_t len, const char *unit)
 	return v;
 }
 
+/*
+ * twl_wire_decode() on doc's text must do what twl_report_parse() does
+ * (same error, byte for byte), and a valid report with usage[] must take
+ * its fast path, which leaves usage[] out of the jansson document.
+ */
+static void expect_wire(json_t *doc, const char *what)
+{
+	char *text = json_dumps(doc, JSON_COMPACT);
+	struct twl_verr err, werr;
+	struct twl_wire_report r;
+	json_t *want;
+	int ret;
+
+	/* Invalid UTF-8 set with json_stringn_nocheck() has no JSON text
+	 * (test_prescan_strings puts such bytes in text). */
+	if (!text)
+		return;
+	want = twl_report_parse(text, strlen(text), &err);
+	ret = twl_wire_decode(text, strlen(text), &r, &werr);
+	if (!want != !!ret)
+		fail_msg("%s: twl_wire_decode %s it", what,
+			 ret ? "rejects" : "accepts");
+	if (ret) {
+		if (memcmp(&err, &werr, sizeof(err)))
+			fail_msg("%s: twl_wire_decode says %s at '%s': %s",
+				 what, werr.code, werr.field, werr.reason);
+	} else {
+		if (json_object_get(want, "usage") &&
+		    json_object_get(r.doc, "usage"))
+			fail_msg("%s: valid, but not decoded by the fast path",
+				 what);
+		assert_int_equal(r.n_usage, json_array_size(json_object_get(
+						    want, "usage")));
+		twl_wire_release(&r);
+	}
+	json_decref(want);
+	free(text);
+}
+
 static void expect(json_t *doc, const char *code, const char *field,
 		   const char *what)
 {
 	struct twl_verr err;
 	int ret = twl_report_validate(doc, &err);
+
+	expect_wire(doc, what);
 
 	if (!code) {
 		if (ret)
@@ -493,6 +534,150 @@ static void test_array_caps(void **state)
 }
 
 /* Strings built without jansson's UTF-8 check reach the validator's own. */
+/*
+ * The fast path's values: every member lands in its field, escapes are
+ * decoded, absent optional members read "" and 0, whitespace is allowed
+ * anywhere, and all agrees with twl_wire_from_doc() on the full parse.
+ */
+static void test_wire_values(void **state)
+{
+	static const char entry2[] =
+		"{ \"boot_id\" : \"" BOOT
+		"\", \"feature\":\"memcg_v1.soft_limit\","
+		"\"file\":\"memory.soft_limit_in_bytes\",\"op\":\"read\","
+		"\"cgroup\":\"/x\\u00e9\\n\\\"y\",\"comm\":\"c\\/d\",\n\t\"uid\":4294967295,"
+		"\"writer_cgroup\":\"/w\",\"count\":9007199254740991,\"failed\":0,"
+		"\"first_seen\":5,\"last_seen\":5 }";
+	const char *at = strstr(base_text, "}],\"census\"");
+	struct twl_wire_report fast, full;
+	struct twl_verr err;
+	json_t *doc;
+	char *text;
+	size_t n;
+
+	(void)state;
+	assert_non_null(at);
+	n = (size_t)(at - base_text) + 1;
+	text = malloc(sizeof(base_text) + sizeof(entry2) + 1);
+	assert_non_null(text);
+	memcpy(text, base_text, n);
+	text[n] = ',';
+	memcpy(text + n + 1, entry2, sizeof(entry2) - 1);
+	strcpy(text + n + sizeof(entry2), base_text + n);
+
+	assert_int_equal(twl_wire_decode(text, strlen(text), &fast, &err), 0);
+	assert_null(json_object_get(fast.doc, "usage")); /* the fast path */
+	doc = twl_report_parse(text, strlen(text), &err);
+	assert_non_null(doc);
+	assert_int_equal(twl_wire_from_doc(doc, &full), 0);
+	assert_int_equal(fast.n_usage, 2);
+	assert_int_equal(full.n_usage, 2);
+
+	assert_string_equal(fast.usage[0].boot_id, BOOT);
+	assert_string_equal(fast.usage[0].feature, "memcg_v1.soft_limit");
+	assert_string_equal(fast.usage[0].file, "memory.soft_limit_in_bytes");
+	assert_string_equal(fast.usage[0].op, "write");
+	assert_string_equal(fast.usage[0].cgroup, "/a");
+	assert_string_equal(fast.usage[0].comm, "bash");
+	assert_string_equal(fast.usage[0].writer_cgroup, "/");
+	assert_string_equal(fast.usage[0].container, "");
+	assert_true(fast.usage[0].uid == 0 && fast.usage[0].last_pid == 1);
+	assert_true(fast.usage[0].count == 3 && fast.usage[0].failed == 1 &&
+		    fast.usage[0].condition_met == 3);
+	assert_true(fast.usage[0].first_seen == 1764732000 &&
+		    fast.usage[0].last_seen == 1764732001);
+
+	assert_string_equal(fast.usage[1].op, "read");
+	assert_string_equal(fast.usage[1].cgroup, "/x\xc3\xa9\n\"y");
+	assert_string_equal(fast.usage[1].comm, "c/d");
+	assert_string_equal(fast.usage[1].container, "");
+	assert_true(fast.usage[1].uid == 4294967295LL);
+	assert_true(fast.usage[1].last_pid == 0 &&
+		    fast.usage[1].condition_met == 0);
+	assert_true(fast.usage[1].count == 9007199254740991LL);
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct twl_wire_usage *a = &fast.usage[i],
+					    *b = &full.usage[i];
+
+		assert_string_equal(a->boot_id, b->boot_id);
+		assert_string_equal(a->feature, b->feature);
+		assert_string_equal(a->file, b->file);
+		assert_string_equal(a->op, b->op);
+		assert_string_equal(a->cgroup, b->cgroup);
+		assert_string_equal(a->comm, b->comm);
+		assert_string_equal(a->writer_cgroup, b->writer_cgroup);
+		assert_string_equal(a->container, b->container);
+		assert_true(a->uid == b->uid && a->last_pid == b->last_pid &&
+			    a->count == b->count && a->failed == b->failed &&
+			    a->condition_met == b->condition_met &&
+			    a->first_seen == b->first_seen &&
+			    a->last_seen == b->last_seen);
+	}
+	twl_wire_release(&fast);
+	twl_wire_release(&full);
+	json_decref(doc);
+	free(text);
+}
+
+/* base_text with its first `from` replaced by `to` (caller frees). */
+static char *edit(const char *from, const char *to)
+{
+	const char *at = strstr(base_text, from);
+	size_t n, len = sizeof(base_text) + strlen(to);
+	char *out = malloc(len);
+
+	assert_non_null(at);
+	assert_non_null(out);
+	n = (size_t)(at - base_text);
+	snprintf(out, len, "%.*s%s%s", (int)n, base_text, to,
+		 at + strlen(from));
+	return out;
+}
+
+/*
+ * Texts no jansson tree can hold, or that the fast path must hand over:
+ * twl_wire_decode() rejects each with twl_report_parse()'s error.
+ */
+static void test_wire_text_rejects(void **state)
+{
+	static const struct {
+		const char *from, *to;
+	} t[] = {
+		{ "\"comm\":\"bash\",", "\"comm\":\"bash\",\"comm\":\"sh\"," },
+		{ "\"usage\":[", "\"usage\":[],\"usage\":[" },
+		{ "\"seq\":5,", "\"seq\":5,\"seq\":6," },
+		{ "\"uid\":0,", "\"uid\":0.0," },
+		{ "\"count\":3,", "\"count\":null," },
+		{ "\"count\":3,", "\"count\":1e0," },
+		{ "\"count\":3,", "\"count\":03," },
+		{ "\"count\":3,", "\"count\":99999999999999999999," },
+		{ "\"comm\":\"bash\"", "\"comm\":\"ba\\x\"" },
+		{ "\"usage\":[{", "\"usage\":{\"a\":[{" },
+		{ "\"usage\":[{", "\"usage\":[null,{" },
+		{ "\"last_seen\":1764732001}", "\"last_seen\":1764732001,}" },
+		{ "\"key_rejected\":false}}", "\"key_rejected\":false}} x" },
+		{ "\"key_rejected\":false}}", "\"key_rejected\":false}" },
+	};
+	struct twl_verr err, werr;
+	struct twl_wire_report r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *text = edit(t[i].from, t[i].to);
+		json_t *doc = twl_report_parse(text, strlen(text), &err);
+
+		if (doc)
+			fail_msg("case %zu: twl_report_parse accepts it", i);
+		if (!twl_wire_decode(text, strlen(text), &r, &werr))
+			fail_msg("case %zu: twl_wire_decode accepts it", i);
+		if (memcmp(&err, &werr, sizeof(err)))
+			fail_msg("case %zu: %s at '%s', expected %s at '%s'", i,
+				 werr.code, werr.field, err.code, err.field);
+		free(text);
+	}
+}
+
 static void test_utf8_in_tree(void **state)
 {
 	static const struct {
@@ -735,6 +920,8 @@ int main(void)
 		cmocka_unit_test(test_version_window),
 		cmocka_unit_test(test_array_caps),
 		cmocka_unit_test(test_utf8_in_tree),
+		cmocka_unit_test(test_wire_values),
+		cmocka_unit_test(test_wire_text_rejects),
 		cmocka_unit_test(test_odd_member_names),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_prescan_strings),
