@@ -22,6 +22,7 @@ enum {
 	W_HOST_UPSERT,
 	W_WARN_INS,
 	W_UNK_UPSERT,
+	W_USAGE_BUMP,
 	W_USAGE_AT,
 	W_USAGE_GET,
 	W_USAGE_INS,
@@ -102,6 +103,22 @@ static const char *const wsql[W_N] = {
 		" first_time = min(first_time, excluded.first_time),"
 		" matched_feature_id = excluded.matched_feature_id,"
 		" received = excluded.received",
+	/*
+	 * The common case in one statement instead of W_USAGE_AT then
+	 * W_USAGE_UPD: the row at the key's hash id (004) is the key's and
+	 * its counter grew. twl_old_count() passes the count through and
+	 * keeps it for usage_bump() (RETURNING sees only new values, and
+	 * its ephemeral table cost more than the second statement).
+	 * W_USAGE_UPD's rules, for ?3 > count.
+	 */
+	[W_USAGE_BUMP] =
+		"UPDATE usage SET container = ?1, last_pid = ?2,"
+		" count = max(twl_old_count(count), ?3), failed = max(failed, ?4),"
+		" condition_met = max(condition_met, ?5),"
+		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
+		" WHERE id = ?8 AND count < ?3 AND host_id = ?9 AND boot_id = ?10"
+		" AND feature_id = ?11 AND file = ?12 AND op = ?13 AND cgroup = ?14"
+		" AND comm = ?15 AND uid = ?16 AND writer_cgroup = ?17",
 	/* The row at a key's hash (schema/migrations/004_usage_id.sql). */
 	[W_USAGE_AT] =
 		"SELECT host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
@@ -258,6 +275,16 @@ static void sqlite_cfg(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* twl_old_count(x): x, kept in the store for usage_bump(). */
+static void old_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct twl_store *s = sqlite3_user_data(ctx);
+
+	(void)argc;
+	s->bumped_from = sqlite3_value_int64(argv[0]);
+	sqlite3_result_value(ctx, argv[0]);
+}
+
 /* Contract: see store.h. */
 int twl_store_open(const char *path, struct twl_store **out)
 {
@@ -292,6 +319,13 @@ int twl_store_open(const char *path, struct twl_store **out)
 	ret = open_conn(path, &s->rdb);
 	if (ret)
 		goto fail;
+	/* Direct only: no schema object (trigger, view) can call it. */
+	if (sqlite3_create_function_v2(
+		    s->wdb, "twl_old_count", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+		    s, old_count_fn, NULL, NULL, NULL) != SQLITE_OK) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	for (int i = 0; i < W_N; i++) {
 		if (sqlite3_prepare_v3(s->wdb, wsql[i], -1,
 				       SQLITE_PREPARE_PERSISTENT, &s->ws[i],
@@ -902,11 +936,10 @@ static int usage_insert(struct twl_store *s, const char *host_id,
 	return step_done(st);
 }
 
-static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
-			int64_t id)
+/* Bind W_USAGE_UPD's ?1..?7 (also W_USAGE_BUMP's): the new values. */
+static void bind_usage_values(sqlite3_stmt *st,
+			      const struct twl_ingest_usage *u)
 {
-	sqlite3_stmt *st = s->ws[W_USAGE_UPD];
-
 	bind_static(st, 1, u->container);
 	sqlite3_bind_int64(st, 2, u->last_pid);
 	sqlite3_bind_int64(st, 3, u->count);
@@ -914,6 +947,46 @@ static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
 	sqlite3_bind_int64(st, 5, u->condition_met);
 	sqlite3_bind_int64(st, 6, u->first_seen);
 	sqlite3_bind_int64(st, 7, u->last_seen);
+}
+
+/*
+ * W_USAGE_BUMP: 1 with *old set when the row at u's hash id is u's row
+ * and its counter grew (now updated), 0 when no row matched (nothing
+ * written), or a negative errno.
+ */
+static int usage_bump(struct twl_store *s, const char *host_id,
+		      const struct twl_ingest_usage *u, int64_t *old)
+{
+	sqlite3_stmt *st = s->ws[W_USAGE_BUMP];
+	int ret;
+
+	bind_usage_values(st, u);
+	sqlite3_bind_int64(st, 8, u->key_hash);
+	bind_static(st, 9, host_id);
+	bind_static(st, 10, u->boot_id);
+	bind_static(st, 11, u->feature);
+	bind_static(st, 12, u->file);
+	bind_static(st, 13, u->op);
+	bind_static(st, 14, u->cgroup);
+	bind_static(st, 15, u->comm);
+	sqlite3_bind_int64(st, 16, u->uid);
+	bind_static(st, 17, u->writer_cgroup);
+	ret = step_done(st);
+	if (ret)
+		return ret;
+	/* sqlite3_changes() counts the UPDATE's rows, not its triggers' */
+	if (sqlite3_changes(s->wdb) == 0)
+		return 0;
+	*old = s->bumped_from;
+	return 1;
+}
+
+static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
+			int64_t id)
+{
+	sqlite3_stmt *st = s->ws[W_USAGE_UPD];
+
+	bind_usage_values(st, u);
 	sqlite3_bind_int64(st, 8, id);
 	return step_done(st);
 }
@@ -937,6 +1010,34 @@ static int usage_first(struct twl_store *s, const char *host_id,
 			 taken_back);
 }
 
+/*
+ * The two-step path, for an entry W_USAGE_BUMP did not match: find the
+ * row and update it if its counter grew, or insert it. Returns 1 with
+ * *old set (the count replaced, or the warnings taken back) when a row
+ * was written, 0 when the counter did not grow, or a negative errno.
+ */
+static int usage_store(struct twl_store *s, const char *host_id,
+		       const struct twl_ingest_usage *u, int64_t *old)
+{
+	bool slot_free = false;
+	int64_t id = 0;
+	int ret;
+
+	ret = usage_find(s, host_id, u, &id, old, &slot_free);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		if (u->count <= *old)
+			return 0; /* cumulative counter: nothing new */
+		ret = usage_update(s, u, id);
+	} else {
+		ret = usage_first(s, host_id, u, old);
+		if (!ret)
+			ret = usage_insert(s, host_id, u, slot_free);
+	}
+	return ret ? ret : 1;
+}
+
 static int ingest_usage(struct twl_store *s, const char *host_id,
 			const struct twl_ingest *in, struct rollup *ru)
 {
@@ -944,23 +1045,15 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 
 	for (size_t i = 0; i < in->n_usage; i++) {
 		const struct twl_ingest_usage *u = &in->usage[i];
-		int64_t id = 0, old = 0;
-		bool slot_free = false;
+		int64_t old = 0;
 
-		ret = usage_find(s, host_id, u, &id, &old, &slot_free);
+		ret = usage_bump(s, host_id, u, &old);
+		if (ret == 0)
+			ret = usage_store(s, host_id, u, &old);
 		if (ret < 0)
 			return ret;
-		if (ret == 1 && u->count <= old)
-			continue; /* cumulative counter: nothing new */
-		if (ret == 1) {
-			ret = usage_update(s, u, id);
-		} else {
-			ret = usage_first(s, host_id, u, &old);
-			if (!ret)
-				ret = usage_insert(s, host_id, u, slot_free);
-		}
-		if (ret)
-			return ret;
+		if (ret == 0)
+			continue;
 		ret = rollup(s, u->feature, host_id, u->first_seen,
 			     u->last_seen, u->count - old, ru);
 		if (ret)

@@ -26,6 +26,8 @@ struct twl_store {
 	struct twl_ckpt *ckpt;
 	/* prepared writer statements (store_sqlite.c) */
 	sqlite3_stmt *ws[32];
+	/* the count W_USAGE_BUMP replaced, kept by twl_old_count() */
+	int64_t bumped_from;
 	/* prepared reader statements (store_sqlite.c) */
 	sqlite3_stmt *rs[16];
 	/* free for store_sqlite_read.c: prepared read-API statements, finalized by

@@ -283,6 +283,10 @@ static void test_usage_ids(void **state)
 			 72000);
 	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'squatter'"),
 			 5);
+	/* kubelet's row, at its hash, took the one-statement path
+	 * (W_USAGE_BUMP), which kept the count it replaced; the others
+	 * (moved, squatted) took the two steps */
+	assert_int_equal(s->bumped_from, 4);
 	/* the rollup grew by the counters' growth: (12 + 4 + 7200) x 9 */
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
 			 9 * (12 + 4 + 7200));
