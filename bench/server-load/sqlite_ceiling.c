@@ -12,9 +12,11 @@
  *          rules, twl_sql_usage_upsert), one BEGIN IMMEDIATE ... COMMIT
  *          per report. The server's writer stores the same values but
  *          finds rows by the hash of their key (server/README.md).
- *   store  the server's storage layer (twl_store_ingest: batch id, host,
- *          usage, rollups), one transaction per report; parse + validate
- *          (twl_report_parse) timed apart.
+ *   store  the server's storage layer (twl_store_ingest_prepared: batch
+ *          id, host, usage, rollups: the writer thread's work), one
+ *          transaction per report; decode + validate + flatten (what the
+ *          server's HTTP threads do: twl_wire_decode,
+ *          twl_ingest_prepare_report) timed apart.
  *   group  the same with --group reports sharing one COMMIT, as the
  *          server's writer does under load.
  *
@@ -35,6 +37,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "ingest.h"
 #include "report_gen.h"
 #include "store.h"
 #include "store_sqlite_internal.h"
@@ -49,7 +52,7 @@ struct opts {
 struct result {
 	unsigned long reports;
 	double secs; /* storing only */
-	double parse_s; /* generate + parse + validate (store modes) */
+	double parse_s; /* generate + decode + validate + flatten (store modes) */
 	double cpu; /* CPU seconds (user + system) of the storing */
 };
 
@@ -196,7 +199,7 @@ static int run_store(const struct opts *o, unsigned group, int64_t t0,
 	size_t cap = 1024 + (size_t)o->entries * 640;
 	struct twl_store *s = NULL;
 	struct twl_verr err;
-	json_t **docs;
+	struct twl_ingest **docs;
 	unsigned long n = 0;
 	double t, tp = 0, ts = 0, x, c, cs = 0;
 	int ret;
@@ -221,10 +224,15 @@ static int run_store(const struct opts *o, unsigned group, int64_t t0,
 			int len = gen_report_json(0, m % o->agents,
 						  m / o->agents + 1, o->entries,
 						  t0, buf, cap);
+			struct twl_wire_report r;
+			char host_id[65];
 
-			docs[g] = len > 0 ? twl_report_parse(buf, (size_t)len,
-							     &err) :
-					    NULL;
+			gen_host_id(0, m % o->agents, host_id);
+			docs[g] = NULL;
+			if (len > 0 &&
+			    !twl_wire_decode(buf, (size_t)len, &r, &err) &&
+			    twl_ingest_prepare_report(&r, host_id, &docs[g]))
+				err = (struct twl_verr){ .code = "ENOMEM" };
 			if (!docs[g]) {
 				fprintf(stderr,
 					"sqlite-ceiling: generated report invalid: %s %s\n",
@@ -242,8 +250,9 @@ static int run_store(const struct opts *o, unsigned group, int64_t t0,
 			char host_id[65];
 
 			gen_host_id(0, m % o->agents, host_id);
-			ret = twl_store_ingest(s, host_id, docs[k],
-					       t0 + (int64_t)(m / o->agents));
+			ret = twl_store_ingest_prepared(
+				s, host_id, docs[k],
+				t0 + (int64_t)(m / o->agents));
 			ret = ret == 1 ? -EEXIST :
 					 ret; /* every batch id is new */
 		}
@@ -252,7 +261,7 @@ static int run_store(const struct opts *o, unsigned group, int64_t t0,
 		ts += mono() - x;
 		cs += cpu_seconds() - c;
 		for (k = 0; k < g; k++) {
-			json_decref(docs[k]);
+			twl_ingest_free(docs[k]);
 			docs[k] = NULL;
 		}
 		if (ret)
@@ -269,7 +278,7 @@ out:
 			"sqlite-ceiling: storing through the storage layer into %s failed: %s\n",
 			path, strerror(-ret));
 	for (unsigned k = 0; docs && k < group; k++)
-		json_decref(docs[k]);
+		twl_ingest_free(docs[k]);
 	free(docs);
 	free(buf);
 	twl_store_close(s);
@@ -376,7 +385,7 @@ int main(int argc, char **argv)
 		print_mode(label, &grp, o.entries);
 	}
 	if (one.reports)
-		printf("parse + validate (twl_report_parse, apart from the above): %.0f us/report\n",
+		printf("generate + decode + validate + flatten (twl_wire_decode, twl_ingest_prepare_report; apart from the above): %.0f us/report\n",
 		       1e6 * one.parse_s / one.reports);
 	printf("RESULT raw_reports_per_s=%.1f raw_rows_per_s=%.1f raw_cpu_us=%.1f "
 	       "store_reports_per_s=%.1f store_cpu_us=%.1f group_reports_per_s=%.1f "
