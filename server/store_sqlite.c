@@ -19,6 +19,7 @@
 
 enum {
 	W_BATCH_INS,
+	W_HOST_TOUCH,
 	W_HOST_UPSERT,
 	W_WARN_INS,
 	W_UNK_UPSERT,
@@ -42,6 +43,8 @@ enum {
 	W_SP_RELEASE,
 	W_N,
 };
+_Static_assert(W_N <= sizeof(((struct twl_store *)0)->ws) / sizeof(void *),
+	       "struct twl_store.ws[] has a slot per writer statement");
 
 enum {
 	R_TOKEN_GET,
@@ -75,6 +78,21 @@ const char twl_sql_usage_upsert[] =
 static const char *const wsql[W_N] = {
 	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
 			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	/*
+	 * The common case of W_HOST_UPSERT: the host exists and its name,
+	 * kernel and cgroup mode did not change. Not naming them spares the
+	 * rewrite of their index entries (hosts_hostname, hosts_kernel,
+	 * hosts_cgroup_mode) that any SET of a column costs, even to the
+	 * same value. Same parameters and the same values stored.
+	 */
+	[W_HOST_TOUCH] =
+		"UPDATE hosts SET agent_version = ?5, catalog_version = ?6,"
+		" boot_id = ?7, last_seen = max(last_seen, ?8),"
+		" last_seq = max(last_seq, ?9), health_json = ?10,"
+		" records_lost = ?11, key_rejected = ?12, probe_missing = ?13,"
+		" census_json = coalesce(?14, census_json)"
+		" WHERE host_id = ?1 AND hostname = ?2 AND kernel = ?3"
+		" AND cgroup_mode = ?4",
 	[W_HOST_UPSERT] =
 		"INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode, agent_version,"
 		" catalog_version, boot_id, first_seen, last_seen, last_seq, health_json,"
@@ -729,11 +747,9 @@ static int rollup(struct twl_store *s, const char *feature, const char *host_id,
 	return 0;
 }
 
-static int ingest_host(struct twl_store *s, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
+static int host_step(sqlite3_stmt *st, const char *host_id,
+		     const struct twl_ingest *in, int64_t now)
 {
-	sqlite3_stmt *st = s->ws[W_HOST_UPSERT];
-
 	bind_static(st, 1, host_id);
 	bind_static(st, 2, in->hostname);
 	bind_static(st, 3, in->kernel);
@@ -749,6 +765,16 @@ static int ingest_host(struct twl_store *s, const char *host_id,
 	bind_static(st, 13, in->probe_missing_json);
 	bind_static(st, 14, in->census_json);
 	return step_done(st);
+}
+
+static int ingest_host(struct twl_store *s, const char *host_id,
+		       const struct twl_ingest *in, int64_t now)
+{
+	int ret = host_step(s->ws[W_HOST_TOUCH], host_id, in, now);
+
+	if (!ret && sqlite3_changes(s->wdb) == 0)
+		ret = host_step(s->ws[W_HOST_UPSERT], host_id, in, now);
+	return ret;
 }
 
 /*

@@ -184,11 +184,81 @@ static void exec_sql(const char *sql)
 	sqlite3_close(db);
 }
 
-static void ingest_one(struct twl_store *s, const char *host, json_t *r)
+static void ingest_at(struct twl_store *s, const char *host, json_t *r,
+		      int64_t now)
 {
 	assert_int_equal(twl_store_write_begin(s), 0);
-	assert_int_equal(twl_store_ingest(s, host, r, 1000), 0);
+	assert_int_equal(twl_store_ingest(s, host, r, now), 0);
 	assert_int_equal(twl_store_write_end(s, true), 0);
+}
+
+static void ingest_one(struct twl_store *s, const char *host, json_t *r)
+{
+	ingest_at(s, host, r, 1000);
+}
+
+/*
+ * The host row: a report with the same name, kernel and cgroup mode
+ * updates it without naming them (W_HOST_TOUCH), one that changes them
+ * rewrites them (W_HOST_UPSERT); last_seen never goes back, a report
+ * without a census keeps the last one, and the indexes stay consistent.
+ */
+static void test_host_row(void **state)
+{
+	const char *host = "0123";
+	struct twl_store *s = NULL;
+	json_t *r, *h;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	r = report(host, "cc01");
+	ingest_at(s, host, r, 1000);
+	json_decref(r);
+	assert_int_equal(q("SELECT last_seen FROM hosts"), 1000);
+	assert_int_equal(q("SELECT census_json IS NOT NULL FROM hosts"), 1);
+
+	/* same descriptive fields, new health, no census */
+	r = report(host, "cc02");
+	json_object_set_new(json_object_get(r, "health"), "records_lost",
+			    json_integer(7));
+	json_object_del(r, "census");
+	ingest_at(s, host, r, 2000);
+	json_decref(r);
+	assert_int_equal(q("SELECT last_seen FROM hosts"), 2000);
+	assert_int_equal(q("SELECT records_lost FROM hosts"), 7);
+	assert_int_equal(q("SELECT census_json IS NOT NULL FROM hosts"), 1);
+
+	/* renamed, new kernel and cgroup mode, stored late */
+	r = report(host, "cc03");
+	h = json_object_get(r, "host");
+	json_object_set_new(h, "hostname", json_string("renamed"));
+	json_object_set_new(h, "kernel", json_string("6.12.0-test"));
+	json_object_set_new(h, "cgroup_mode", json_string("v2"));
+	ingest_at(s, host, r, 1500);
+	assert_int_equal(q("SELECT last_seen FROM hosts"), 2000);
+	assert_int_equal(q("SELECT count(*) FROM hosts INDEXED BY hosts_kernel"
+			   " WHERE kernel = '6.12.0-test'"),
+			 1);
+	assert_int_equal(q("SELECT count(*) FROM hosts INDEXED BY"
+			   " hosts_hostname WHERE hostname = 'renamed'"),
+			 1);
+	assert_int_equal(q("SELECT count(*) FROM hosts INDEXED BY"
+			   " hosts_cgroup_mode WHERE cgroup_mode = 'v2'"),
+			 1);
+
+	/* and again, unchanged: in place, last_seen moves on */
+	json_object_set_new(r, "batch_id", json_string("cc04"));
+	ingest_at(s, host, r, 2500);
+	json_decref(r);
+	assert_int_equal(q("SELECT count(*) FROM hosts INDEXED BY"
+			   " hosts_last_seen WHERE last_seen = 2500"),
+			 1);
+	assert_int_equal(q("SELECT count(*) FROM hosts"), 1);
+	assert_int_equal(q("SELECT count(*) FROM pragma_integrity_check"
+			   " WHERE integrity_check = 'ok'"),
+			 1);
+	twl_store_close(s);
+	unlink(dbpath);
 }
 
 /* The example report again, each usage counter times ten. */
@@ -613,6 +683,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_usage_ids),
+		cmocka_unit_test(test_host_row),
 		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_uses_credit),
 		cmocka_unit_test(test_ingest_savepoints),
