@@ -974,7 +974,7 @@ static const size_t usage_flat[] = {
 _Static_assert(sizeof(usage_flat) / sizeof(usage_flat[0]) == N_USAGE_MEMBERS,
 	       "usage_flat[] must follow usage_members[]");
 
-/* Store member i's value in *u: a string (s != NULL) or an integer. */
+/* Store member i's value in *u: s or v, by the member's kind. */
 static void usage_put(struct twl_wire_usage *u, size_t i, const char *s,
 		      long long v)
 {
