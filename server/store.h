@@ -101,9 +101,6 @@ struct twl_ingest;
 int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);
 
-/* Whether batch_id is already stored (any thread). 1 yes, 0 no, <0 error. */
-int twl_store_batch_seen(struct twl_store *s, const char *batch_id);
-
 /* --- operations --- */
 
 /*

@@ -50,7 +50,6 @@ enum {
 	R_TOKEN_GET,
 	R_KEY_GET,
 	R_TOKEN_LIST,
-	R_BATCH_GET,
 	R_PAGES,
 	R_N,
 };
@@ -212,7 +211,6 @@ static const char *const rsql[R_N] = {
 		"SELECT host_id, revoked FROM host_keys WHERE key_hash = ?1",
 	[R_TOKEN_LIST] =
 		"SELECT id, name, role, created, revoked FROM tokens ORDER BY id",
-	[R_BATCH_GET] = "SELECT 1 FROM batches WHERE batch_id = ?1",
 	[R_PAGES] =
 		"SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
 };
@@ -621,24 +619,6 @@ int twl_store_host_key_revoke(struct twl_store *s, const char *host_id,
 	if (!ret && n)
 		*n = sqlite3_changes(s->wdb);
 	pthread_mutex_unlock(&s->wlock);
-	return ret;
-}
-
-/* Contract: see store.h. */
-int twl_store_batch_seen(struct twl_store *s, const char *batch_id)
-{
-	sqlite3_stmt *st = s->rs[R_BATCH_GET];
-	int rc, ret;
-
-	pthread_mutex_lock(&s->rlock);
-	bind_text(st, 1, batch_id);
-	rc = sqlite3_step(st);
-	ret = rc == SQLITE_ROW	? 1 :
-	      rc == SQLITE_DONE ? 0 :
-				  twl_sqlite_errno(rc);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	pthread_mutex_unlock(&s->rlock);
 	return ret;
 }
 
