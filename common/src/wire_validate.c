@@ -750,6 +750,7 @@ static int validate(const json_t *doc, struct twl_verr *err, bool utf8_known)
 	return check_object(&c, &report_spec, doc);
 }
 
+/* Contract: see wire.h. */
 int twl_report_validate(const json_t *doc, struct twl_verr *err)
 {
 	return validate(doc, err, false);
@@ -881,6 +882,7 @@ static int prescan(struct ctx *c, const char *buf, size_t len)
 	return 0;
 }
 
+/* Contract: see wire.h. */
 json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err)
 {
 	struct ctx c = { .err = err };
@@ -936,6 +938,7 @@ json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err)
 	return doc;
 }
 
+/* Contract: see wire.h. */
 json_t *twl_verr_to_json(const struct twl_verr *err)
 {
 	return json_pack("{s:s, s:s, s:s}", "error", err->code, "field",
