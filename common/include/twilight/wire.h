@@ -22,8 +22,9 @@
 #define TWL_WIRE_MAX_ID 64 /* host_id, boot_id, batch_id: [0-9a-f-] */
 #define TWL_WIRE_MAX_NAME 255 /* hostname */
 #define TWL_WIRE_MAX_SHORT 64 /* kernel, agent_version, file, probe name */
-#define TWL_WIRE_MAX_COMM \
-	64 /* usage[].comm: a kernel comm is at most 15 bytes; 64 leaves room for privacy-hashed names and for other reporters */
+/* usage[].comm: a kernel comm is at most 15 bytes; 64 leaves room for
+ * privacy-hashed names and for other reporters */
+#define TWL_WIRE_MAX_COMM 64
 #define TWL_WIRE_MAX_FEATURE 64 /* catalog ids */
 #define TWL_WIRE_MAX_WARNINGS 256
 #define TWL_WIRE_MAX_UNKNOWN 32
