@@ -47,8 +47,14 @@ _Static_assert(W_N <= sizeof(((struct twl_store *)0)->ws) / sizeof(void *),
 	       "struct twl_store.ws[] has a slot per writer statement");
 
 enum {
-	R_TOKEN_GET,
-	R_KEY_GET,
+	A_TOKEN_GET,
+	A_KEY_GET,
+	A_N,
+};
+_Static_assert(A_N <= sizeof(((struct twl_store *)0)->as) / sizeof(void *),
+	       "struct twl_store.as[] has a slot per credential statement");
+
+enum {
 	R_TOKEN_LIST,
 	R_PAGES,
 	R_N,
@@ -204,11 +210,14 @@ static const char *const wsql[W_N] = {
 	[W_SP_RELEASE] = "RELEASE batch",
 };
 
-static const char *const rsql[R_N] = {
-	[R_TOKEN_GET] =
+static const char *const asql[A_N] = {
+	[A_TOKEN_GET] =
 		"SELECT id, name, role FROM tokens WHERE token_hash = ?1 AND revoked IS NULL",
-	[R_KEY_GET] =
+	[A_KEY_GET] =
 		"SELECT host_id, revoked FROM host_keys WHERE key_hash = ?1",
+};
+
+static const char *const rsql[R_N] = {
 	[R_TOKEN_LIST] =
 		"SELECT id, name, role, created, revoked FROM tokens ORDER BY id",
 	[R_PAGES] =
@@ -314,6 +323,7 @@ int twl_store_open(const char *path, struct twl_store **out)
 		return -ENOMEM;
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_mutex_init(&s->rlock, NULL);
+	pthread_mutex_init(&s->alock, NULL);
 	s->path = strdup(path);
 	if (!s->path) {
 		ret = -ENOMEM;
@@ -333,6 +343,8 @@ int twl_store_open(const char *path, struct twl_store **out)
 		goto fail;
 	}
 	ret = open_conn(path, &s->rdb);
+	if (!ret)
+		ret = open_conn(path, &s->adb);
 	if (ret)
 		goto fail;
 	/* Direct only: no schema object (trigger, view) can call it. */
@@ -362,6 +374,17 @@ int twl_store_open(const char *path, struct twl_store **out)
 			goto fail;
 		}
 	}
+	for (int i = 0; i < A_N; i++) {
+		if (sqlite3_prepare_v3(s->adb, asql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &s->as[i],
+				       NULL) != SQLITE_OK) {
+			twl_log(LOG_ERR,
+				"%s: preparing credential statement %d: %s",
+				path, i, sqlite3_errmsg(s->adb));
+			ret = -EIO;
+			goto fail;
+		}
+	}
 	ret = twl_ckpt_start(path, s->wdb, &s->ckpt);
 	if (ret)
 		twl_log(LOG_WARNING,
@@ -384,13 +407,17 @@ void twl_store_close(struct twl_store *s)
 		sqlite3_finalize(s->ws[i]);
 	for (size_t i = 0; i < sizeof(s->rs) / sizeof(s->rs[0]); i++)
 		sqlite3_finalize(s->rs[i]);
+	for (size_t i = 0; i < sizeof(s->as) / sizeof(s->as[0]); i++)
+		sqlite3_finalize(s->as[i]);
 	for (size_t i = 0; i < sizeof(s->read_api) / sizeof(s->read_api[0]);
 	     i++)
 		sqlite3_finalize(s->read_api[i]);
+	sqlite3_close(s->adb);
 	sqlite3_close(s->rdb);
 	sqlite3_close(s->wdb);
 	pthread_mutex_destroy(&s->wlock);
 	pthread_mutex_destroy(&s->rlock);
+	pthread_mutex_destroy(&s->alock);
 	free(s->path);
 	free(s);
 }
@@ -493,10 +520,10 @@ int twl_store_token_lookup(struct twl_store *s, const char *hash, char *role,
 			   size_t role_cap, char *name, size_t name_cap,
 			   int64_t *id)
 {
-	sqlite3_stmt *st = s->rs[R_TOKEN_GET];
+	sqlite3_stmt *st = s->as[A_TOKEN_GET];
 	int rc, ret = -ENOENT;
 
-	pthread_mutex_lock(&s->rlock);
+	pthread_mutex_lock(&s->alock);
 	bind_text(st, 1, hash);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -509,7 +536,7 @@ int twl_store_token_lookup(struct twl_store *s, const char *hash, char *role,
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	pthread_mutex_unlock(&s->rlock);
+	pthread_mutex_unlock(&s->alock);
 	return ret;
 }
 
@@ -586,10 +613,10 @@ int twl_store_host_key_add(struct twl_store *s, const char *host_id,
 int twl_store_host_key_lookup(struct twl_store *s, const char *hash,
 			      char host_id[65])
 {
-	sqlite3_stmt *st = s->rs[R_KEY_GET];
+	sqlite3_stmt *st = s->as[A_KEY_GET];
 	int rc, ret = -ENOENT;
 
-	pthread_mutex_lock(&s->rlock);
+	pthread_mutex_lock(&s->alock);
 	bind_text(st, 1, hash);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -601,7 +628,7 @@ int twl_store_host_key_lookup(struct twl_store *s, const char *hash,
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	pthread_mutex_unlock(&s->rlock);
+	pthread_mutex_unlock(&s->alock);
 	return ret;
 }
 

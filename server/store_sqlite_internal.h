@@ -22,6 +22,14 @@ struct twl_store {
 	sqlite3 *wdb;
 	pthread_mutex_t rlock;
 	sqlite3 *rdb;
+	/*
+	 * Credential look-ups (every request's token or host key) on a
+	 * connection of their own: a long dashboard query holds rlock, and
+	 * must not hold up ingest's authentication.
+	 */
+	pthread_mutex_t alock;
+	sqlite3 *adb;
+	sqlite3_stmt *as[2];
 	/* WAL checkpoints of wdb, on their own thread (checkpoint.h) */
 	struct twl_ckpt *ckpt;
 	/* prepared writer statements (store_sqlite.c) */

@@ -6,12 +6,14 @@
  * token and key storage, retention; config parsing; rate limiter.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -497,6 +499,45 @@ static void test_usage_migration(void **state)
 	unlink(dbpath);
 }
 
+struct resolve_arg {
+	struct twl_store *s;
+	const char *secret;
+	int ret;
+};
+
+static void *resolve_thread(void *p)
+{
+	struct resolve_arg *a = p;
+	struct twl_principal who;
+
+	a->ret = twl_auth_resolve(a->s, a->secret, &who);
+	return NULL;
+}
+
+/*
+ * Resolve secret on another thread while this one holds the reader lock,
+ * as a long dashboard query does: authentication has a connection of its
+ * own and must not wait (5 s allowed).
+ */
+static int resolve_beside_reader(struct twl_store *s, const char *secret)
+{
+	struct resolve_arg a = { s, secret, 1 };
+	struct timespec t;
+	pthread_t th;
+	int joined;
+
+	twl_store_read_lock(s);
+	assert_int_equal(pthread_create(&th, NULL, resolve_thread, &a), 0);
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += 5;
+	joined = pthread_timedjoin_np(th, NULL, &t);
+	twl_store_read_unlock(s);
+	if (joined)
+		pthread_join(th, NULL);
+	assert_int_equal(joined, 0);
+	return a.ret;
+}
+
 static void test_tokens_and_keys(void **state)
 {
 	struct twl_store *s = NULL;
@@ -527,6 +568,7 @@ static void test_tokens_and_keys(void **state)
 	assert_int_equal(twl_auth_resolve(s, key, &who), 0);
 	assert_int_equal(who.role, TWL_ROLE_AGENT);
 	assert_string_equal(who.host_id, "abcd");
+	assert_int_equal(resolve_beside_reader(s, key), 0);
 	assert_int_equal(twl_store_host_key_revoke(s, "abcd", 7, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(twl_auth_resolve(s, key, &who), -EKEYREVOKED);
