@@ -310,6 +310,22 @@ static void old_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_value(ctx, argv[0]);
 }
 
+/* Prepare sql[0..n) on db into st[] (kept until close). 0 or -EIO. */
+static int prepare_all(const char *path, sqlite3 *db, const char *const *sql,
+		       int n, sqlite3_stmt **st, const char *what)
+{
+	for (int i = 0; i < n; i++) {
+		if (sqlite3_prepare_v3(db, sql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &st[i],
+				       NULL) != SQLITE_OK) {
+			twl_log(LOG_ERR, "%s: preparing %s statement %d: %s",
+				path, what, i, sqlite3_errmsg(db));
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 /* Contract: see store.h. */
 int twl_store_open(const char *path, struct twl_store **out)
 {
@@ -354,37 +370,13 @@ int twl_store_open(const char *path, struct twl_store **out)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	for (int i = 0; i < W_N; i++) {
-		if (sqlite3_prepare_v3(s->wdb, wsql[i], -1,
-				       SQLITE_PREPARE_PERSISTENT, &s->ws[i],
-				       NULL) != SQLITE_OK) {
-			twl_log(LOG_ERR, "%s: preparing statement %d: %s", path,
-				i, sqlite3_errmsg(s->wdb));
-			ret = -EIO;
-			goto fail;
-		}
-	}
-	for (int i = 0; i < R_N; i++) {
-		if (sqlite3_prepare_v3(s->rdb, rsql[i], -1,
-				       SQLITE_PREPARE_PERSISTENT, &s->rs[i],
-				       NULL) != SQLITE_OK) {
-			twl_log(LOG_ERR, "%s: preparing read statement %d: %s",
-				path, i, sqlite3_errmsg(s->rdb));
-			ret = -EIO;
-			goto fail;
-		}
-	}
-	for (int i = 0; i < A_N; i++) {
-		if (sqlite3_prepare_v3(s->adb, asql[i], -1,
-				       SQLITE_PREPARE_PERSISTENT, &s->as[i],
-				       NULL) != SQLITE_OK) {
-			twl_log(LOG_ERR,
-				"%s: preparing credential statement %d: %s",
-				path, i, sqlite3_errmsg(s->adb));
-			ret = -EIO;
-			goto fail;
-		}
-	}
+	ret = prepare_all(path, s->wdb, wsql, W_N, s->ws, "writer");
+	if (!ret)
+		ret = prepare_all(path, s->rdb, rsql, R_N, s->rs, "read");
+	if (!ret)
+		ret = prepare_all(path, s->adb, asql, A_N, s->as, "credential");
+	if (ret)
+		goto fail;
 	ret = twl_ckpt_start(path, s->wdb, &s->ckpt);
 	if (ret)
 		twl_log(LOG_WARNING,
