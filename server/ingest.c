@@ -91,7 +91,7 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 }
 
 /* twl_usage_key_hash() with host_id's part done once per report. */
-static int64_t key_hash(uint64_t host, const struct twl_ingest_usage *u)
+static int64_t key_hash(uint64_t host, const struct twl_wire_usage *u)
 {
 	uint64_t h = host, uid = (uint64_t)u->uid;
 
@@ -112,8 +112,7 @@ static int64_t key_hash(uint64_t host, const struct twl_ingest_usage *u)
 }
 
 /* Contract: see ingest.h. */
-int64_t twl_usage_key_hash(const char *host_id,
-			   const struct twl_ingest_usage *u)
+int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u)
 {
 	return key_hash(fnv_str(FNV_OFFSET, host_id), u);
 }
@@ -122,30 +121,10 @@ static void prepare_usage(struct twl_ingest *in, const char *host_id)
 {
 	uint64_t host = fnv_str(FNV_OFFSET, host_id);
 
-	for (size_t i = 0; i < in->report.n_usage; i++) {
-		const struct twl_wire_usage *u = &in->report.usage[i];
-		struct twl_ingest_usage *o = &in->usage[i];
-
-		*o = (struct twl_ingest_usage){
-			.boot_id = u->boot_id,
-			.feature = u->feature,
-			.file = u->file,
-			.op = u->op,
-			.cgroup = u->cgroup,
-			.comm = u->comm,
-			.writer_cgroup = u->writer_cgroup,
-			.container = u->container,
-			.uid = u->uid,
-			.last_pid = u->last_pid,
-			.count = u->count,
-			.failed = u->failed,
-			.condition_met = u->condition_met,
-			.first_seen = u->first_seen,
-			.last_seen = u->last_seen,
-		};
-		o->key_hash = key_hash(host, o);
-	}
+	in->usage = in->report.usage;
 	in->n_usage = in->report.n_usage;
+	for (size_t i = 0; i < in->n_usage; i++)
+		in->usage_id[i] = key_hash(host, &in->usage[i]);
 }
 
 static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
@@ -184,7 +163,7 @@ int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
 	/* One allocation: the struct, then its four arrays. */
 	in = calloc(1, sizeof(*in) + nw * sizeof(*in->warnings) +
 			       nu * sizeof(*in->unknown) +
-			       ng * sizeof(*in->usage) +
+			       ng * sizeof(*in->usage_id) +
 			       nk * sizeof(*in->knobs));
 	if (!in) {
 		twl_wire_release(r);
@@ -192,8 +171,8 @@ int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
 	}
 	in->warnings = (struct twl_ingest_warning *)(in + 1);
 	in->unknown = (struct twl_ingest_unknown *)(in->warnings + nw);
-	in->usage = (struct twl_ingest_usage *)(in->unknown + nu);
-	in->knobs = (struct twl_ingest_knob *)(in->usage + ng);
+	in->usage_id = (int64_t *)(in->unknown + nu);
+	in->knobs = (struct twl_ingest_knob *)(in->usage_id + ng);
 	in->report = *r;
 	memset(r, 0, sizeof(*r));
 	in->batch_id = jstr(report, "batch_id");

@@ -35,14 +35,6 @@ struct twl_ingest_unknown {
 	int64_t kmsg_seq, time, count;
 };
 
-struct twl_ingest_usage {
-	const char *boot_id, *feature, *file, *op, *cgroup, *comm,
-		*writer_cgroup, *container;
-	int64_t uid, last_pid, count, failed, condition_met, first_seen,
-		last_seen;
-	int64_t key_hash; /* twl_usage_key_hash() of host_id and this key */
-};
-
 struct twl_ingest_knob {
 	const char *feature, *file, *cgroup, *value;
 };
@@ -66,7 +58,8 @@ struct twl_ingest {
 	size_t n_warnings, n_unknown, n_usage, n_knobs;
 	struct twl_ingest_warning *warnings;
 	struct twl_ingest_unknown *unknown;
-	struct twl_ingest_usage *usage;
+	const struct twl_wire_usage *usage; /* the report's own entries */
+	int64_t *usage_id; /* per entry: twl_usage_key_hash() for host_id */
 	struct twl_ingest_knob *knobs;
 };
 
@@ -98,8 +91,7 @@ int twl_ingest_prepare(json_t *report, const char *host_id,
  * key. Pure. Only speed depends on it: a row stored under another id is
  * still found through the unique key.
  */
-int64_t twl_usage_key_hash(const char *host_id,
-			   const struct twl_ingest_usage *u);
+int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u);
 
 /* Rows the report carries (warnings + unknown + usage + census knobs). */
 uint64_t twl_ingest_rows(const struct twl_ingest *in);

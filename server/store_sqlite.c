@@ -869,18 +869,19 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 	return 0;
 }
 
-static void bind_usage_key(sqlite3_stmt *st, const char *host_id,
-			   const struct twl_ingest_usage *u)
+/* Bind (host_id, u's key) to ?first .. ?first+8. */
+static void bind_usage_key(sqlite3_stmt *st, int first, const char *host_id,
+			   const struct twl_wire_usage *u)
 {
-	bind_static(st, 1, host_id);
-	bind_static(st, 2, u->boot_id);
-	bind_static(st, 3, u->feature);
-	bind_static(st, 4, u->file);
-	bind_static(st, 5, u->op);
-	bind_static(st, 6, u->cgroup);
-	bind_static(st, 7, u->comm);
-	sqlite3_bind_int64(st, 8, u->uid);
-	bind_static(st, 9, u->writer_cgroup);
+	bind_static(st, first, host_id);
+	bind_static(st, first + 1, u->boot_id);
+	bind_static(st, first + 2, u->feature);
+	bind_static(st, first + 3, u->file);
+	bind_static(st, first + 4, u->op);
+	bind_static(st, first + 5, u->cgroup);
+	bind_static(st, first + 6, u->comm);
+	sqlite3_bind_int64(st, first + 7, u->uid);
+	bind_static(st, first + 8, u->writer_cgroup);
 }
 
 static bool col_is(sqlite3_stmt *st, int i, const char *want)
@@ -892,7 +893,7 @@ static bool col_is(sqlite3_stmt *st, int i, const char *want)
 
 /* Whether the W_USAGE_AT row is the row of (host_id, u's key). */
 static bool usage_key_is(sqlite3_stmt *at, const char *host_id,
-			 const struct twl_ingest_usage *u)
+			 const struct twl_wire_usage *u)
 {
 	return col_is(at, 0, host_id) && col_is(at, 1, u->boot_id) &&
 	       col_is(at, 2, u->feature) && col_is(at, 3, u->file) &&
@@ -903,22 +904,22 @@ static bool usage_key_is(sqlite3_stmt *at, const char *host_id,
 }
 
 /*
- * Find the row of (host_id, u's key): *id and *old set when it exists
- * (returns 1), else 0 with *slot_free telling whether the key's hash is
- * free as an id. Negative errno on failure.
+ * Find the row of (host_id, u's key), whose hash is hash: *id and *old
+ * set when it exists (returns 1), else 0 with *slot_free telling whether
+ * hash is free as an id. Negative errno on failure.
  */
 static int usage_find(struct twl_store *s, const char *host_id,
-		      const struct twl_ingest_usage *u, int64_t *id,
+		      const struct twl_wire_usage *u, int64_t hash, int64_t *id,
 		      int64_t *old, bool *slot_free)
 {
 	sqlite3_stmt *at = s->ws[W_USAGE_AT], *get = s->ws[W_USAGE_GET];
 	int rc, found = 0;
 
-	sqlite3_bind_int64(at, 1, u->key_hash);
+	sqlite3_bind_int64(at, 1, hash);
 	rc = sqlite3_step(at);
 	*slot_free = rc == SQLITE_DONE;
 	if (rc == SQLITE_ROW && usage_key_is(at, host_id, u)) {
-		*id = u->key_hash;
+		*id = hash;
 		*old = sqlite3_column_int64(at, 9);
 		found = 1;
 	}
@@ -928,7 +929,7 @@ static int usage_find(struct twl_store *s, const char *host_id,
 	if (found)
 		return 1;
 	/* stored under another id: a collision, or a row older than 004 */
-	bind_usage_key(get, host_id, u);
+	bind_usage_key(get, 1, host_id, u);
 	rc = sqlite3_step(get);
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(get, 0);
@@ -941,12 +942,14 @@ static int usage_find(struct twl_store *s, const char *host_id,
 	return found;
 }
 
+/* Insert u's row under id hash, or one SQLite picks if !slot_free. */
 static int usage_insert(struct twl_store *s, const char *host_id,
-			const struct twl_ingest_usage *u, bool slot_free)
+			const struct twl_wire_usage *u, int64_t hash,
+			bool slot_free)
 {
 	sqlite3_stmt *st = s->ws[W_USAGE_INS];
 
-	bind_usage_key(st, host_id, u);
+	bind_usage_key(st, 1, host_id, u);
 	bind_static(st, 10, u->container);
 	sqlite3_bind_int64(st, 11, u->last_pid);
 	sqlite3_bind_int64(st, 12, u->count);
@@ -955,15 +958,14 @@ static int usage_insert(struct twl_store *s, const char *host_id,
 	sqlite3_bind_int64(st, 15, u->first_seen);
 	sqlite3_bind_int64(st, 16, u->last_seen);
 	if (slot_free)
-		sqlite3_bind_int64(st, 17, u->key_hash);
+		sqlite3_bind_int64(st, 17, hash);
 	else
 		sqlite3_bind_null(st, 17);
 	return step_done(st);
 }
 
 /* Bind W_USAGE_UPD's ?1..?7 (also W_USAGE_BUMP's): the new values. */
-static void bind_usage_values(sqlite3_stmt *st,
-			      const struct twl_ingest_usage *u)
+static void bind_usage_values(sqlite3_stmt *st, const struct twl_wire_usage *u)
 {
 	bind_static(st, 1, u->container);
 	sqlite3_bind_int64(st, 2, u->last_pid);
@@ -975,27 +977,20 @@ static void bind_usage_values(sqlite3_stmt *st,
 }
 
 /*
- * W_USAGE_BUMP: 1 with *old set when the row at u's hash id is u's row
- * and its counter grew (now updated), 0 when no row matched (nothing
+ * W_USAGE_BUMP: 1 with *old set when the row at id hash is u's row and
+ * its counter grew (now updated), 0 when no row matched (nothing
  * written), or a negative errno.
  */
 static int usage_bump(struct twl_store *s, const char *host_id,
-		      const struct twl_ingest_usage *u, int64_t *old)
+		      const struct twl_wire_usage *u, int64_t hash,
+		      int64_t *old)
 {
 	sqlite3_stmt *st = s->ws[W_USAGE_BUMP];
 	int ret;
 
 	bind_usage_values(st, u);
-	sqlite3_bind_int64(st, 8, u->key_hash);
-	bind_static(st, 9, host_id);
-	bind_static(st, 10, u->boot_id);
-	bind_static(st, 11, u->feature);
-	bind_static(st, 12, u->file);
-	bind_static(st, 13, u->op);
-	bind_static(st, 14, u->cgroup);
-	bind_static(st, 15, u->comm);
-	sqlite3_bind_int64(st, 16, u->uid);
-	bind_static(st, 17, u->writer_cgroup);
+	sqlite3_bind_int64(st, 8, hash);
+	bind_usage_key(st, 9, host_id, u);
 	ret = step_done(st);
 	if (ret)
 		return ret;
@@ -1006,7 +1001,7 @@ static int usage_bump(struct twl_store *s, const char *host_id,
 	return 1;
 }
 
-static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
+static int usage_update(struct twl_store *s, const struct twl_wire_usage *u,
 			int64_t id)
 {
 	sqlite3_stmt *st = s->ws[W_USAGE_UPD];
@@ -1022,7 +1017,7 @@ static int usage_update(struct twl_store *s, const struct twl_ingest_usage *u,
  * be taken back from the rollup's uses; else 0.
  */
 static int usage_first(struct twl_store *s, const char *host_id,
-		       const struct twl_ingest_usage *u, int64_t *taken_back)
+		       const struct twl_wire_usage *u, int64_t *taken_back)
 {
 	int64_t any;
 	int ret;
@@ -1042,13 +1037,14 @@ static int usage_first(struct twl_store *s, const char *host_id,
  * was written, 0 when the counter did not grow, or a negative errno.
  */
 static int usage_store(struct twl_store *s, const char *host_id,
-		       const struct twl_ingest_usage *u, int64_t *old)
+		       const struct twl_wire_usage *u, int64_t hash,
+		       int64_t *old)
 {
 	bool slot_free = false;
 	int64_t id = 0;
 	int ret;
 
-	ret = usage_find(s, host_id, u, &id, old, &slot_free);
+	ret = usage_find(s, host_id, u, hash, &id, old, &slot_free);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
@@ -1058,7 +1054,7 @@ static int usage_store(struct twl_store *s, const char *host_id,
 	} else {
 		ret = usage_first(s, host_id, u, old);
 		if (!ret)
-			ret = usage_insert(s, host_id, u, slot_free);
+			ret = usage_insert(s, host_id, u, hash, slot_free);
 	}
 	return ret ? ret : 1;
 }
@@ -1069,12 +1065,12 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 	int ret;
 
 	for (size_t i = 0; i < in->n_usage; i++) {
-		const struct twl_ingest_usage *u = &in->usage[i];
+		const struct twl_wire_usage *u = &in->usage[i];
 		int64_t old = 0;
 
-		ret = usage_bump(s, host_id, u, &old);
+		ret = usage_bump(s, host_id, u, in->usage_id[i], &old);
 		if (ret == 0)
-			ret = usage_store(s, host_id, u, &old);
+			ret = usage_store(s, host_id, u, in->usage_id[i], &old);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)

@@ -302,7 +302,7 @@ static void test_usage_ids(void **state)
 	assert_int_equal(twl_ingest_prepare(r, host, &in), 0);
 	assert_int_equal(in->n_usage, 3);
 	for (int i = 0; i < 3; i++) {
-		h[i] = in->usage[i].key_hash;
+		h[i] = in->usage_id[i];
 		assert_true(h[i] == twl_usage_key_hash(host, &in->usage[i]));
 	}
 	/*
@@ -313,7 +313,7 @@ static void test_usage_ids(void **state)
 	twl_ingest_free(in);
 	/* the hash is the key's: another host, another id */
 	assert_int_equal(twl_ingest_prepare(r, "0124", &in), 0);
-	assert_true(in->usage[0].key_hash != h[0]);
+	assert_true(in->usage_id[0] != h[0]);
 	twl_ingest_free(in);
 
 	/* entry 2's id is taken by a row of another key before it comes */
