@@ -77,8 +77,8 @@ int twl_migrate(sqlite3 *db, char *err, size_t err_cap)
 {
 	int cur = user_version(db);
 	int latest = twl_migrate_latest();
-	bool fresh = cur ==
-		     0; /* migrations of an empty database take no time */
+	/* Migrations of an empty database take no time: no notice. */
+	bool fresh = cur == 0;
 	int ret;
 
 	if (cur < 0) {
