@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twl_bench_server_load: simulated agents against a running twilight-server
- * over HTTPS (libcurl multi over epoll, one keep-alive connection per agent). Each
+ * over HTTPS (tls_client.c over epoll, one keep-alive connection per agent). Each
  * agent enrols through POST /api/v1/enroll with the enrolment token, then
  * posts wire-format v1 reports of --entries usage entries (valid for the
  * shared validator: checked before the run) to POST /api/v1/reports.
@@ -31,33 +31,35 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <jansson.h>
+#include <openssl/err.h>
 
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
 #include "report_gen.h"
+#include "tls_client.h"
 
-#define RESP_CAP 2048
 #define MAX_ENTRIES 4096
+#define REQ_HEAD_CAP 512 /* request line and headers */
+#define TRANSFER_TIMEOUT 60.0 /* s, as the libcurl version had */
 
 enum phase { PH_ENROLL, PH_REPORT };
 
 struct agent {
-	CURL *h;
+	struct tlc_conn c;
 	unsigned idx;
-	struct curl_slist *hdrs;
+	const char *bearer, *path;
+	unsigned long conns_seen; /* c.connects already counted */
 	char host_id[65];
 	char key[128]; /* per-host key from enrolment */
 	uint64_t seq; /* last seq sent */
 	uint64_t k_next; /* next schedule slot of this agent (open loop) */
 	bool busy;
 	double t_sched, t_start;
-	char *body;
+	char *body; /* the request's body */
 	int body_len;
-	char resp[RESP_CAP];
-	size_t resp_len;
+	char *req; /* request line, headers and body */
 };
 
 struct opts {
@@ -70,7 +72,7 @@ struct opts {
 
 struct run {
 	struct opts o;
-	CURLM *multi;
+	struct tlc_ctx tlc;
 	struct agent *ag;
 	size_t body_cap;
 	uint32_t nonce;
@@ -88,7 +90,7 @@ struct run {
 	/* CPU at the measured phase's start */
 	double c_client0, c_http0, c_writer0, c_ckpt0;
 	int epfd;
-	double curl_deadline; /* -1: no curl timeout pending */
+	double next_timeout_scan;
 };
 
 static double mono(void)
@@ -159,41 +161,41 @@ static int server_cpu(int pid, double *http, double *other, double *ckpt)
 	return 0;
 }
 
-static size_t on_data(char *p, size_t size, size_t n, void *arg)
+/* Point agent a at an endpoint, with the bearer credential it sends. */
+static void agent_setup(struct agent *a, const char *path, const char *bearer)
 {
-	struct agent *a = arg;
-	size_t len = size * n, room = RESP_CAP - 1 - a->resp_len;
-
-	/* keep the first RESP_CAP-1 bytes (answers are small JSON) */
-	if (len > room)
-		len = room;
-	memcpy(a->resp + a->resp_len, p, len);
-	a->resp_len += len;
-	a->resp[a->resp_len] = 0;
-	return size * n;
+	a->path = path;
+	a->bearer = bearer;
 }
 
-static int agent_setup(struct run *r, struct agent *a, const char *bearer)
-{
-	char hdr[160];
+static int finish(struct run *r, struct agent *a, double now);
 
-	curl_slist_free_all(a->hdrs);
-	a->hdrs = NULL;
-	snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", bearer);
-	a->hdrs = curl_slist_append(a->hdrs, hdr);
-	a->hdrs = curl_slist_append(a->hdrs, "Content-Type: application/json");
-	a->hdrs = curl_slist_append(a->hdrs, "Expect:");
-	if (!a->hdrs)
-		return -ENOMEM;
-	snprintf(hdr, sizeof(hdr), "%s%s", r->o.url,
-		 r->phase == PH_ENROLL ? "/api/v1/enroll" : "/api/v1/reports");
-	curl_easy_setopt(a->h, CURLOPT_URL, hdr);
-	curl_easy_setopt(a->h, CURLOPT_HTTPHEADER, a->hdrs);
-	return 0;
+/* The exchange of agent a failed: count it, say why (5 at most). */
+static void transfer_failed(struct run *r, struct agent *a, int err)
+{
+	a->busy = false;
+	r->in_flight--;
+	r->errors++;
+	if (r->printed_errors++ < 5)
+		fprintf(stderr,
+			"server-load: agent %u: transfer failed: %s: %s\n",
+			a->idx, a->c.why ? a->c.why : "?", strerror(-err));
+}
+
+/* Act on what tlc_request/tlc_progress returned for agent a. */
+static int advanced(struct run *r, struct agent *a, int pr)
+{
+	if (pr < 0) {
+		transfer_failed(r, a, pr);
+		return 0;
+	}
+	return pr == 1 ? finish(r, a, mono()) : 0;
 }
 
 static int agent_start(struct run *r, struct agent *a, double sched)
 {
+	int head;
+
 	if (r->phase == PH_ENROLL) {
 		a->body_len = snprintf(a->body, r->body_cap,
 				       "{\"host_id\":\"%s\"}", a->host_id);
@@ -205,15 +207,22 @@ static int agent_start(struct run *r, struct agent *a, double sched)
 		if (a->body_len < 0)
 			return a->body_len;
 	}
-	curl_easy_setopt(a->h, CURLOPT_POSTFIELDS, a->body);
-	curl_easy_setopt(a->h, CURLOPT_POSTFIELDSIZE, (long)a->body_len);
-	a->resp_len = 0;
-	a->resp[0] = 0;
+	head = snprintf(a->req, REQ_HEAD_CAP,
+			"POST %s HTTP/1.1\r\nHost: %s\r\n"
+			"Authorization: Bearer %s\r\n"
+			"Content-Type: application/json\r\n"
+			"Content-Length: %d\r\n\r\n",
+			a->path, r->tlc.authority, a->bearer, a->body_len);
+	if (head < 0 || head >= REQ_HEAD_CAP)
+		return -ENOSPC;
+	memcpy(a->req + head, a->body, (size_t)a->body_len);
 	a->t_sched = sched;
 	a->t_start = mono();
 	a->busy = true;
 	r->in_flight++;
-	return curl_multi_add_handle(r->multi, a->h) == CURLM_OK ? 0 : -EIO;
+	return advanced(r, a,
+			tlc_request(&r->tlc, &a->c, a->req,
+				    (size_t)head + (size_t)a->body_len));
 }
 
 /* Due time of agent a's k-th report (open loop). */
@@ -231,30 +240,21 @@ static void record(struct run *r, struct agent *a, double now)
 	}
 }
 
-static int finish(struct run *r, CURLMsg *msg, double now)
+/* Agent a's answer is complete: check it, count it, start what is next. */
+static int finish(struct run *r, struct agent *a, double now)
 {
-	struct agent *a = NULL;
-	long status = 0, conns = 0;
+	const char *resp = tlc_body(&a->c, NULL);
+	long status = a->c.status;
+	unsigned long conns = a->c.connects - a->conns_seen;
 	bool ok;
 
-	curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&a);
-	curl_easy_getinfo(a->h, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(a->h, CURLINFO_NUM_CONNECTS, &conns);
-	curl_multi_remove_handle(r->multi, a->h);
+	a->conns_seen = a->c.connects;
 	a->busy = false;
 	r->in_flight--;
-	if (msg->data.result != CURLE_OK) {
-		r->errors++;
-		if (r->printed_errors++ < 5)
-			fprintf(stderr,
-				"server-load: agent %u: transfer failed: %s\n",
-				a->idx, curl_easy_strerror(msg->data.result));
-		return 0;
-	}
 	if (status >= 0 && status < 600)
 		r->status_count[status]++;
 	if (r->phase == PH_ENROLL) {
-		json_t *j = json_loads(a->resp, 0, NULL);
+		json_t *j = json_loads(resp, 0, NULL);
 		const char *key = json_string_value(json_object_get(j, "key"));
 
 		if (status == 200 && key && strlen(key) < sizeof(a->key)) {
@@ -265,22 +265,23 @@ static int finish(struct run *r, CURLMsg *msg, double now)
 			if (r->printed_errors++ < 5)
 				fprintf(stderr,
 					"server-load: enrolment of agent %u: HTTP %ld %s\n",
-					a->idx, status, a->resp);
+					a->idx, status, resp);
 		}
 		json_decref(j);
 		return 0;
 	}
-	ok = status == 200 && strstr(a->resp, "\"stored\"");
+
+	ok = status == 200 && strstr(resp, "\"stored\"");
 	if (!ok) {
 		r->errors++;
 		if (r->printed_errors++ < 5)
 			fprintf(stderr,
 				"server-load: report of agent %u seq %" PRIu64
 				": HTTP %ld %s\n",
-				a->idx, a->seq, status, a->resp);
+				a->idx, a->seq, status, resp);
 	}
 	if (r->measuring && !r->stopping) {
-		r->new_conns += (unsigned long)conns;
+		r->new_conns += conns;
 		if (ok) {
 			r->done++;
 			record(r, a, now);
@@ -296,47 +297,32 @@ static int finish(struct run *r, CURLMsg *msg, double now)
 	return 0;
 }
 
-/* Drive the multi handle until no transfer is left or until is reached. */
-/* libcurl socket callback: keep epoll in step with the sockets curl watches. */
-static int on_socket(CURL *e, curl_socket_t fd, int what, void *arg,
-		     void *sockp)
+/* Once a second: fail the exchanges older than TRANSFER_TIMEOUT. */
+static void expire(struct run *r, double now)
 {
-	struct run *r = arg;
-	struct epoll_event ev = { .data.fd = fd };
+	if (now < r->next_timeout_scan)
+		return;
+	r->next_timeout_scan = now + 1;
+	for (unsigned i = 0; i < r->o.agents; i++) {
+		struct agent *a = &r->ag[i];
 
-	if (what == CURL_POLL_REMOVE) {
-		epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
-		return 0;
+		if (a->busy && now - a->t_start > TRANSFER_TIMEOUT) {
+			a->c.why = "no answer within 60 s";
+			tlc_close(&a->c);
+			transfer_failed(r, a, -ETIMEDOUT);
+		}
 	}
-	ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0) |
-		    ((what & CURL_POLL_OUT) ? EPOLLOUT : 0);
-	if (sockp)
-		return epoll_ctl(r->epfd, EPOLL_CTL_MOD, fd, &ev) ? -1 : 0;
-	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev))
-		return -1;
-	curl_multi_assign(r->multi, fd, r);
-	return 0;
-}
-
-/* libcurl timer callback: when curl wants to be called without socket activity. */
-static int on_timer(CURLM *m, long timeout_ms, void *arg)
-{
-	struct run *r = arg;
-
-	r->curl_deadline = timeout_ms < 0 ? -1 : mono() + timeout_ms / 1e3;
-	return 0;
 }
 
 /*
- * Drive the transfers (curl_multi_socket_action over epoll: the cost per
- * wake-up follows the sockets that are ready, not the agent count) until
- * stop() says so or until is reached.
+ * Drive the exchanges (edge-triggered epoll: the cost per wake-up follows
+ * the sockets that are ready, not the agent count) until stop() says so or
+ * until is reached.
  */
 static int pump(struct run *r, double until, bool (*stop)(struct run *, double))
 {
 	struct epoll_event evs[64];
-	int still = 0, ret = 0, n, left;
-	CURLMsg *msg;
+	int ret = 0, n;
 
 	for (;;) {
 		double now = mono(), wait_s;
@@ -345,6 +331,7 @@ static int pump(struct run *r, double until, bool (*stop)(struct run *, double))
 			return 0;
 		if (now >= until)
 			return -ETIMEDOUT;
+		expire(r, now);
 		/* open loop: start every report that is due and whose agent is idle */
 		while (r->phase == PH_REPORT && r->o.rate > 0 && !r->stopping) {
 			uint64_t c = r->cursor;
@@ -364,8 +351,6 @@ static int pump(struct run *r, double until, bool (*stop)(struct run *, double))
 		if (r->phase == PH_REPORT && r->o.rate > 0 && !r->stopping)
 			wait_s = r->t_begin + (double)r->cursor / r->o.rate -
 				 now;
-		if (r->curl_deadline >= 0 && r->curl_deadline - now < wait_s)
-			wait_s = r->curl_deadline - now;
 		if (wait_s > 0.1)
 			wait_s = 0.1;
 		n = epoll_wait(r->epfd, evs, 64,
@@ -373,31 +358,11 @@ static int pump(struct run *r, double until, bool (*stop)(struct run *, double))
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		for (int k = 0; k < n; k++) {
-			int fl = ((evs[k].events & EPOLLIN) ? CURL_CSELECT_IN :
-							      0) |
-				 ((evs[k].events & EPOLLOUT) ?
-					  CURL_CSELECT_OUT :
-					  0) |
-				 ((evs[k].events & (EPOLLERR | EPOLLHUP)) ?
-					  CURL_CSELECT_ERR :
-					  0);
+			struct agent *a = evs[k].data.ptr;
 
-			if (curl_multi_socket_action(r->multi, evs[k].data.fd,
-						     fl, &still) != CURLM_OK)
-				return -EIO;
-		}
-		if (r->curl_deadline >= 0 && mono() >= r->curl_deadline) {
-			r->curl_deadline = -1;
-			if (curl_multi_socket_action(r->multi,
-						     CURL_SOCKET_TIMEOUT, 0,
-						     &still) != CURLM_OK)
-				return -EIO;
-		}
-		now = mono();
-		while ((msg = curl_multi_info_read(r->multi, &left))) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			ret = finish(r, msg, now);
+			if (!a->busy)
+				continue; /* e.g. a kept connection closing */
+			ret = advanced(r, a, tlc_progress(&r->tlc, &a->c));
 			if (ret)
 				return ret;
 		}
@@ -590,40 +555,32 @@ int main(int argc, char **argv)
 	r.lat_sched = calloc(r.cap_lat, sizeof(double));
 	r.lat_service = calloc(r.cap_lat, sizeof(double));
 	r.ag = calloc(r.o.agents, sizeof(*r.ag));
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) || !r.lat_sched ||
-	    !r.lat_service || !r.ag)
+	if (!r.lat_sched || !r.lat_service || !r.ag)
 		goto out;
-	r.curl_deadline = -1;
 	r.epfd = epoll_create1(EPOLL_CLOEXEC);
-	r.multi = curl_multi_init();
-	if (!r.multi || r.epfd < 0)
+	if (r.epfd < 0)
 		goto out;
-	curl_multi_setopt(r.multi, CURLMOPT_MAXCONNECTS, (long)r.o.agents + 16);
-	curl_multi_setopt(r.multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(r.multi, CURLMOPT_SOCKETDATA, &r);
-	curl_multi_setopt(r.multi, CURLMOPT_TIMERFUNCTION, on_timer);
-	curl_multi_setopt(r.multi, CURLMOPT_TIMERDATA, &r);
+	ret = tlc_ctx_init(&r.tlc, r.o.url, r.o.cacert, r.epfd);
+	if (ret) {
+		fprintf(stderr,
+			"server-load: %s: %s (the URL must be https://HOST:PORT "
+			"with a numeric host; the CA file a PEM certificate)\n",
+			ret == -EINVAL ? r.o.url : r.o.cacert, strerror(-ret));
+		ERR_print_errors_fp(stderr);
+		goto out;
+	}
 	r.phase = PH_ENROLL;
 	for (unsigned i = 0; i < r.o.agents; i++) {
 		struct agent *a = &r.ag[i];
 
 		a->idx = i;
+		tlc_conn_init(&a->c, a);
 		gen_host_id(r.nonce, i, a->host_id);
 		a->body = malloc(r.body_cap);
-		a->h = curl_easy_init();
-		if (!a->body || !a->h)
+		a->req = malloc(REQ_HEAD_CAP + r.body_cap);
+		if (!a->body || !a->req)
 			goto out;
-		curl_easy_setopt(a->h, CURLOPT_PRIVATE, a);
-		curl_easy_setopt(a->h, CURLOPT_CAINFO, r.o.cacert);
-		curl_easy_setopt(a->h, CURLOPT_HTTP_VERSION,
-				 (long)CURL_HTTP_VERSION_1_1);
-		curl_easy_setopt(a->h, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(a->h, CURLOPT_TIMEOUT, 60L);
-		curl_easy_setopt(a->h, CURLOPT_WRITEFUNCTION, on_data);
-		curl_easy_setopt(a->h, CURLOPT_WRITEDATA, a);
-		curl_easy_setopt(a->h, CURLOPT_TCP_NODELAY, 1L);
-		if (agent_setup(&r, a, token))
-			goto out;
+		agent_setup(a, "/api/v1/enroll", token);
 	}
 
 	printf("server-load: %u agents, %u usage entries per report (%zu bytes), %s, warm-up %.0f s, "
@@ -655,8 +612,7 @@ int main(int argc, char **argv)
 	/* 2. reports: warm-up, measured phase, drain */
 	r.phase = PH_REPORT;
 	for (unsigned i = 0; i < r.o.agents; i++)
-		if (agent_setup(&r, &r.ag[i], r.ag[i].key))
-			goto out;
+		agent_setup(&r.ag[i], "/api/v1/reports", r.ag[i].key);
 	r.done = 0;
 	r.t_begin = mono();
 	if (r.o.rate <= 0) {
@@ -734,21 +690,14 @@ int main(int argc, char **argv)
 out:
 	if (r.ag) {
 		for (unsigned i = 0; i < r.o.agents; i++) {
-			if (r.ag[i].h) {
-				if (r.ag[i].busy)
-					curl_multi_remove_handle(r.multi,
-								 r.ag[i].h);
-				curl_easy_cleanup(r.ag[i].h);
-			}
-			curl_slist_free_all(r.ag[i].hdrs);
+			tlc_close(&r.ag[i].c);
 			free(r.ag[i].body);
+			free(r.ag[i].req);
 		}
 	}
-	if (r.multi)
-		curl_multi_cleanup(r.multi);
+	tlc_ctx_fini(&r.tlc);
 	if (r.epfd > 0)
 		close(r.epfd);
-	curl_global_cleanup();
 	free(r.ag);
 	free(r.lat_sched);
 	free(r.lat_service);

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Minimal non-blocking HTTP/1.1-over-TLS client of the server load
+ * benchmark. See tls_client.h for what it does and does not do.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include "tls_client.h"
+
+/* Contract: see tls_client.h. */
+int tlc_ctx_init(struct tlc_ctx *ctx, const char *url, const char *cafile,
+		 int epfd)
+{
+	const char *h = url, *colon;
+	char *end = NULL;
+	unsigned long port;
+	size_t hlen;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->epfd = epfd;
+	if (strncmp(h, "https://", 8))
+		return -EINVAL;
+	h += 8;
+	if (*h == '[') {
+		const char *rb = strchr(h, ']');
+
+		if (!rb || rb[1] != ':')
+			return -EINVAL;
+		hlen = (size_t)(rb - h - 1);
+		h++;
+		colon = rb + 1;
+	} else {
+		colon = strchr(h, ':');
+		if (!colon)
+			return -EINVAL;
+		hlen = (size_t)(colon - h);
+	}
+	if (!hlen || hlen >= sizeof(ctx->host))
+		return -EINVAL;
+	memcpy(ctx->host, h, hlen);
+	ctx->host[hlen] = 0;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || !port || port > 65535 || (*end && strcmp(end, "/")))
+		return -EINVAL;
+	snprintf(ctx->authority, sizeof(ctx->authority),
+		 strchr(ctx->host, ':') ? "[%s]:%lu" : "%s:%lu", ctx->host,
+		 port);
+
+	if (strchr(ctx->host, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ctx->addr;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, ctx->host, &a->sin6_addr) != 1)
+			return -EINVAL;
+		ctx->addrlen = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ctx->addr;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, ctx->host, &a->sin_addr) != 1)
+			return -EINVAL;
+		ctx->addrlen = sizeof(*a);
+	}
+
+	ctx->ssl = SSL_CTX_new(TLS_client_method());
+	if (!ctx->ssl)
+		return -EIO;
+	SSL_CTX_set_min_proto_version(ctx->ssl, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx->ssl, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
+					   SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	if (SSL_CTX_load_verify_locations(ctx->ssl, cafile, NULL) != 1) {
+		tlc_ctx_fini(ctx);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Contract: see tls_client.h. */
+void tlc_ctx_fini(struct tlc_ctx *ctx)
+{
+	SSL_CTX_free(ctx->ssl);
+	ctx->ssl = NULL;
+}
+
+/* Contract: see tls_client.h. */
+void tlc_conn_init(struct tlc_conn *c, void *owner)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->owner = owner;
+}
+
+/* Contract: see tls_client.h. */
+void tlc_close(struct tlc_conn *c)
+{
+	if (c->ssl)
+		SSL_free(c->ssl);
+	if (c->fd >= 0)
+		close(c->fd); /* also leaves the epoll set */
+	c->ssl = NULL;
+	c->fd = -1;
+	c->state = TLC_CLOSED;
+}
+
+static int fail(struct tlc_conn *c, int err, const char *why)
+{
+	c->why = why;
+	tlc_close(c);
+	return err;
+}
+
+static int open_socket(struct tlc_ctx *ctx, struct tlc_conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET,
+				  .data.ptr = c->owner };
+	int one = 1;
+
+	c->fd = socket(ctx->addr.ss_family,
+		       SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return fail(c, -errno, "socket");
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, c->fd, &ev))
+		return fail(c, -errno, "epoll_ctl");
+	c->connects++;
+	c->state = TLC_HANDSHAKE;
+	if (connect(c->fd, (struct sockaddr *)&ctx->addr, ctx->addrlen)) {
+		if (errno != EINPROGRESS)
+			return fail(c, -errno, "connect");
+		c->state = TLC_CONNECTING; /* until epoll says writable */
+	}
+	c->ssl = SSL_new(ctx->ssl);
+	if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1)
+		return fail(c, -ENOMEM, "SSL_new");
+	if (strchr(ctx->host, ':') ||
+	    strspn(ctx->host, "0123456789.") == strlen(ctx->host)) {
+		if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl),
+						  ctx->host) != 1)
+			return fail(c, -EINVAL, "certificate IP check set-up");
+	} else if (SSL_set1_host(c->ssl, ctx->host) != 1) {
+		return fail(c, -EINVAL, "certificate name check set-up");
+	}
+	return 0;
+}
+
+/* Contract: see tls_client.h. */
+int tlc_request(struct tlc_ctx *ctx, struct tlc_conn *c, const char *req,
+		size_t len)
+{
+	int ret;
+
+	c->out = req;
+	c->out_len = len;
+	c->out_off = 0;
+	c->in_len = c->hdr_len = c->body_len = 0;
+	c->status = 0;
+	c->peer_close = false;
+	c->why = NULL;
+	c->reused = c->state == TLC_IDLE;
+	if (c->state == TLC_IDLE) {
+		c->state = TLC_SEND;
+	} else {
+		tlc_close(c);
+		ret = open_socket(ctx, c);
+		if (ret)
+			return ret;
+	}
+	return tlc_progress(ctx, c);
+}
+
+/*
+ * Parse the header block of c->in (c->hdr_len bytes with the blank line):
+ * status, Content-Length, Connection: close. Returns 0 or -EPROTO.
+ */
+static int parse_head(struct tlc_conn *c)
+{
+	const char *p = c->in, *end = c->in + c->hdr_len;
+	bool have_len = false;
+
+	if (strncmp(p, "HTTP/1.", 7) || c->hdr_len < 16 || p[8] != ' ')
+		return -EPROTO;
+	c->status = atoi(p + 9);
+	if (c->status < 100 || c->status > 599)
+		return -EPROTO;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) && ++p < end) {
+		if (!strncasecmp(p, "content-length:", 15)) {
+			char *e = NULL;
+			unsigned long v = strtoul(p + 15, &e, 10);
+
+			if (e == p + 15 || v >= TLC_IN_CAP)
+				return -EPROTO;
+			c->body_len = v;
+			have_len = true;
+		} else if (!strncasecmp(p, "transfer-encoding:", 18)) {
+			return -EPROTO; /* not needed by the benchmark */
+		} else if (!strncasecmp(p, "connection:", 11)) {
+			const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+			for (const char *q = p + 11; eol && q + 5 <= eol; q++)
+				if (!strncasecmp(q, "close", 5))
+					c->peer_close = true;
+		}
+	}
+	if (!have_len && c->status != 204 && c->status != 304)
+		return -EPROTO;
+	return 0;
+}
+
+/* Why an SSL call returned r: 0 = try again later, else -errno. */
+static int ssl_wait(struct tlc_conn *c, int r)
+{
+	int e = SSL_get_error(c->ssl, r);
+
+	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+		return 0;
+	if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && !errno))
+		return -ECONNRESET;
+	return e == SSL_ERROR_SYSCALL ? -errno : -EIO;
+}
+
+/* Contract: see tls_client.h. */
+int tlc_progress(struct tlc_ctx *ctx, struct tlc_conn *c)
+{
+	int r, ret;
+
+	for (;;) {
+		switch (c->state) {
+		case TLC_CLOSED:
+		case TLC_IDLE:
+			return 0; /* an event for a connection at rest */
+		case TLC_CONNECTING: {
+			struct sockaddr_storage peer;
+			socklen_t pl = sizeof(peer);
+			int err = 0;
+			socklen_t el = sizeof(err);
+
+			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el))
+				return fail(c, -errno, "connect");
+			if (err)
+				return fail(c, -err, "connect");
+			if (getpeername(c->fd, (struct sockaddr *)&peer, &pl))
+				return 0; /* still connecting */
+			c->state = TLC_HANDSHAKE;
+			break;
+		}
+		case TLC_HANDSHAKE:
+			errno = 0;
+			r = SSL_connect(c->ssl);
+			if (r == 1) {
+				c->state = TLC_SEND;
+				break;
+			}
+			ret = ssl_wait(c, r);
+			if (ret && SSL_get_verify_result(c->ssl) != X509_V_OK)
+				return fail(
+					c, -EPERM,
+					X509_verify_cert_error_string(
+						SSL_get_verify_result(c->ssl)));
+			if (ret)
+				return fail(c, ret, "TLS handshake");
+			return 0;
+		case TLC_SEND:
+			errno = 0;
+			r = SSL_write(c->ssl, c->out + c->out_off,
+				      (int)(c->out_len - c->out_off));
+			if (r > 0) {
+				c->out_off += (size_t)r;
+				if (c->out_off == c->out_len)
+					c->state = TLC_RECV;
+				break;
+			}
+			ret = ssl_wait(c, r);
+			if (ret == 0)
+				return 0;
+			if (c->reused && !c->out_off) {
+				/* the server closed the kept connection */
+				tlc_close(c);
+				c->reused = false;
+				ret = open_socket(ctx, c);
+				if (ret)
+					return ret;
+				break;
+			}
+			return fail(c, ret, "sending the request");
+		case TLC_RECV:
+			if (c->in_len >= TLC_IN_CAP - 1)
+				return fail(c, -EMSGSIZE, "answer too long");
+			errno = 0;
+			r = SSL_read(c->ssl, c->in + c->in_len,
+				     (int)(TLC_IN_CAP - 1 - c->in_len));
+			if (r <= 0) {
+				ret = ssl_wait(c, r);
+				if (ret == 0)
+					return 0;
+				if (c->reused && !c->in_len) {
+					/* closed before answering: resend */
+					tlc_close(c);
+					c->reused = false;
+					c->out_off = 0;
+					ret = open_socket(ctx, c);
+					if (ret)
+						return ret;
+					break;
+				}
+				return fail(c, ret, "reading the answer");
+			}
+			c->in_len += (size_t)r;
+			c->in[c->in_len] = 0;
+			if (!c->hdr_len) {
+				char *e = strstr(c->in, "\r\n\r\n");
+
+				if (!e)
+					break;
+				c->hdr_len = (size_t)(e + 4 - c->in);
+				if (parse_head(c))
+					return fail(c, -EPROTO,
+						    "answer header");
+			}
+			if (c->in_len < c->hdr_len + c->body_len)
+				break;
+			if (c->in_len > c->hdr_len + c->body_len)
+				return fail(c, -EPROTO,
+					    "bytes after the answer");
+			c->state = TLC_IDLE;
+			if (c->peer_close) {
+				SSL_free(c->ssl);
+				close(c->fd);
+				c->ssl = NULL;
+				c->fd = -1;
+				c->state = TLC_CLOSED;
+			}
+			return 1;
+		}
+	}
+}
+
+/* Contract: see tls_client.h. */
+const char *tlc_body(const struct tlc_conn *c, size_t *len)
+{
+	if (len)
+		*len = c->body_len;
+	return c->in + c->hdr_len;
+}
