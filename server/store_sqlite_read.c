@@ -54,10 +54,7 @@ enum {
 	Q_EXP_HOSTNAMES,
 	Q_HOSTHOUR_SUM,
 	Q_HOSTHOUR_MODE_SUM,
-	Q_HOSTS_PARTIAL,
-	Q_HOSTS_MODE_PARTIAL,
 	Q_FHOUR_SUM,
-	Q_FH_PARTIAL,
 	Q_COUNT
 };
 
@@ -68,39 +65,40 @@ enum {
 
 static const char *const sql_text[Q_COUNT] = {
 	/*
-	 * Windows "since T" = whole hours after T's hour from the triggers'
-	 * buckets (migration 002) + an exact index count over the rest of
-	 * T's own hour.
+	 * Windows "since the start of T's hour" from the triggers' hour
+	 * buckets (migrations 002, 006): see window_count().
 	 */
 	[Q_HOSTHOUR_SUM] =
 		"SELECT coalesce(sum(hosts), 0) FROM host_hour WHERE hour >= ?1",
 	[Q_HOSTHOUR_MODE_SUM] = "SELECT coalesce(sum(hosts), 0) FROM host_hour"
 				" WHERE cgroup_mode = ?1 AND hour >= ?2",
-	[Q_HOSTS_PARTIAL] =
-		"SELECT count(*) FROM hosts WHERE last_seen >= ?1 AND last_seen < ?2",
-	[Q_HOSTS_MODE_PARTIAL] =
-		"SELECT count(*) FROM hosts WHERE cgroup_mode = ?1"
-		" AND last_seen >= ?2 AND last_seen < ?3",
 	[Q_FHOUR_SUM] = "SELECT coalesce(sum(hosts), 0) FROM feature_hour"
 			" WHERE feature_id = ?1 AND hour >= ?2",
-	[Q_FH_PARTIAL] =
-		"SELECT count(*) FROM feature_host WHERE feature_id = ?1"
-		" AND last_used >= ?2 AND last_used < ?3",
 	[Q_HOSTS_SINCE] = "SELECT count(*) FROM hosts WHERE last_seen >= ?1",
 	[Q_HOSTS_MODE] =
 		"SELECT count(*) FROM hosts WHERE cgroup_mode = ?1 AND last_seen >= ?2",
 	[Q_FH_FIRST] =
 		"SELECT min(first_used) FROM feature_host WHERE feature_id = ?1",
+	/* A feature's last use, kept per day by feature_host's triggers. */
 	[Q_FH_LAST] =
-		"SELECT max(last_used) FROM feature_host WHERE feature_id = ?1",
+		"SELECT max(last_used) FROM feature_day WHERE feature_id = ?1",
 	[Q_DAY_USES] = "SELECT coalesce(sum(uses), 0) FROM feature_day"
 		       " WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3",
 	/* Distinct process names, kept by a trigger on usage. */
 	[Q_WORKLOADS] =
 		"SELECT count(*) FROM feature_comm WHERE feature_id = ?1",
+	/*
+	 * feature_host's index holds last_hour, not last_used (migration
+	 * 006): a time range is narrowed by hour through it and filtered
+	 * exactly in the row. INDEXED BY: without ANALYZE statistics the
+	 * planner takes the primary key (feature_id, host_id) for cheaper
+	 * and reads all of a feature's rows.
+	 */
 	[Q_FH_RANGE] =
 		"SELECT count(*), min(first_used), max(last_used) FROM feature_host"
-		" WHERE feature_id = ?1 AND last_used BETWEEN ?2 AND ?3",
+		" INDEXED BY feature_host_last_hour"
+		" WHERE feature_id = ?1 AND last_hour BETWEEN ?2 / 3600 AND ?3 / 3600"
+		" AND last_used BETWEEN ?2 AND ?3",
 	[Q_TOP_CGROUPS] =
 		"SELECT cgroup, count(DISTINCT host_id), sum(count) FROM usage"
 		" WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
@@ -113,11 +111,13 @@ static const char *const sql_text[Q_COUNT] = {
 		"SELECT comm, count(DISTINCT host_id), sum(count) FROM usage"
 		" WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
 		" GROUP BY comm ORDER BY 3 DESC, 1 LIMIT ?4",
-	[Q_KERNELS] =
-		"SELECT h.kernel, count(*) FROM feature_host fh"
-		" JOIN hosts h ON h.host_id = fh.host_id"
-		" WHERE fh.feature_id = ?1 AND fh.last_used BETWEEN ?2 AND ?3"
-		" GROUP BY h.kernel ORDER BY 2 DESC, 1 LIMIT ?4",
+	[Q_KERNELS] = "SELECT h.kernel, count(*) FROM feature_host fh"
+		      " INDEXED BY feature_host_last_hour"
+		      " JOIN hosts h ON h.host_id = fh.host_id"
+		      " WHERE fh.feature_id = ?1"
+		      " AND fh.last_hour BETWEEN ?2 / 3600 AND ?3 / 3600"
+		      " AND fh.last_used BETWEEN ?2 AND ?3"
+		      " GROUP BY h.kernel ORDER BY 2 DESC, 1 LIMIT ?4",
 	[Q_TIMELINE] =
 		"SELECT day, hosts, uses FROM feature_day"
 		" WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3 ORDER BY day",
@@ -180,10 +180,13 @@ static const char *const sql_text[Q_COUNT] = {
 		" WHERE feature_id = ?1 AND last_seen >= ?2"
 		" GROUP BY comm, writer_cgroup, container"
 		" ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3",
-	[Q_EXP_HOSTNAMES] = "SELECT h.hostname FROM feature_host fh"
-			    " JOIN hosts h ON h.host_id = fh.host_id"
-			    " WHERE fh.feature_id = ?1 AND fh.last_used >= ?2"
-			    " ORDER BY fh.uses DESC, h.hostname LIMIT ?3",
+	[Q_EXP_HOSTNAMES] =
+		"SELECT h.hostname FROM feature_host fh"
+		" INDEXED BY feature_host_last_hour"
+		" JOIN hosts h ON h.host_id = fh.host_id"
+		" WHERE fh.feature_id = ?1 AND fh.last_hour >= ?2 / 3600"
+		" AND fh.last_used >= ?2"
+		" ORDER BY fh.uses DESC, h.hostname LIMIT ?3",
 };
 
 /* ---- SQL functions for kind grouping, on every connection ----------- */
@@ -464,15 +467,18 @@ static json_t *host_row(sqlite3_stmt *st)
 #define HOUR 3600
 
 /*
- * Count rows "since @since" for one of three sources: hosts (@key NULL),
- * hosts of cgroup mode @key (@feature false), or hosts using feature @key
- * (@feature true). Whole hours after @since's hour come from the bucket
- * tables, the rest of @since's hour from an exact index range.
+ * Count rows whose last use (feature_host) or report (hosts) is at or
+ * after the start of @since's hour, for one of three sources: hosts (@key
+ * NULL), hosts of cgroup mode @key (@feature false), or hosts using
+ * feature @key (@feature true). From the hour bucket tables alone: the
+ * summary counts whole hours (docs/api.md). Until schema 6 the rest of
+ * @since's own hour was counted exactly from an index on last_used; that
+ * index is by hour now (006), and the exact count cost a row look-up per
+ * host in that hour, 90 times per summary.
  */
 static int window_count(struct rctx *c, const char *key, bool feature,
 			int64_t since, int64_t *out)
 {
-	int64_t bh = since / HOUR, full, part;
 	sqlite3_stmt *st;
 	int rc = 0, i = 1;
 
@@ -485,25 +491,8 @@ static int window_count(struct rctx *c, const char *key, bool feature,
 		return rc;
 	if (key)
 		sqlite3_bind_text(st, i++, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, i, bh + 1);
-	rc = one_int(st, &full);
-	if (rc)
-		return rc;
-	st = stmt(c,
-		  feature ? Q_FH_PARTIAL :
-		  key	  ? Q_HOSTS_MODE_PARTIAL :
-			    Q_HOSTS_PARTIAL,
-		  &rc);
-	if (!st)
-		return rc;
-	i = 1;
-	if (key)
-		sqlite3_bind_text(st, i++, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, i++, since);
-	sqlite3_bind_int64(st, i, (bh + 1) * HOUR);
-	rc = one_int(st, &part);
-	*out = full + part;
-	return rc;
+	sqlite3_bind_int64(st, i, since / HOUR);
+	return one_int(st, out);
 }
 
 /* Days @from..@to (day numbers) of @id's timeline into @arr. */

@@ -301,7 +301,8 @@ static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 	     sqlite3_prepare_v2(
 		     s.db,
 		     "INSERT INTO feature_host(feature_id, host_id, first_used,"
-		     " last_used, uses) VALUES(?1, ?2, ?3, ?4, ?5)",
+		     " last_used, uses, last_hour)"
+		     " VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600)",
 		     -1, &s.fh, NULL) != SQLITE_OK)) {
 		fprintf(stderr, "server-seed: prepare: %s\n",
 			sqlite3_errmsg(s.db));

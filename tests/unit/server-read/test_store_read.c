@@ -231,24 +231,24 @@ static void test_summary(void **state)
 }
 
 /*
- * The summary's windows come from per-day buckets kept by triggers plus
- * an exact count over the boundary day: check both sides of the 1-day
- * boundary, a host whose last use moves to a later day, and a host that
- * changes cgroup mode.
+ * The summary's windows count whole hours from the hour buckets kept by
+ * triggers: "last day" at now = since the start of the hour that holds
+ * now - 1 day (docs/api.md). Check both sides of that hour's start, a
+ * host whose last use moves to a later day, a host that changes cgroup
+ * mode, and the window moving on at the next hour.
  */
 static void test_summary_windows(void **state)
 {
+	const int64_t w1 = (NOW - DAY) / 3600 * 3600; /* the 1-day window */
 	struct fx *f = *state;
 	json_t *doc, *h, *m, *soft, *r;
 
 	r = report(6, "edge-a", "6.1.0-28-amd64", "v1", NULL);
-	add_usage(r, SOFT, "java", "/x", "", "/x", 1, NOW - DAY - 10,
-		  NOW - DAY - 10);
-	ingest(f->s, r, NOW - DAY - 10);
+	add_usage(r, SOFT, "java", "/x", "", "/x", 1, w1 - 10, w1 - 10);
+	ingest(f->s, r, w1 - 10);
 	r = report(7, "edge-b", "6.1.0-28-amd64", "v1", NULL);
-	add_usage(r, SOFT, "java", "/x", "", "/x", 1, NOW - DAY + 10,
-		  NOW - DAY + 10);
-	ingest(f->s, r, NOW - DAY + 10);
+	add_usage(r, SOFT, "java", "/x", "", "/x", 1, w1, w1);
+	ingest(f->s, r, w1);
 
 	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
 	h = json_object_get(doc, "hosts");
@@ -263,7 +263,7 @@ static void test_summary_windows(void **state)
 
 	/* edge-a uses it again today; db-5 comes back as a v1 host. */
 	r = report(6, "edge-a", "6.1.0-28-amd64", "v1", NULL);
-	add_usage(r, SOFT, "java", "/x", "", "/x", 4, NOW - DAY - 10, NOW - 5);
+	add_usage(r, SOFT, "java", "/x", "", "/x", 4, w1 - 10, NOW - 5);
 	ingest(f->s, r, NOW);
 	ingest(f->s, report(5, "db-5", "6.12.9", "v1", NULL), NOW);
 
@@ -283,12 +283,23 @@ static void test_summary_windows(void **state)
 	assert_int_equal(GETI(soft, "uses"), 26);
 	json_decref(doc);
 
-	/* Almost a day later: only edge-a's use (NOW - 5) is in the last 24 h. */
-	assert_int_equal(twl_read_summary(f->s, NOW + DAY - 7, &doc), 0);
+	/*
+	 * A day after NOW's hour ends, less a second: NOW's hour (its start
+	 * is NOW - 1200) is still in: web-1, web-2 and edge-a used it there,
+	 * and all hosts but edge-b reported there. A second later it is out.
+	 */
+	assert_int_equal(NOW % 3600, 1200);
+	assert_int_equal(twl_read_summary(f->s, NOW + 2399 + DAY, &doc), 0);
 	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
-	assert_int_equal(GETI(soft, "hosts_1d"), 1);
+	assert_int_equal(GETI(soft, "hosts_1d"), 3);
 	assert_int_equal(GETI(json_object_get(doc, "hosts"), "reporting_1d"),
 			 6);
+	json_decref(doc);
+	assert_int_equal(twl_read_summary(f->s, NOW + 2400 + DAY, &doc), 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_int_equal(GETI(soft, "hosts_1d"), 0);
+	assert_int_equal(GETI(json_object_get(doc, "hosts"), "reporting_1d"),
+			 0);
 	json_decref(doc);
 }
 
@@ -354,6 +365,26 @@ static void test_feature(void **state)
 	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
 	assert_int_equal(GETI(doc, "hosts"), 1);
 	assert_int_equal(json_array_size(json_object_get(doc, "processes")), 0);
+	json_decref(doc);
+
+	/*
+	 * Bounds inside an hour: feature_host's index narrows by hour, the
+	 * row decides (web-1's last use NOW - 10, web-2's NOW - 20).
+	 */
+	flt.since = NOW - 15;
+	flt.until = NOW;
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "kernels")), 1);
+	p = find_by(json_object_get(doc, "kernels"), "kernel",
+		    "6.1.0-28-amd64");
+	assert_int_equal(GETI(p, "hosts"), 1);
+	json_decref(doc);
+	flt.since = NOW - 3 * DAY;
+	flt.until = NOW - 15;
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 2);
+	assert_int_equal(json_array_size(json_object_get(doc, "kernels")), 2);
 	json_decref(doc);
 }
 

@@ -451,6 +451,180 @@ static void test_uses_credit(void **state)
 	unlink(dbpath);
 }
 
+/* feature_hour holds, per (feature, hour), the feature_host rows whose
+ * last use is in that hour, and feature_day each feature's last use. */
+static void check_buckets(void)
+{
+	assert_int_equal(
+		q("SELECT count(*) FROM (SELECT feature_id, last_hour,"
+		  " count(*) AS n FROM feature_host GROUP BY 1, 2) g"
+		  " LEFT JOIN feature_hour h ON h.feature_id = g.feature_id"
+		  " AND h.hour = g.last_hour WHERE h.hosts IS NOT g.n"),
+		0);
+	assert_int_equal(
+		q("SELECT count(*) FROM feature_hour h WHERE hosts != 0"
+		  " AND hosts != (SELECT count(*) FROM feature_host f"
+		  " WHERE f.feature_id = h.feature_id AND f.last_hour = h.hour)"),
+		0);
+	assert_int_equal(
+		q("SELECT count(*) FROM (SELECT feature_id, max(last_used) AS m"
+		  " FROM feature_host GROUP BY 1) g WHERE g.m IS NOT"
+		  " (SELECT max(last_used) FROM feature_day d"
+		  " WHERE d.feature_id = g.feature_id)"),
+		0);
+}
+
+/* report_x10 of batch with usage[0] (memcg_v1.soft_limit) last seen at
+ * last and counted count times. */
+static json_t *report_soft_at(const char *host, const char *batch, int64_t last,
+			      int64_t count)
+{
+	json_t *r = report_x10(host, batch),
+	       *u = json_array_get(json_object_get(r, "usage"), 0);
+
+	json_object_set_new(u, "last_seen", json_integer(last));
+	json_object_set_new(u, "count", json_integer(count));
+	return r;
+}
+
+/*
+ * feature_host's index is by hour (migration 006): an update whose last
+ * use stays in the row's hour (or is older) does not name last_hour, so
+ * it moves no index entry; a later hour does, and the hour buckets and
+ * each feature's last use follow, whatever the order of the reports.
+ */
+static void test_feature_host_hour(void **state)
+{
+	const char *host = "0123";
+	const int64_t t = 1764735500; /* full.json's soft_limit last use */
+	const char *last = "SELECT last_used FROM feature_host"
+			   " WHERE feature_id = 'memcg_v1.soft_limit'";
+	const char *hour = "SELECT last_hour FROM feature_host"
+			   " WHERE feature_id = 'memcg_v1.soft_limit'";
+	struct twl_store *s = NULL;
+	json_t *r;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	r = report(host, "ee01");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q(last), t);
+	assert_int_equal(q(hour), t / 3600);
+	check_buckets();
+	/* counts the rows of statements that name last_hour */
+	exec_sql(
+		"CREATE TABLE hour_sets(feature_id TEXT);"
+		" CREATE TRIGGER hour_sets AFTER UPDATE OF last_hour ON feature_host"
+		" BEGIN INSERT INTO hour_sets VALUES(NEW.feature_id); END");
+
+	/* later in the same hour, every feature: no statement names it */
+	r = report_soft_at(host, "ee02", t + 400, 200);
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q(last), t + 400);
+	assert_int_equal(q(hour), t / 3600);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 0);
+	check_buckets();
+
+	/* the next hour: the full upsert moves the row to the next bucket */
+	r = report_soft_at(host, "ee03", t + 3600, 300);
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q(last), t + 3600);
+	assert_int_equal(q(hour), t / 3600 + 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"
+			   " WHERE feature_id = 'memcg_v1.soft_limit'"),
+			 1);
+	assert_int_equal(
+		q("SELECT hosts FROM feature_hour WHERE feature_id ="
+		  " 'memcg_v1.soft_limit' AND hour = 1764735500 / 3600"),
+		0);
+	check_buckets();
+
+	/* a late report of an earlier hour: uses grow, last use stays */
+	r = report_soft_at(host, "ee04", t + 100, 400);
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q(last), t + 3600);
+	assert_int_equal(q(hour), t / 3600 + 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 1);
+	assert_int_equal(
+		q("SELECT uses FROM feature_host"
+		  " WHERE feature_id = 'memcg_v1.soft_limit'"),
+		400); /* BPF's count (the warning's credit is gone: 005) */
+	check_buckets();
+
+	/* the CHECK holds the two columns together for any writer */
+	exec_sql("DROP TRIGGER hour_sets");
+	assert_int_equal(q("SELECT count(*) FROM feature_host"
+			   " WHERE last_hour != last_used / 3600"),
+			 0);
+	{
+		sqlite3 *db;
+
+		assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+		assert_int_equal(
+			sqlite3_exec(
+				db,
+				"UPDATE feature_host SET last_used = last_used + 7200",
+				NULL, NULL, NULL),
+			SQLITE_CONSTRAINT);
+		sqlite3_close(db);
+	}
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+/* feature_host rows of a version-5 database get their hour (006). */
+static void test_feature_host_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	const char *host = "0123";
+	json_t *r;
+
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 5)
+			exec_sql(m->sql);
+	/* two hosts of one feature, days apart, through 002's triggers */
+	exec_sql("PRAGMA user_version = 5;"
+		 " INSERT INTO feature_host(feature_id, host_id, first_used,"
+		 " last_used, uses) VALUES"
+		 " ('memcg_v1.soft_limit', 'aa', 1764000000, 1764500000, 5),"
+		 " ('memcg_v1.soft_limit', 'bb', 1764000000, 1764735000, 7),"
+		 " ('memcg_v1.oom_control', 'aa', 1764000000, 1764100000, 1)");
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(q("SELECT count(*) FROM feature_host"), 3);
+	assert_int_equal(q("SELECT sum(uses) FROM feature_host"), 13);
+	assert_int_equal(q("SELECT last_hour FROM feature_host WHERE host_id"
+			   " = 'bb'"),
+			 1764735000 / 3600);
+	/* the day sums are kept, the latest use lands on its day */
+	assert_int_equal(q("SELECT sum(uses) FROM feature_day"), 13);
+	assert_int_equal(q("SELECT sum(hosts) FROM feature_day"), 3);
+	assert_int_equal(
+		q("SELECT last_used FROM feature_day WHERE feature_id"
+		  " = 'memcg_v1.soft_limit' AND day = 1764735000 / 86400"),
+		1764735000);
+	check_buckets();
+	assert_int_equal(q("SELECT count(*) FROM pragma_integrity_check"
+			   " WHERE integrity_check = 'ok'"),
+			 1);
+	/* and ingest goes on: host 0123 joins both features */
+	r = report(host, "ff01");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count(*) FROM feature_host"
+			   " WHERE feature_id = 'memcg_v1.soft_limit'"),
+			 3);
+	check_buckets();
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
 /* Usage rows of a version-3 database survive migration 004 and are updated. */
 static void test_usage_migration(void **state)
 {
@@ -731,6 +905,8 @@ int main(void)
 		cmocka_unit_test(test_usage_ids),
 		cmocka_unit_test(test_host_row),
 		cmocka_unit_test(test_usage_migration),
+		cmocka_unit_test(test_feature_host_hour),
+		cmocka_unit_test(test_feature_host_migration),
 		cmocka_unit_test(test_uses_credit),
 		cmocka_unit_test(test_ingest_savepoints),
 		cmocka_unit_test(test_tokens_and_keys),
