@@ -34,6 +34,7 @@ enum {
 	W_CENSUS_INS,
 	W_ROLLUP,
 	W_ROLLUP_UPD,
+	W_DAY_ADD,
 	W_TOKEN_INS,
 	W_TOKEN_REVOKE,
 	W_KEY_INS,
@@ -182,18 +183,18 @@ static const char *const wsql[W_N] = {
 	/*
 	 * The common case of W_ROLLUP: the row exists, its first use is not
 	 * later than this batch's and its last use is in this batch's last
-	 * hour or later. Naming neither first_used nor last_hour spares the
-	 * rewrite of their index entries (feature_host_first,
-	 * feature_host_last_hour) that any SET of a column costs, even to
-	 * the same value: max(last_used, ?4) stays in the row's last_hour
-	 * (schema/migrations/006_feature_host_hour.sql). Fires the same
-	 * UPDATE triggers as W_ROLLUP.
+	 * hour. Naming neither first_used nor last_hour spares the rewrite
+	 * of their index entries (feature_host_first, feature_host_last_hour)
+	 * that any SET of a column costs, even to the same value: max(
+	 * last_used, ?4) stays in the row's last_hour (schema/migrations/
+	 * 006_feature_host_hour.sql). It fires no trigger: the writer keeps
+	 * feature_day for it (day_add(), migration 007).
 	 */
 	[W_ROLLUP_UPD] =
 		"UPDATE feature_host SET last_used = max(last_used, ?4),"
 		" uses = uses + ?5"
 		" WHERE feature_id = ?1 AND host_id = ?2 AND first_used <= ?3"
-		" AND last_hour >= ?4 / 3600",
+		" AND last_hour = ?4 / 3600",
 	[W_ROLLUP] =
 		"INSERT INTO feature_host(feature_id, host_id, first_used, last_used,"
 		" uses, last_hour)"
@@ -202,6 +203,13 @@ static const char *const wsql[W_N] = {
 		" last_used = max(last_used, excluded.last_used),"
 		" last_hour = max(last_hour, excluded.last_hour),"
 		" uses = uses + excluded.uses",
+	/* feature_host_day's upsert, for sums of W_ROLLUP_UPD's updates */
+	[W_DAY_ADD] =
+		"INSERT INTO feature_day(feature_id, day, hosts, uses, last_used)"
+		" VALUES(?1, ?2, 0, ?3, ?4) ON CONFLICT(feature_id, day) DO UPDATE SET"
+		" uses = uses + excluded.uses,"
+		" last_used = max(coalesce(last_used, excluded.last_used),"
+		" excluded.last_used)",
 	[W_TOKEN_INS] =
 		"INSERT INTO tokens(name, role, token_hash, created) VALUES(?1, ?2, ?3, ?4)",
 	[W_TOKEN_REVOKE] =
@@ -661,17 +669,67 @@ int twl_store_write_begin(struct twl_store *s)
 	return 0;
 }
 
+static int day_write(struct twl_store *s, const struct twl_day_delta *d)
+{
+	sqlite3_stmt *st = s->ws[W_DAY_ADD];
+
+	bind_static(st, 1, d->feature);
+	sqlite3_bind_int64(st, 2, d->day);
+	sqlite3_bind_int64(st, 3, d->uses);
+	sqlite3_bind_int64(st, 4, d->last);
+	return step_done(st);
+}
+
+/*
+ * Add d to list (n entries of cap): summed into the entry of the same
+ * feature and day, else appended; a full list has d written at once. For
+ * day_batch that takes more than TWL_DAY_BATCH_MAX features in one batch
+ * (the catalog has 21, one day each), and the write is then inside the
+ * batch's savepoint; day_tx is given room by twl_store_ingest_prepared().
+ */
+static int day_add(struct twl_store *s, struct twl_day_delta *list, size_t *n,
+		   size_t cap, const struct twl_day_delta *d)
+{
+	for (size_t i = 0; i < *n; i++) {
+		struct twl_day_delta *e = &list[i];
+
+		if (e->day == d->day && !strcmp(e->feature, d->feature)) {
+			e->uses += d->uses;
+			if (d->last > e->last)
+				e->last = d->last;
+			return 0;
+		}
+	}
+	if (*n == cap)
+		return day_write(s, d);
+	list[(*n)++] = *d;
+	return 0;
+}
+
+/* Write the transaction's feature_day sums (before COMMIT). */
+static int day_flush(struct twl_store *s)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < s->n_day_tx; i++)
+		ret = day_write(s, &s->day_tx[i]);
+	return ret;
+}
+
 /* Contract: see store.h. */
 int twl_store_write_end(struct twl_store *s, bool commit)
 {
-	int rc = SQLITE_OK;
+	int ret = commit ? day_flush(s) : 0;
 
-	if (commit)
-		rc = sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL);
-	if (!commit || rc != SQLITE_OK)
+	s->n_day_tx = 0;
+	s->n_day_batch = 0;
+	if (commit && !ret)
+		ret = twl_sqlite_errno(
+			sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL));
+	if (!commit || ret)
 		sqlite3_exec(s->wdb, "ROLLBACK", NULL, NULL, NULL);
 	pthread_mutex_unlock(&s->wlock);
-	return twl_sqlite_errno(rc);
+	return ret;
 }
 
 /*
@@ -708,10 +766,21 @@ static int rollup_flush(struct twl_store *s, const char *host_id,
 	int ret;
 
 	for (size_t i = 0; i < r->n; i++) {
-		ret = rollup_step(s->ws[W_ROLLUP_UPD], host_id, &r->e[i]);
+		const struct rollup_entry *e = &r->e[i];
+
+		ret = rollup_step(s->ws[W_ROLLUP_UPD], host_id, e);
 		/* sqlite3_changes() counts the UPDATE's rows, not its triggers' */
-		if (!ret && sqlite3_changes(s->wdb) == 0)
-			ret = rollup_step(s->ws[W_ROLLUP], host_id, &r->e[i]);
+		if (!ret && sqlite3_changes(s->wdb) == 0) {
+			ret = rollup_step(s->ws[W_ROLLUP], host_id, e);
+		} else if (!ret) {
+			struct twl_day_delta d = { .day = e->last / 86400,
+						   .uses = e->uses,
+						   .last = e->last };
+
+			memcpy(d.feature, e->feature, sizeof(d.feature));
+			ret = day_add(s, s->day_batch, &s->n_day_batch,
+				      TWL_DAY_BATCH_MAX, &d);
+		}
 		if (ret)
 			return ret;
 	}
@@ -1160,12 +1229,24 @@ int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 	ret = step_done(s->ws[W_SAVEPOINT]);
 	if (ret)
 		return ret;
+	s->n_day_batch = 0;
 	ret = ingest_body(s, host_id, in, now);
+	/* no room to sum this batch's feature_day upkeep: write it now */
+	if (ret >= 0 && s->n_day_tx + s->n_day_batch > TWL_DAY_TX_MAX) {
+		for (size_t i = 0; ret >= 0 && i < s->n_day_batch; i++)
+			ret = day_write(s, &s->day_batch[i]);
+		s->n_day_batch = 0;
+	}
 	if (ret < 0)
 		step_done(s->ws[W_SP_ROLLBACK]);
 	rc = step_done(s->ws[W_SP_RELEASE]);
 	if (ret >= 0 && rc)
 		ret = rc;
+	/* stored: its sums join the transaction's (room checked above) */
+	for (size_t i = 0; ret >= 0 && i < s->n_day_batch; i++)
+		day_add(s, s->day_tx, &s->n_day_tx, TWL_DAY_TX_MAX,
+			&s->day_batch[i]);
+	s->n_day_batch = 0;
 	return ret;
 }
 

@@ -16,6 +16,18 @@
 
 #include "store.h"
 
+/*
+ * What the common rollup update adds to feature_day (migration 007):
+ * uses, and the latest use, of a feature on a day.
+ */
+struct twl_day_delta {
+	char feature[65];
+	int64_t day, uses, last;
+};
+
+#define TWL_DAY_BATCH_MAX 64
+#define TWL_DAY_TX_MAX 256
+
 struct twl_store {
 	char *path;
 	pthread_mutex_t wlock;
@@ -36,6 +48,16 @@ struct twl_store {
 	sqlite3_stmt *ws[32];
 	/* the count W_USAGE_BUMP replaced, kept by twl_old_count() */
 	int64_t bumped_from;
+	/*
+	 * feature_day upkeep of the common rollup update, summed: day_batch
+	 * for the batch being stored (dropped if it rolls back), day_tx for
+	 * the batches released in this transaction, written by
+	 * twl_store_write_end() before COMMIT. Full lists are written at
+	 * once instead (inside the batch's savepoint, or the transaction).
+	 */
+	struct twl_day_delta day_batch[TWL_DAY_BATCH_MAX];
+	struct twl_day_delta day_tx[TWL_DAY_TX_MAX];
+	size_t n_day_batch, n_day_tx;
 	/* prepared reader statements (store_sqlite.c) */
 	sqlite3_stmt *rs[16];
 	/* free for store_sqlite_read.c: prepared read-API statements, finalized by

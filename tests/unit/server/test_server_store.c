@@ -452,9 +452,16 @@ static void test_uses_credit(void **state)
 }
 
 /* feature_hour holds, per (feature, hour), the feature_host rows whose
- * last use is in that hour, and feature_day each feature's last use. */
+ * last use is in that hour, and feature_day each feature's last use and
+ * (no rows pruned here) its uses. */
 static void check_buckets(void)
 {
+	assert_int_equal(
+		q("SELECT count(*) FROM (SELECT feature_id, sum(uses) AS n"
+		  " FROM feature_host GROUP BY 1) g WHERE g.n IS NOT"
+		  " (SELECT sum(uses) FROM feature_day d"
+		  " WHERE d.feature_id = g.feature_id)"),
+		0);
 	assert_int_equal(
 		q("SELECT count(*) FROM (SELECT feature_id, last_hour,"
 		  " count(*) AS n FROM feature_host GROUP BY 1, 2) g"
@@ -543,13 +550,17 @@ static void test_feature_host_hour(void **state)
 		0);
 	check_buckets();
 
-	/* a late report of an earlier hour: uses grow, last use stays */
+	/*
+	 * A late report of an earlier hour: uses grow, last use stays. Not
+	 * this batch's hour, so the full upsert (its trigger keeps
+	 * feature_day), which names last_hour, to the same value.
+	 */
 	r = report_soft_at(host, "ee04", t + 100, 400);
 	ingest_one(s, host, r);
 	json_decref(r);
 	assert_int_equal(q(last), t + 3600);
 	assert_int_equal(q(hour), t / 3600 + 1);
-	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 2);
 	assert_int_equal(
 		q("SELECT uses FROM feature_host"
 		  " WHERE feature_id = 'memcg_v1.soft_limit'"),
@@ -573,6 +584,75 @@ static void test_feature_host_hour(void **state)
 			SQLITE_CONSTRAINT);
 		sqlite3_close(db);
 	}
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+/*
+ * The common rollup update's feature_day upkeep is summed over a group
+ * commit by the writer (migration 007): a batch that fails after its
+ * update adds nothing, a rolled-back transaction adds nothing and leaves
+ * nothing behind, and more (feature, day) sums than the writer keeps are
+ * written at once. Each time, feature_day agrees with feature_host.
+ */
+static void test_feature_day_sums(void **state)
+{
+	const int64_t t = 1764735500;
+	struct twl_store *s = NULL;
+	char host[8], batch[16];
+	json_t *r, *u;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	/* 300 hosts, host h's uses on day h: their first reports insert */
+	for (int h = 0; h < 300; h++) {
+		snprintf(host, sizeof(host), "h%03d", h);
+		snprintf(batch, sizeof(batch), "a%03d", h);
+		r = report_soft_at(host, batch, t + h * 86400, 100);
+		ingest_one(s, host, r);
+		json_decref(r);
+	}
+	check_buckets();
+	exec_sql(
+		"CREATE TRIGGER boom BEFORE UPDATE ON feature_host"
+		" WHEN NEW.uses > 1000000 BEGIN SELECT RAISE(ABORT, 'boom'); END");
+
+	/* one group: the common update for all 300, more sums than kept */
+	assert_int_equal(twl_store_write_begin(s), 0);
+	for (int h = 0; h < 300; h++) {
+		snprintf(host, sizeof(host), "h%03d", h);
+		snprintf(batch, sizeof(batch), "b%03d", h);
+		r = report_soft_at(host, batch, t + h * 86400 + 10, 200);
+		assert_int_equal(twl_store_ingest(s, host, r, 1000), 0);
+		json_decref(r);
+	}
+	/* soft_limit's update goes through, memsw's (later) aborts */
+	r = report_soft_at("h007", "c007", t + 7 * 86400 + 20, 300);
+	u = json_array_get(json_object_get(r, "usage"), 2);
+	json_object_set_new(u, "count", json_integer(5000000));
+	assert_true(twl_store_ingest(s, "h007", r, 1000) < 0);
+	json_decref(r);
+	assert_int_equal(twl_store_write_end(s, true), 0);
+	check_buckets();
+	assert_int_equal(
+		q("SELECT uses FROM feature_host WHERE host_id = 'h007'"
+		  " AND feature_id = 'memcg_v1.soft_limit'"),
+		200);
+
+	/* a rolled-back group adds nothing, and leaves nothing behind */
+	assert_int_equal(twl_store_write_begin(s), 0);
+	r = report_soft_at("h001", "d001", t + 86400 + 30, 400);
+	assert_int_equal(twl_store_ingest(s, "h001", r, 1000), 0);
+	json_decref(r);
+	assert_int_equal(twl_store_write_end(s, false), 0);
+	r = report_soft_at("h002", "d002", t + 2 * 86400 + 30, 400);
+	ingest_one(s, "h002", r);
+	json_decref(r);
+	check_buckets();
+	assert_int_equal(
+		q("SELECT uses FROM feature_host WHERE host_id = 'h001'"
+		  " AND feature_id = 'memcg_v1.soft_limit'"),
+		200);
 	twl_store_close(s);
 	unlink(dbpath);
 }
@@ -906,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_host_row),
 		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_feature_host_hour),
+		cmocka_unit_test(test_feature_day_sums),
 		cmocka_unit_test(test_feature_host_migration),
 		cmocka_unit_test(test_uses_credit),
 		cmocka_unit_test(test_ingest_savepoints),
