@@ -70,6 +70,20 @@ struct opts {
 	int server_pid; /* 0 = unknown: no server CPU figures */
 };
 
+/* Thread groups of the server whose time is shown apart. */
+enum { G_WRITER, G_HTTP, G_CKPT, G_N };
+
+/*
+ * Seconds per thread group: cpu = user + system time (/proc/PID/task/TID/
+ * stat); run = on a CPU and wait = runnable but waiting for one (the
+ * scheduler's /proc/PID/task/TID/schedstat; sched is false where the
+ * kernel has none).
+ */
+struct thread_times {
+	double cpu[G_N], run[G_N], wait[G_N];
+	bool sched;
+};
+
 struct run {
 	struct opts o;
 	struct tlc_ctx tlc;
@@ -88,7 +102,9 @@ struct run {
 	size_t n_lat, cap_lat;
 	uint64_t cursor; /* next global schedule slot (open loop) */
 	/* CPU at the measured phase's start */
-	double c_client0, c_http0, c_writer0, c_ckpt0;
+	double c_client0, cl_run0, cl_wait0;
+	struct thread_times s0;
+	bool have_s0;
 	int epfd;
 	double next_timeout_scan;
 };
@@ -110,28 +126,49 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+/* schedstat of path: run and wait seconds. Returns 0 or -errno. */
+static int schedstat(const char *path, double *run, double *wait)
+{
+	unsigned long long r, w;
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu %llu", &r, &w);
+	fclose(f);
+	if (n != 2)
+		return -EINVAL;
+	*run = (double)r / 1e9;
+	*wait = (double)w / 1e9;
+	return 0;
+}
+
 /*
- * CPU seconds of process pid's threads from /proc/PID/task/TID/stat, split
- * into libmicrohttpd's threads ("MHD-*"), the WAL checkpointer
- * ("twl-checkpoint") and the others (the group-commit writer
- * "twl-writer"; the main thread only waits). Returns 0 or -errno.
+ * Times of process pid's threads, split into libmicrohttpd's threads
+ * ("MHD-*"), the WAL checkpointer ("twl-checkpoint") and the others (the
+ * group-commit writer "twl-writer"; the main thread only waits). Returns
+ * 0 or -errno.
  */
-static int server_cpu(int pid, double *http, double *other, double *ckpt)
+static int server_times(int pid, struct thread_times *t)
 {
 	char path[64], buf[1024], comm[32];
 	struct dirent *de;
 	DIR *d;
 	long hz = sysconf(_SC_CLK_TCK);
 
-	*http = *other = *ckpt = 0;
+	memset(t, 0, sizeof(*t));
+	t->sched = true;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
 		unsigned long long ut = 0, st = 0;
+		double run = 0, wait = 0;
 		char *p;
 		FILE *f;
+		int g;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -150,12 +187,16 @@ static int server_cpu(int pid, double *http, double *other, double *ckpt)
 			continue;
 		snprintf(comm, sizeof(comm), "%.*s",
 			 (int)(p - strchr(buf, '(') - 1), strchr(buf, '(') + 1);
-		if (!strncmp(comm, "MHD", 3))
-			*http += (double)(ut + st) / hz;
-		else if (!strcmp(comm, "twl-checkpoint"))
-			*ckpt += (double)(ut + st) / hz;
-		else
-			*other += (double)(ut + st) / hz;
+		g = !strncmp(comm, "MHD", 3)	    ? G_HTTP :
+		    !strcmp(comm, "twl-checkpoint") ? G_CKPT :
+						      G_WRITER;
+		t->cpu[g] += (double)(ut + st) / hz;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat",
+			 pid, de->d_name);
+		if (schedstat(path, &run, &wait))
+			t->sched = false;
+		t->run[g] += run;
+		t->wait[g] += wait;
 	}
 	closedir(d);
 	return 0;
@@ -382,9 +423,11 @@ static bool measure_done(struct run *r, double now)
 		r->done = 0;
 		r->new_conns = 0;
 		r->c_client0 = cpu_seconds();
-		if (r->o.server_pid)
-			server_cpu(r->o.server_pid, &r->c_http0, &r->c_writer0,
-				   &r->c_ckpt0);
+		if (schedstat("/proc/self/schedstat", &r->cl_run0,
+			      &r->cl_wait0))
+			r->cl_run0 = -1;
+		r->have_s0 = r->o.server_pid &&
+			     !server_times(r->o.server_pid, &r->s0);
 	}
 	return r->measuring && (now >= r->t_measure + r->o.duration ||
 				r->done >= r->o.max_reports);
@@ -520,7 +563,8 @@ int main(int argc, char **argv)
 {
 	struct run r = { 0 };
 	char token[256];
-	double t, c0, c1, secs, sh, sw, sc;
+	double t, c0, c1, secs, sh, sw, sc, cl_run = -1, cl_wait = 0;
+	struct thread_times s1;
 	int ret, status = 1;
 	size_t n;
 
@@ -625,12 +669,22 @@ int main(int argc, char **argv)
 	t = mono();
 	c1 = cpu_seconds();
 	c0 = r.c_client0;
-	if (r.o.server_pid && !server_cpu(r.o.server_pid, &sh, &sw, &sc)) {
-		sh -= r.c_http0;
-		sw -= r.c_writer0;
-		sc -= r.c_ckpt0;
+	if (schedstat("/proc/self/schedstat", &cl_run, &cl_wait) ||
+	    r.cl_run0 < 0)
+		cl_run = -1;
+	if (r.have_s0 && !server_times(r.o.server_pid, &s1)) {
+		for (int g = 0; g < G_N; g++) {
+			s1.cpu[g] -= r.s0.cpu[g];
+			s1.run[g] -= r.s0.run[g];
+			s1.wait[g] -= r.s0.wait[g];
+		}
+		s1.sched = s1.sched && r.s0.sched;
+		sh = s1.cpu[G_HTTP];
+		sw = s1.cpu[G_WRITER];
+		sc = s1.cpu[G_CKPT];
 	} else {
 		sh = sw = sc = -1;
+		s1.sched = false;
 	}
 	if (ret) {
 		fprintf(stderr, "server-load: run failed: %s\n",
@@ -669,6 +723,18 @@ int main(int argc, char **argv)
 		       sh + sw + sc, 100 * (sh + sw + sc) / secs,
 		       1e6 * (sh + sw + sc) / r.done, 1e6 * sw / r.done,
 		       1e6 * sh / r.done, 1e6 * sc / r.done);
+	if (s1.sched && cl_run >= 0)
+		printf("thread time        : share of the measured wall time on a CPU / runnable but "
+		       "waiting for one: writer %.0f%% / %.0f%%, HTTP threads %.0f%% / %.0f%%, "
+		       "checkpointer %.0f%% / %.0f%%, load generator %.0f%% / %.0f%%\n",
+		       100 * s1.run[G_WRITER] / secs,
+		       100 * s1.wait[G_WRITER] / secs,
+		       100 * s1.run[G_HTTP] / secs,
+		       100 * s1.wait[G_HTTP] / secs,
+		       100 * s1.run[G_CKPT] / secs,
+		       100 * s1.wait[G_CKPT] / secs,
+		       100 * (cl_run - r.cl_run0) / secs,
+		       100 * (cl_wait - r.cl_wait0) / secs);
 	for (int s = 0; s < 600; s++)
 		if (r.status_count[s] && s != 200)
 			printf("HTTP %d            : %lu answers\n", s,
@@ -676,7 +742,8 @@ int main(int argc, char **argv)
 	printf("RESULT mode=%s agents=%u entries=%u rate=%.0f reports=%lu seconds=%.3f "
 	       "reports_per_s=%.1f rows_per_s=%.1f p50_ms=%.3f p99_ms=%.3f "
 	       "service_p50_ms=%.3f service_p99_ms=%.3f errors=%lu new_conns=%lu "
-	       "server_cpu_us=%.1f writer_cpu_us=%.1f client_cpu_us=%.1f\n",
+	       "server_cpu_us=%.1f writer_cpu_us=%.1f client_cpu_us=%.1f "
+	       "writer_run_pct=%.1f writer_wait_pct=%.1f\n",
 	       r.o.rate > 0 ? "open" : "closed", r.o.agents, r.o.entries,
 	       r.o.rate, r.done, secs, r.done / secs,
 	       r.done * (double)r.o.entries / secs,
@@ -685,7 +752,9 @@ int main(int argc, char **argv)
 	       pct(r.lat_service, n, 0.99) * 1e3, r.errors, r.new_conns,
 	       sw >= 0 && r.done ? 1e6 * (sh + sw + sc) / r.done : -1,
 	       sw >= 0 && r.done ? 1e6 * sw / r.done : -1,
-	       r.done ? 1e6 * (c1 - c0) / r.done : -1);
+	       r.done ? 1e6 * (c1 - c0) / r.done : -1,
+	       s1.sched ? 100 * s1.run[G_WRITER] / secs : -1,
+	       s1.sched ? 100 * s1.wait[G_WRITER] / secs : -1);
 	status = r.errors ? 1 : 0;
 out:
 	if (r.ag) {
