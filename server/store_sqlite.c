@@ -85,11 +85,15 @@ static const char *const wsql[W_N] = {
 	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
 			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	/*
-	 * The common case of W_HOST_UPSERT: the host exists and its name,
-	 * kernel and cgroup mode did not change. Not naming them spares the
+	 * The common case of W_HOST_UPSERT: the host exists, its name,
+	 * kernel and cgroup mode did not change and its last report is in
+	 * this one's hour. Not naming them (nor last_hour) spares the
 	 * rewrite of their index entries (hosts_hostname, hosts_kernel,
-	 * hosts_cgroup_mode) that any SET of a column costs, even to the
-	 * same value. Same parameters and the same values stored.
+	 * hosts_cgroup_mode, hosts_last_hour) that any SET of a column
+	 * costs, even to the same value, and the host_hour trigger:
+	 * max(last_seen, ?8) stays in the row's last_hour (schema/
+	 * migrations/008_hosts_hour.sql). Same parameters and the same
+	 * values stored.
 	 */
 	[W_HOST_TOUCH] =
 		"UPDATE hosts SET agent_version = ?5, catalog_version = ?6,"
@@ -98,17 +102,19 @@ static const char *const wsql[W_N] = {
 		" records_lost = ?11, key_rejected = ?12, probe_missing = ?13,"
 		" census_json = coalesce(?14, census_json)"
 		" WHERE host_id = ?1 AND hostname = ?2 AND kernel = ?3"
-		" AND cgroup_mode = ?4",
+		" AND cgroup_mode = ?4 AND last_hour = ?8 / 3600",
 	[W_HOST_UPSERT] =
 		"INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode, agent_version,"
 		" catalog_version, boot_id, first_seen, last_seen, last_seq, health_json,"
-		" records_lost, key_rejected, probe_missing, census_json)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+		" records_lost, key_rejected, probe_missing, census_json, last_hour)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" ?8 / 3600)"
 		" ON CONFLICT(host_id) DO UPDATE SET"
 		" hostname = excluded.hostname, kernel = excluded.kernel,"
 		" cgroup_mode = excluded.cgroup_mode, agent_version = excluded.agent_version,"
 		" catalog_version = excluded.catalog_version, boot_id = excluded.boot_id,"
 		" last_seen = max(last_seen, excluded.last_seen),"
+		" last_hour = max(last_hour, excluded.last_hour),"
 		" last_seq = max(last_seq, excluded.last_seq),"
 		" health_json = excluded.health_json, records_lost = excluded.records_lost,"
 		" key_rejected = excluded.key_rejected, probe_missing = excluded.probe_missing,"

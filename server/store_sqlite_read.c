@@ -74,9 +74,24 @@ static const char *const sql_text[Q_COUNT] = {
 				" WHERE cgroup_mode = ?1 AND hour >= ?2",
 	[Q_FHOUR_SUM] = "SELECT coalesce(sum(hosts), 0) FROM feature_hour"
 			" WHERE feature_id = ?1 AND hour >= ?2",
-	[Q_HOSTS_SINCE] = "SELECT count(*) FROM hosts WHERE last_seen >= ?1",
+	/*
+	 * The hosts' indexes hold last_hour, not last_seen (migration 008).
+	 * A count "last_seen >= T" is the whole hours after T's from the
+	 * index alone, plus T's own hour filtered exactly in the rows: a
+	 * look-up per host of that hour only. INDEXED BY, as for
+	 * feature_host (Q_FH_RANGE).
+	 */
+	[Q_HOSTS_SINCE] =
+		"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+		" WHERE last_hour > ?1 / 3600) +"
+		" (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+		" WHERE last_hour = ?1 / 3600 AND last_seen >= ?1)",
 	[Q_HOSTS_MODE] =
-		"SELECT count(*) FROM hosts WHERE cgroup_mode = ?1 AND last_seen >= ?2",
+		"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
+		" WHERE cgroup_mode = ?1 AND last_hour > ?2 / 3600) +"
+		" (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
+		" WHERE cgroup_mode = ?1 AND last_hour = ?2 / 3600"
+		" AND last_seen >= ?2)",
 	[Q_FH_FIRST] =
 		"SELECT min(first_used) FROM feature_host WHERE feature_id = ?1",
 	/* A feature's last use, kept per day by feature_host's triggers. */
@@ -148,9 +163,17 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_HOST_KEYS] =
 		"SELECT count(*), sum(revoked IS NOT NULL), max(created)"
 		" FROM host_keys WHERE host_id = ?1",
-	[Q_SILENT_COUNT] = "SELECT count(*) FROM hosts WHERE last_seen < ?1",
-	[Q_SILENT_LIST] = "SELECT " HOST_COLS " FROM hosts WHERE last_seen < ?1"
-			  " ORDER BY last_seen, host_id LIMIT ?2",
+	/* as Q_HOSTS_SINCE: the whole hours before ?1's, then its hour */
+	[Q_SILENT_COUNT] =
+		"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+		" WHERE last_hour < ?1 / 3600) +"
+		" (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+		" WHERE last_hour = ?1 / 3600 AND last_seen < ?1)",
+	/* last_hour first: the index's order, the same as last_seen's */
+	[Q_SILENT_LIST] = "SELECT " HOST_COLS
+			  " FROM hosts INDEXED BY hosts_last_hour"
+			  " WHERE last_hour <= ?1 / 3600 AND last_seen < ?1"
+			  " ORDER BY last_hour, last_seen, host_id LIMIT ?2",
 	[Q_LOST_COUNT] = "SELECT count(*) FROM hosts WHERE records_lost > 0",
 	[Q_LOST_LIST] = "SELECT " HOST_COLS " FROM hosts WHERE records_lost > 0"
 			" ORDER BY records_lost DESC, host_id LIMIT ?1",

@@ -288,8 +288,9 @@ static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 		     s.db,
 		     "INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode,"
 		     " agent_version, catalog_version, boot_id, first_seen, last_seen,"
-		     " last_seq, health_json, records_lost)"
-		     " VALUES(?1, ?2, ?3, ?4, '0.1.0', 1, ?5, ?6, ?7, ?8, '{}', ?9)",
+		     " last_seq, health_json, records_lost, last_hour)"
+		     " VALUES(?1, ?2, ?3, ?4, '0.1.0', 1, ?5, ?6, ?7, ?8, '{}', ?9,"
+		     " ?7 / 3600)",
 		     -1, &s.host, NULL) != SQLITE_OK ||
 	     sqlite3_prepare_v2(
 		     s.db,

@@ -556,6 +556,54 @@ static void test_health(void **state)
 	json_decref(doc);
 }
 
+/*
+ * Host time bounds inside an hour: the hosts' indexes narrow by hour
+ * (migration 008), the row decides. Two hosts report a minute before and
+ * after NOW - DAY, in the same hour: silent after a day, and reporting
+ * within an export's one-day window, is exactly one of them. A third
+ * reports in the hour before, silent too.
+ */
+static void test_host_hour_bounds(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *part, *soft;
+
+	ingest(f->s, report(8, "early", "6.1.0-28-amd64", "v1", NULL),
+	       NOW - DAY - 60);
+	ingest(f->s, report(9, "late", "6.1.0-28-amd64", "v1", NULL),
+	       NOW - DAY + 60);
+	ingest(f->s, report(10, "prev", "6.1.0-28-amd64", "v1", NULL),
+	       NOW - DAY - 3600);
+	assert_int_equal((NOW - DAY - 60) / 3600, (NOW - DAY + 60) / 3600);
+
+	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
+	part = json_object_get(doc, "silent");
+	assert_int_equal(GETI(part, "count"), 3);
+	assert_int_equal(json_array_size(json_object_get(part, "hosts")), 3);
+	/* oldest first: db-5 (3 days), prev, early */
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(part, "hosts"), 1),
+			"hostname")),
+		"prev");
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(part, "hosts"), 2),
+			"hostname")),
+		"early");
+	json_decref(doc);
+
+	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, false, false,
+					      &doc),
+			 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	/* all but db-5 (3 days ago), prev and early; all v1 or hybrid */
+	assert_int_equal(GETI(soft, "hosts_all"), 5);
+	assert_int_equal(GETI(soft, "hosts_v1"), 5);
+	json_decref(doc);
+}
+
 static void test_annotations(void **state)
 {
 	struct fx *f = *state;
@@ -722,6 +770,8 @@ int main(void)
 		cmocka_unit_test(test_glob_to_like),
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_windows, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_hour_bounds, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_summary_after_prune, setup,
 						teardown),

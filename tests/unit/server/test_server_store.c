@@ -252,13 +252,38 @@ static void test_host_row(void **state)
 			   " hosts_cgroup_mode WHERE cgroup_mode = 'v2'"),
 			 1);
 
-	/* and again, unchanged: in place, last_seen moves on */
+	/*
+	 * and again, unchanged: in place, last_seen moves on in its hour;
+	 * no statement names last_hour (migration 008)
+	 */
+	exec_sql("CREATE TABLE hour_sets(n INT);"
+		 " CREATE TRIGGER hour_sets AFTER UPDATE OF last_hour ON hosts"
+		 " BEGIN INSERT INTO hour_sets VALUES(1); END");
 	json_object_set_new(r, "batch_id", json_string("cc04"));
 	ingest_at(s, host, r, 2500);
-	json_decref(r);
 	assert_int_equal(q("SELECT count(*) FROM hosts INDEXED BY"
-			   " hosts_last_seen WHERE last_seen = 2500"),
+			   " hosts_last_hour WHERE last_hour = 0"
+			   " AND last_seen = 2500"),
 			 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 0);
+	/* the next hour: the upsert moves the host to that hour's bucket */
+	json_object_set_new(r, "batch_id", json_string("cc05"));
+	ingest_at(s, host, r, 3700);
+	assert_int_equal(q("SELECT last_hour FROM hosts"), 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 1);
+	assert_int_equal(q("SELECT hosts FROM host_hour WHERE hour = 0"), 0);
+	assert_int_equal(
+		q("SELECT hosts FROM host_hour WHERE cgroup_mode = 'v2'"
+		  " AND hour = 1"),
+		1);
+	/* late, from the hour before: the upsert, last_seen stays */
+	json_object_set_new(r, "batch_id", json_string("cc06"));
+	ingest_at(s, host, r, 3000);
+	json_decref(r);
+	assert_int_equal(q("SELECT last_seen FROM hosts"), 3700);
+	assert_int_equal(q("SELECT last_hour FROM hosts"), 1);
+	assert_int_equal(q("SELECT count(*) FROM hour_sets"), 2);
+	assert_int_equal(q("SELECT sum(hosts) FROM host_hour"), 1);
 	assert_int_equal(q("SELECT count(*) FROM hosts"), 1);
 	assert_int_equal(q("SELECT count(*) FROM pragma_integrity_check"
 			   " WHERE integrity_check = 'ok'"),
@@ -657,7 +682,8 @@ static void test_feature_day_sums(void **state)
 	unlink(dbpath);
 }
 
-/* feature_host rows of a version-5 database get their hour (006). */
+/* feature_host and hosts rows of a version-5 database get their hour
+ * (006, 008). */
 static void test_feature_host_migration(void **state)
 {
 	struct twl_store *s = NULL;
@@ -669,13 +695,22 @@ static void test_feature_host_migration(void **state)
 		if (atoi(m->name) <= 5)
 			exec_sql(m->sql);
 	/* two hosts of one feature, days apart, through 002's triggers */
-	exec_sql("PRAGMA user_version = 5;"
-		 " INSERT INTO feature_host(feature_id, host_id, first_used,"
-		 " last_used, uses) VALUES"
-		 " ('memcg_v1.soft_limit', 'aa', 1764000000, 1764500000, 5),"
-		 " ('memcg_v1.soft_limit', 'bb', 1764000000, 1764735000, 7),"
-		 " ('memcg_v1.oom_control', 'aa', 1764000000, 1764100000, 1)");
+	exec_sql(
+		"PRAGMA user_version = 5;"
+		" INSERT INTO feature_host(feature_id, host_id, first_used,"
+		" last_used, uses) VALUES"
+		" ('memcg_v1.soft_limit', 'aa', 1764000000, 1764500000, 5),"
+		" ('memcg_v1.soft_limit', 'bb', 1764000000, 1764735000, 7),"
+		" ('memcg_v1.oom_control', 'aa', 1764000000, 1764100000, 1);"
+		" INSERT INTO hosts(host_id, cgroup_mode, first_seen, last_seen)"
+		" VALUES ('aa', 'v1', 1764000000, 1764500000),"
+		" ('bb', 'hybrid', 1764000000, 1764735000)");
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("SELECT last_hour FROM hosts WHERE host_id = 'bb'"),
+			 1764735000 / 3600);
+	assert_int_equal(q("SELECT hosts FROM host_hour WHERE cgroup_mode ="
+			   " 'hybrid' AND hour = 1764735000 / 3600"),
+			 1);
 	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
 	assert_int_equal(q("SELECT count(*) FROM feature_host"), 3);
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host"), 13);
