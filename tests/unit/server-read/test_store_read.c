@@ -517,6 +517,13 @@ static void test_host_detail(void **state)
 	assert_int_equal(twl_read_host(f->s, hid, &doc), -ENOENT);
 }
 
+/* The host name of entry i of a health part's host list. */
+static const char *part_host(json_t *part, size_t i)
+{
+	return json_string_value(json_object_get(
+		json_array_get(json_object_get(part, "hosts"), i), "hostname"));
+}
+
 static void test_health(void **state)
 {
 	struct fx *f = *state;
@@ -527,11 +534,7 @@ static void test_health(void **state)
 	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
 	part = json_object_get(doc, "silent");
 	assert_int_equal(GETI(part, "count"), 1);
-	assert_string_equal(
-		json_string_value(json_object_get(
-			json_array_get(json_object_get(part, "hosts"), 0),
-			"hostname")),
-		"db-5");
+	assert_string_equal(part_host(part, 0), "db-5");
 	part = json_object_get(doc, "records_lost");
 	assert_int_equal(GETI(part, "count"), 1);
 	assert_int_equal(GETI(json_array_get(json_object_get(part, "hosts"), 0),
@@ -582,16 +585,8 @@ static void test_host_hour_bounds(void **state)
 	assert_int_equal(GETI(part, "count"), 3);
 	assert_int_equal(json_array_size(json_object_get(part, "hosts")), 3);
 	/* oldest first: db-5 (3 days), prev, early */
-	assert_string_equal(
-		json_string_value(json_object_get(
-			json_array_get(json_object_get(part, "hosts"), 1),
-			"hostname")),
-		"prev");
-	assert_string_equal(
-		json_string_value(json_object_get(
-			json_array_get(json_object_get(part, "hosts"), 2),
-			"hostname")),
-		"early");
+	assert_string_equal(part_host(part, 1), "prev");
+	assert_string_equal(part_host(part, 2), "early");
 	json_decref(doc);
 
 	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, false, false,
