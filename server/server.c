@@ -651,48 +651,6 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 	return ok;
 }
 
-static int parse_listen(const char *listen, struct sockaddr_storage *ss)
-{
-	char host[128];
-	const char *colon;
-	char *end;
-	unsigned long port;
-
-	memset(ss, 0, sizeof(*ss));
-	if (listen[0] == '[') {
-		const char *rb = strchr(listen, ']');
-
-		if (!rb || rb[1] != ':' ||
-		    (size_t)(rb - listen - 1) >= sizeof(host))
-			return -EINVAL;
-		snprintf(host, sizeof(host), "%.*s", (int)(rb - listen - 1),
-			 listen + 1);
-		colon = rb + 1;
-	} else {
-		colon = strrchr(listen, ':');
-		if (!colon || (size_t)(colon - listen) >= sizeof(host))
-			return -EINVAL;
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - listen),
-			 listen);
-	}
-	port = strtoul(colon + 1, &end, 10);
-	if (*end || port > 65535 || colon[1] == 0)
-		return -EINVAL;
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) ==
-	    1) {
-		((struct sockaddr_in *)ss)->sin_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host,
-		      &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
-		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Contract: see server.h. */
 struct twl_server *twl_server_new(const struct twl_config *cfg,
 				  struct twl_store *store)
@@ -710,7 +668,7 @@ struct twl_server *twl_server_new(const struct twl_config *cfg,
 	srv->cfg = *cfg;
 	srv->store = store;
 	pthread_mutex_init(&srv->ip_lock, NULL);
-	if (parse_listen(cfg->listen, &ss)) {
+	if (twl_parse_addr_port(cfg->listen, &ss, NULL)) {
 		twl_log(LOG_ERR,
 			"cannot parse --listen '%s': use 127.0.0.1:8443 or [::1]:8443",
 			cfg->listen);

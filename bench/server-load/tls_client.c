@@ -18,65 +18,43 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include <twilight/util.h>
+
 #include "tls_client.h"
 
 /* Contract: see tls_client.h. */
 int tlc_ctx_init(struct tlc_ctx *ctx, const char *url, const char *cafile,
 		 int epfd)
 {
-	const char *h = url, *colon;
-	char *end = NULL;
-	unsigned long port;
-	size_t hlen;
+	in_port_t port;
+	size_t n;
+	void *ip;
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->epfd = epfd;
-	if (strncmp(h, "https://", 8))
+	if (strncmp(url, "https://", 8))
 		return -EINVAL;
-	h += 8;
-	if (*h == '[') {
-		const char *rb = strchr(h, ']');
-
-		if (!rb || rb[1] != ':')
-			return -EINVAL;
-		hlen = (size_t)(rb - h - 1);
-		h++;
-		colon = rb + 1;
+	/* HOST:PORT, as the server's --listen takes it, then the Host: */
+	n = strlen(url + 8);
+	if (n && url[8 + n - 1] == '/')
+		n--;
+	if (!n || n >= sizeof(ctx->authority))
+		return -EINVAL;
+	memcpy(ctx->authority, url + 8, n);
+	ctx->authority[n] = 0;
+	if (twl_parse_addr_port(ctx->authority, &ctx->addr, &ctx->addrlen))
+		return -EINVAL;
+	if (ctx->addr.ss_family == AF_INET6) {
+		ip = &((struct sockaddr_in6 *)&ctx->addr)->sin6_addr;
+		port = ((struct sockaddr_in6 *)&ctx->addr)->sin6_port;
 	} else {
-		colon = strchr(h, ':');
-		if (!colon)
-			return -EINVAL;
-		hlen = (size_t)(colon - h);
+		ip = &((struct sockaddr_in *)&ctx->addr)->sin_addr;
+		port = ((struct sockaddr_in *)&ctx->addr)->sin_port;
 	}
-	if (!hlen || hlen >= sizeof(ctx->host))
+	/* the address as text, for the certificate check */
+	if (!port ||
+	    !inet_ntop(ctx->addr.ss_family, ip, ctx->host, sizeof(ctx->host)))
 		return -EINVAL;
-	memcpy(ctx->host, h, hlen);
-	ctx->host[hlen] = 0;
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || !port || port > 65535 || (*end && strcmp(end, "/")))
-		return -EINVAL;
-	snprintf(ctx->authority, sizeof(ctx->authority),
-		 strchr(ctx->host, ':') ? "[%s]:%lu" : "%s:%lu", ctx->host,
-		 port);
-
-	if (strchr(ctx->host, ':')) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ctx->addr;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, ctx->host, &a->sin6_addr) != 1)
-			return -EINVAL;
-		ctx->addrlen = sizeof(*a);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ctx->addr;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET, ctx->host, &a->sin_addr) != 1)
-			return -EINVAL;
-		ctx->addrlen = sizeof(*a);
-	}
 
 	ctx->ssl = SSL_CTX_new(TLS_client_method());
 	if (!ctx->ssl)

@@ -14,7 +14,8 @@
  * against the given CA and the URL's host, as libcurl did.
  *
  * Limits, all answered with an error rather than guessed around: the URL
- * is https://HOST:PORT with a numeric host; answers are at most
+ * is https://HOST:PORT with a numeric host, as twl_parse_addr_port()
+ * takes it (the server's --listen); answers are at most
  * TLC_IN_CAP - 1 bytes with headers and must carry Content-Length (no
  * chunked encoding: libmicrohttpd sends a length for every answer the
  * server makes).
@@ -35,7 +36,7 @@ struct tlc_ctx {
 	int epfd; /* sockets are added here, EPOLLIN|EPOLLOUT|EPOLLET */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	char host[64]; /* numeric host as in the URL, for verification */
+	char host[64]; /* the URL's address as text, for verification */
 	char authority[80]; /* Host: header value */
 };
 

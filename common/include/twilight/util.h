@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <syslog.h>
 
@@ -121,5 +122,14 @@ int twl_write_all(int fd, const void *p, size_t n);
  * errno. *@out is NULL on error.
  */
 int twl_read_file(const char *path, size_t max, char **out, size_t *len);
+
+/*
+ * twl_parse_addr_port - parse "IPV4:PORT", "[IPV6]:PORT" or "IPV6:PORT"
+ * (numeric addresses only, no names; port 0-65535) into @ss, zeroed
+ * first; *@len gets the address's size unless @len is NULL. Returns 0 or
+ * -EINVAL.
+ */
+int twl_parse_addr_port(const char *s, struct sockaddr_storage *ss,
+			socklen_t *len);
 
 #endif /* TWILIGHT_UTIL_H */

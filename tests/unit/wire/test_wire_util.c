@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cmocka.h>
 
 #include <twilight/util.h>
@@ -267,6 +270,35 @@ static void test_log(void **state)
 	unlink(tmpl);
 }
 
+/* Numeric HOST:PORT, the server's --listen and the load generator's URL. */
+static void test_parse_addr_port(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+	const char *bad[] = { "127.0.0.1",	 "127.0.0.1:",	 "127.0.0.1:x",
+			      "127.0.0.1:65536", "localhost:80", "[::1:80",
+			      "[::1]80",	 ":80",		 "" };
+	socklen_t len = 0;
+
+	assert_int_equal(twl_parse_addr_port("127.0.0.1:8443", &ss, &len), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(len, sizeof(*v4));
+	assert_int_equal(ntohs(v4->sin_port), 8443);
+	assert_int_equal(ntohl(v4->sin_addr.s_addr), 0x7f000001);
+	assert_int_equal(twl_parse_addr_port("[::1]:0", &ss, &len), 0);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(len, sizeof(*v6));
+	assert_int_equal(ntohs(v6->sin6_port), 0);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr));
+	/* unbracketed IPv6: the last colon starts the port */
+	assert_int_equal(twl_parse_addr_port("::1:65535", &ss, NULL), 0);
+	assert_int_equal(ntohs(v6->sin6_port), 65535);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(twl_parse_addr_port(bad[i], &ss, &len),
+				 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_hex_random),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_parse_addr_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
