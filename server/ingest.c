@@ -90,8 +90,8 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 	return h * FNV_PRIME; /* the 0 byte that ends the field */
 }
 
-/* twl_usage_key_hash() with host_id's part done once per report. */
-static int64_t key_hash(uint64_t host, const struct twl_wire_usage *u)
+/* twl_usage_key_check() with host_id's part done once per report. */
+static uint64_t key_check(uint64_t host, const struct twl_wire_usage *u)
 {
 	uint64_t h = host, uid = (uint64_t)u->uid;
 
@@ -104,17 +104,31 @@ static int64_t key_hash(uint64_t host, const struct twl_wire_usage *u)
 	h = fnv_str(h, u->writer_cgroup);
 	for (int i = 0; i < 8; i++, uid >>= 8)
 		h = (h ^ (uid & 0xff)) * FNV_PRIME;
+	return h;
+}
+
+/* twl_usage_key_hash() from host_id's hash and the key's check. */
+static int64_t key_hash(uint64_t host, uint64_t check)
+{
 	/*
 	 * The high 40 bits are host_id's alone, so that a host's rows sit
 	 * together in the table's B-tree and a report dirties few pages.
 	 */
-	return (int64_t)((host & ~0xffffffULL) | (h & 0xffffffULL));
+	return (int64_t)((host & ~0xffffffULL) | (check & 0xffffffULL));
+}
+
+/* Contract: see ingest.h. */
+int64_t twl_usage_key_check(const char *host_id, const struct twl_wire_usage *u)
+{
+	return (int64_t)key_check(fnv_str(FNV_OFFSET, host_id), u);
 }
 
 /* Contract: see ingest.h. */
 int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u)
 {
-	return key_hash(fnv_str(FNV_OFFSET, host_id), u);
+	uint64_t host = fnv_str(FNV_OFFSET, host_id);
+
+	return key_hash(host, key_check(host, u));
 }
 
 static void prepare_usage(struct twl_ingest *in, const char *host_id)
@@ -123,8 +137,12 @@ static void prepare_usage(struct twl_ingest *in, const char *host_id)
 
 	in->usage = in->report.usage;
 	in->n_usage = in->report.n_usage;
-	for (size_t i = 0; i < in->n_usage; i++)
-		in->usage_id[i] = key_hash(host, &in->usage[i]);
+	for (size_t i = 0; i < in->n_usage; i++) {
+		uint64_t check = key_check(host, &in->usage[i]);
+
+		in->usage_check[i] = (int64_t)check;
+		in->usage_id[i] = key_hash(host, check);
+	}
 }
 
 static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
@@ -160,10 +178,11 @@ int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
 	struct twl_ingest *in;
 
 	*out = NULL;
-	/* One allocation: the struct, then its four arrays. */
+	/* One allocation: the struct, then its five arrays. */
 	in = calloc(1, sizeof(*in) + nw * sizeof(*in->warnings) +
 			       nu * sizeof(*in->unknown) +
 			       ng * sizeof(*in->usage_id) +
+			       ng * sizeof(*in->usage_check) +
 			       nk * sizeof(*in->knobs));
 	if (!in) {
 		twl_wire_release(r);
@@ -172,7 +191,8 @@ int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
 	in->warnings = (struct twl_ingest_warning *)(in + 1);
 	in->unknown = (struct twl_ingest_unknown *)(in->warnings + nw);
 	in->usage_id = (int64_t *)(in->unknown + nu);
-	in->knobs = (struct twl_ingest_knob *)(in->usage_id + ng);
+	in->usage_check = in->usage_id + ng;
+	in->knobs = (struct twl_ingest_knob *)(in->usage_check + ng);
 	in->report = *r;
 	memset(r, 0, sizeof(*r));
 	in->batch_id = jstr(report, "batch_id");

@@ -60,6 +60,7 @@ struct twl_ingest {
 	struct twl_ingest_unknown *unknown;
 	const struct twl_wire_usage *usage; /* the report's own entries */
 	int64_t *usage_id; /* per entry: twl_usage_key_hash() for host_id */
+	int64_t *usage_check; /* per entry: twl_usage_key_check() */
 	struct twl_ingest_knob *knobs;
 };
 
@@ -88,10 +89,20 @@ int twl_ingest_prepare(json_t *report, const char *host_id,
  * by a 0 byte (no field holds one), then uid's 8 bytes, least significant
  * first. The id's high 40 bits are the hash of host_id alone (so a host's
  * rows sit together in the table), its low 24 bits those of the whole
- * key. Pure. Only speed depends on it: a row stored under another id is
- * still found through the unique key.
+ * key (of twl_usage_key_check()). Pure. Only speed depends on it: a row
+ * stored under another id is still found through the unique key.
  */
 int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u);
+
+/*
+ * twl_usage_key_check - the whole 64-bit FNV-1a state of the hash above,
+ * stored with the row (usage.key_check, schema/migrations/
+ * 009_usage_key_check.sql). The writer's common update matches a row by
+ * its id, host_id and this value instead of comparing the eight other
+ * key fields. Pure.
+ */
+int64_t twl_usage_key_check(const char *host_id,
+			    const struct twl_wire_usage *u);
 
 /* Rows the report carries (warnings + unknown + usage + census knobs). */
 uint64_t twl_ingest_rows(const struct twl_ingest *in);

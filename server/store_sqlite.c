@@ -139,16 +139,15 @@ static const char *const wsql[W_N] = {
 	 * its counter grew. twl_old_count() passes the count through and
 	 * keeps it for usage_bump() (RETURNING sees only new values, and
 	 * its ephemeral table cost more than the second statement).
-	 * W_USAGE_UPD's rules, for ?3 > count.
+	 * W_USAGE_UPD's rules, for ?3 > count. The row is the key's when
+	 * its key_check and host_id are the key's (migration 009).
 	 */
 	[W_USAGE_BUMP] =
 		"UPDATE usage SET container = ?1, last_pid = ?2,"
 		" count = max(twl_old_count(count), ?3), failed = max(failed, ?4),"
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
-		" WHERE id = ?8 AND count < ?3 AND host_id = ?9 AND boot_id = ?10"
-		" AND feature_id = ?11 AND file = ?12 AND op = ?13 AND cgroup = ?14"
-		" AND comm = ?15 AND uid = ?16 AND writer_cgroup = ?17",
+		" WHERE id = ?8 AND key_check = ?9 AND count < ?3 AND host_id = ?10",
 	/* The row at a key's hash (schema/migrations/004_usage_id.sql). */
 	[W_USAGE_AT] =
 		"SELECT host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
@@ -158,22 +157,26 @@ static const char *const wsql[W_N] = {
 		"SELECT id, count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
 		" feature_id = ?3 AND file = ?4 AND op = ?5 AND cgroup = ?6 AND"
 		" comm = ?7 AND uid = ?8 AND writer_cgroup = ?9",
-	/* ?17: the key's hash, or NULL for an id SQLite picks */
+	/* ?17: the key's hash, or NULL for an id SQLite picks; ?18 its check */
 	[W_USAGE_INS] =
 		"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm,"
 		" uid, writer_cgroup, container, last_pid, count, failed,"
-		" condition_met, first_seen, last_seen, id)"
+		" condition_met, first_seen, last_seen, id, key_check)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" ?15, ?16, ?17)",
-	/* The rules of twl_sql_usage_upsert's DO UPDATE (SET sees old values). */
+		" ?15, ?16, ?17, ?18)",
+	/*
+	 * The rules of twl_sql_usage_upsert's DO UPDATE (SET sees old
+	 * values), for a row found by its whole key; ?9 sets its check, which
+	 * a row stored before migration 009 lacks.
+	 */
 	[W_USAGE_UPD] =
 		"UPDATE usage SET"
 		" container = CASE WHEN ?3 >= count THEN ?1 ELSE container END,"
 		" last_pid = CASE WHEN ?3 >= count THEN ?2 ELSE last_pid END,"
 		" count = max(count, ?3), failed = max(failed, ?4),"
 		" condition_met = max(condition_met, ?5),"
-		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
-		" WHERE id = ?8",
+		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7),"
+		" key_check = ?9 WHERE id = ?8",
 	/* Whether BPF counted a feature on a boot (the unique key's prefix). */
 	[W_USAGE_ANY] =
 		"SELECT 1 FROM usage WHERE host_id = ?1 AND boot_id = ?2"
@@ -1026,7 +1029,7 @@ static int usage_find(struct twl_store *s, const char *host_id,
 /* Insert u's row under id hash, or one SQLite picks if !slot_free. */
 static int usage_insert(struct twl_store *s, const char *host_id,
 			const struct twl_wire_usage *u, int64_t hash,
-			bool slot_free)
+			int64_t check, bool slot_free)
 {
 	sqlite3_stmt *st = s->ws[W_USAGE_INS];
 
@@ -1042,6 +1045,7 @@ static int usage_insert(struct twl_store *s, const char *host_id,
 		sqlite3_bind_int64(st, 17, hash);
 	else
 		sqlite3_bind_null(st, 17);
+	sqlite3_bind_int64(st, 18, check);
 	return step_done(st);
 }
 
@@ -1058,20 +1062,21 @@ static void bind_usage_values(sqlite3_stmt *st, const struct twl_wire_usage *u)
 }
 
 /*
- * W_USAGE_BUMP: 1 with *old set when the row at id hash is u's row and
- * its counter grew (now updated), 0 when no row matched (nothing
- * written), or a negative errno.
+ * W_USAGE_BUMP: 1 with *old set when the row at id hash is u's row (its
+ * check and host) and its counter grew (now updated), 0 when no row
+ * matched (nothing written), or a negative errno.
  */
 static int usage_bump(struct twl_store *s, const char *host_id,
 		      const struct twl_wire_usage *u, int64_t hash,
-		      int64_t *old)
+		      int64_t check, int64_t *old)
 {
 	sqlite3_stmt *st = s->ws[W_USAGE_BUMP];
 	int ret;
 
 	bind_usage_values(st, u);
 	sqlite3_bind_int64(st, 8, hash);
-	bind_usage_key(st, 9, host_id, u);
+	sqlite3_bind_int64(st, 9, check);
+	bind_static(st, 10, host_id);
 	ret = step_done(st);
 	if (ret)
 		return ret;
@@ -1083,12 +1088,13 @@ static int usage_bump(struct twl_store *s, const char *host_id,
 }
 
 static int usage_update(struct twl_store *s, const struct twl_wire_usage *u,
-			int64_t id)
+			int64_t id, int64_t check)
 {
 	sqlite3_stmt *st = s->ws[W_USAGE_UPD];
 
 	bind_usage_values(st, u);
 	sqlite3_bind_int64(st, 8, id);
+	sqlite3_bind_int64(st, 9, check);
 	return step_done(st);
 }
 
@@ -1119,7 +1125,7 @@ static int usage_first(struct twl_store *s, const char *host_id,
  */
 static int usage_store(struct twl_store *s, const char *host_id,
 		       const struct twl_wire_usage *u, int64_t hash,
-		       int64_t *old)
+		       int64_t check, int64_t *old)
 {
 	bool slot_free = false;
 	int64_t id = 0;
@@ -1131,11 +1137,12 @@ static int usage_store(struct twl_store *s, const char *host_id,
 	if (ret == 1) {
 		if (u->count <= *old)
 			return 0; /* cumulative counter: nothing new */
-		ret = usage_update(s, u, id);
+		ret = usage_update(s, u, id, check);
 	} else {
 		ret = usage_first(s, host_id, u, old);
 		if (!ret)
-			ret = usage_insert(s, host_id, u, hash, slot_free);
+			ret = usage_insert(s, host_id, u, hash, check,
+					   slot_free);
 	}
 	return ret ? ret : 1;
 }
@@ -1149,9 +1156,11 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 		const struct twl_wire_usage *u = &in->usage[i];
 		int64_t old = 0;
 
-		ret = usage_bump(s, host_id, u, in->usage_id[i], &old);
+		ret = usage_bump(s, host_id, u, in->usage_id[i],
+				 in->usage_check[i], &old);
 		if (ret == 0)
-			ret = usage_store(s, host_id, u, in->usage_id[i], &old);
+			ret = usage_store(s, host_id, u, in->usage_id[i],
+					  in->usage_check[i], &old);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)

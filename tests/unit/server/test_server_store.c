@@ -410,6 +410,144 @@ static void test_usage_ids(void **state)
 	unlink(dbpath);
 }
 
+/* q() of a statement formatted like printf */
+static int64_t qf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int64_t qf(const char *fmt, ...)
+{
+	char sql[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	return q(sql);
+}
+
+/*
+ * The writer's common update matches a row by id, key_check and host_id
+ * (migration 009): a row at the key's id whose check is another key's is
+ * not updated by it, nor is another host's row with the key's id and
+ * check; a row stored before 009 (no check) is found by its whole key and
+ * gets its check.
+ */
+static void test_usage_key_check(void **state)
+{
+	const char *host = "0123";
+	struct twl_store *s = NULL;
+	struct twl_ingest *in;
+	int64_t id[3], check[3];
+	json_t *r;
+
+	r = report(host, "kc01");
+	assert_int_equal(twl_ingest_prepare(r, host, &in), 0);
+	for (int i = 0; i < 3; i++) {
+		id[i] = in->usage_id[i];
+		check[i] = in->usage_check[i];
+		assert_true(check[i] ==
+			    twl_usage_key_check(host, &in->usage[i]));
+		/* the id: host_id's 40 bits, then the check's low 24 */
+		assert_true((id[i] & 0xffffff) == (check[i] & 0xffffff));
+		assert_true((id[i] & ~INT64_C(0xffffff)) ==
+			    (id[0] & ~INT64_C(0xffffff)));
+	}
+	/* pinned like the id (FNV-1a computed apart in Python) */
+	assert_true(check[0] == INT64_C(3608518302753540205));
+	assert_true(check[1] == INT64_C(-5345176192915146397));
+	twl_ingest_free(in);
+
+	/*
+	 * Another host's row at entry 1's id, with entry 1's check: only
+	 * host_id tells them apart, and it is compared exactly.
+	 */
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	exec_sql(
+		"INSERT INTO usage(id, key_check, host_id, boot_id,"
+		" feature_id, file, op, cgroup, comm, uid, writer_cgroup,"
+		" count, first_seen, last_seen)"
+		" SELECT -3940864479735383709, -5345176192915146397, '0999',"
+		" '2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f', 'memcg_v1.oom_control',"
+		" 'memory.oom_control', 'register_event',"
+		" '/kubepods/burstable/pod1234', 'kubelet', 0,"
+		" '/kubepods.slice/kubelet.service', 1, 1, 1");
+	assert_int_equal(qf("SELECT count(*) FROM usage WHERE id = %lld"
+			    " AND key_check = -5345176192915146397",
+			    (long long)id[1]),
+			 1);
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count FROM usage WHERE host_id = '0999'"),
+			 1);
+	assert_int_equal(q("SELECT count FROM usage WHERE host_id = '0123'"
+			   " AND comm = 'kubelet'"),
+			 4);
+	/* the rows at their ids carry their checks */
+	assert_int_equal(qf("SELECT key_check FROM usage WHERE id = %lld",
+			    (long long)id[0]) == check[0],
+			 1);
+
+	/* entry 0's row with another key's check: the whole key decides */
+	exec_sql("UPDATE usage SET key_check = 7 WHERE comm = 'systemd'");
+	r = report_x10(host, "kc02");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 120);
+	assert_int_equal(q("SELECT count(*) FROM usage WHERE comm = 'systemd'"),
+			 1);
+	/* found by the whole key (W_USAGE_UPD), which sets the check again;
+	 * W_USAGE_BUMP would have left 7 */
+	assert_int_equal(qf("SELECT key_check = %lld FROM usage"
+			    " WHERE comm = 'systemd'",
+			    (long long)check[0]),
+			 1);
+	assert_int_equal(q("SELECT count FROM usage WHERE host_id = '0999'"),
+			 1);
+	twl_store_close(s);
+
+	/* a version-8 database: its usage rows have no check yet */
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 8)
+			exec_sql(m->sql);
+	exec_sql(
+		"PRAGMA user_version = 8;"
+		" INSERT INTO usage(id, host_id, boot_id, feature_id, file, op,"
+		" cgroup, comm, uid, writer_cgroup, container, last_pid, count,"
+		" failed, condition_met, first_seen, last_seen)"
+		" VALUES(-3940864479740376979, '0123',"
+		" '2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'write', '/system.slice/mysql.service',"
+		" 'systemd', 0, '/init.scope', 'systemd:init.scope', 1, 12, 0, 12,"
+		" 1764732041, 1764735500)");
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(
+		q("SELECT count(*) FROM usage WHERE key_check IS NULL"), 1);
+	r = report_x10(host, "kc03");
+	ingest_one(s, host, r);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 120);
+	assert_int_equal(qf("SELECT key_check = %lld FROM usage"
+			    " WHERE comm = 'systemd'",
+			    (long long)check[0]),
+			 1);
+	/* and from then on the one-statement update, which keeps the count
+	 * it replaced */
+	json_object_set_new(r, "batch_id", json_string("kc04"));
+	json_object_set_new(json_array_get(json_object_get(r, "usage"), 0),
+			    "count", json_integer(121));
+	s->bumped_from = 0;
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(s->bumped_from, 120);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 121);
+	assert_int_equal(q("SELECT count(*) FROM usage"), 3);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
 static int64_t feature_uses(const char *feature, bool day_sum)
 {
 	char sql[256];
@@ -1018,6 +1156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_usage_ids),
+		cmocka_unit_test(test_usage_key_check),
 		cmocka_unit_test(test_host_row),
 		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_feature_host_hour),

@@ -1,0 +1,20 @@
+-- twilight server schema, migration 9: usage rows carry their key's check.
+--
+-- Why: the writer's common update (W_USAGE_BUMP, server/store_sqlite.c)
+-- addressed the row at its key's hash id (004) and then compared all nine
+-- key columns to be sure the row was the key's. Those comparisons were a
+-- fifth of the writer's work per report (bench/README.md).
+--
+-- key_check is the whole 64-bit FNV-1a state of the key
+-- (twl_usage_key_check(), server/ingest.h), of which the id keeps only 24
+-- bits. The common update now matches id, key_check and host_id (compared
+-- exactly, so no host can reach another host's rows); the other eight key
+-- fields are taken on the 64-bit check. Two keys of one host are confused
+-- only when their 64-bit states are equal, about one chance in 1.8e19 per
+-- pair of a host's keys. Every other path (a new key, a row stored under
+-- another id, a counter that did not grow) still compares the whole key.
+--
+-- Rows stored before this migration have no check (NULL matches nothing):
+-- the writer finds them by the whole key as before and sets their check
+-- the first time it updates them.
+ALTER TABLE usage ADD COLUMN key_check INT;
