@@ -310,15 +310,19 @@ fail:
 }
 
 /*
+ * Process-wide SQLite settings. They only take before SQLite initialises,
+ * so this runs before main() and before any other constructor that uses
+ * SQLite (register_auto_extension() in store_sqlite_read.c, at the
+ * default priority, initialises it; when this ran from
+ * twl_store_open() it came too late and was refused). In a process that
+ * initialised SQLite even earlier they are refused, and only speed
+ * suffers.
+ *
  * SQLite counts every allocation under one global mutex unless told not
  * to (SQLITE_CONFIG_MEMSTATUS). Nothing here reads those statistics, and
  * the mutex was 3% of the ingest writer's time (perf, bench/server-load).
- * The setting only takes before SQLite initialises; in a process that
- * used SQLite first it is refused and the statistics stay on (harmless).
  */
-static pthread_once_t sqlite_cfg_once = PTHREAD_ONCE_INIT;
-
-static void sqlite_cfg(void)
+__attribute__((constructor(101))) static void sqlite_cfg(void)
 {
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
@@ -356,7 +360,6 @@ int twl_store_open(const char *path, struct twl_store **out)
 	char err[256];
 	int ret;
 
-	pthread_once(&sqlite_cfg_once, sqlite_cfg);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

@@ -410,6 +410,96 @@ static void test_usage_ids(void **state)
 	unlink(dbpath);
 }
 
+/*
+ * The store's process-wide SQLite settings took, though a constructor
+ * (store_sqlite_read.c) initialises SQLite before main(): with memory
+ * statistics off, SQLite reports no memory in use.
+ */
+static void test_sqlite_config(void **state)
+{
+	struct twl_store *s = NULL;
+	sqlite3_int64 cur = -1, hi = -1;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("SELECT count(*) FROM hosts"), 0);
+	assert_int_equal(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi,
+					  0),
+			 SQLITE_OK);
+	assert_true(cur == 0);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+/* The example report with n usage entries of long, distinct cgroups. */
+static json_t *report_wide(const char *host, const char *batch, size_t n,
+			   int64_t count)
+{
+	json_t *r = report(host, batch);
+	json_t *one = json_array_get(json_object_get(r, "usage"), 0);
+	json_t *arr = json_array();
+	char cg[600];
+
+	memset(cg, 'x', sizeof(cg) - 1);
+	cg[sizeof(cg) - 1] = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *u = json_deep_copy(one);
+
+		snprintf(cg, 32, "/c/%06u/", (unsigned)(i % 1000000));
+		cg[strlen(cg)] = 'x';
+		json_object_set_new(u, "cgroup", json_string(cg));
+		json_object_set_new(u, "count", json_integer(count));
+		json_array_append_new(arr, u);
+	}
+	json_object_set_new(r, "usage", arr);
+	return r;
+}
+
+/*
+ * A batch that changed thousands of rows over hundreds of pages before it
+ * failed rolls back alone, in a group commit with another.
+ */
+static void test_ingest_savepoint_large(void **state)
+{
+	const char *host = "0123";
+	struct twl_store *s = NULL;
+	json_t *wide, *small;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	wide = report_wide(host, "sp01", 3000, 5);
+	ingest_one(s, host, wide);
+	json_decref(wide);
+	assert_int_equal(q("SELECT count(*) FROM usage"), 3000);
+	/* rows of ~700 bytes: the second batch changes all but the last,
+	 * on more than 400 pages */
+	assert_true(q("SELECT count(*) FROM dbstat WHERE name = 'usage'") >
+		    400);
+	exec_sql("CREATE TRIGGER boom BEFORE UPDATE ON usage"
+		 " WHEN NEW.cgroup LIKE '/c/002999/%'"
+		 " BEGIN SELECT RAISE(ABORT, 'boom'); END");
+
+	small = report(host, "sp02");
+	wide = report_wide(host, "sp03", 3000, 9);
+	assert_int_equal(twl_store_write_begin(s), 0);
+	assert_int_equal(twl_store_ingest(s, host, small, 1000), 0);
+	/* the trigger's abort at the last row */
+	assert_int_equal(twl_store_ingest(s, host, wide, 1000), -EEXIST);
+	assert_int_equal(twl_store_write_end(s, true), 0);
+	json_decref(small);
+	json_decref(wide);
+	assert_int_equal(
+		q("SELECT count(*) FROM batches WHERE batch_id = 'sp02'"), 1);
+	assert_int_equal(
+		q("SELECT count(*) FROM batches WHERE batch_id = 'sp03'"), 0);
+	assert_int_equal(q("SELECT count(*) FROM usage WHERE count = 5"), 3000);
+	assert_int_equal(q("SELECT count(*) FROM pragma_integrity_check"
+			   " WHERE integrity_check = 'ok'"),
+			 1);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
 /* q() of a statement formatted like printf */
 static int64_t qf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int64_t qf(const char *fmt, ...)
@@ -1157,6 +1247,8 @@ int main(void)
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_usage_ids),
 		cmocka_unit_test(test_usage_key_check),
+		cmocka_unit_test(test_ingest_savepoint_large),
+		cmocka_unit_test(test_sqlite_config),
 		cmocka_unit_test(test_host_row),
 		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_feature_host_hour),
