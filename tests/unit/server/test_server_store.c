@@ -911,7 +911,7 @@ static void test_feature_day_sums(void **state)
 }
 
 /* feature_host and hosts rows of a version-5 database get their hour
- * (006, 008). */
+ * (006, 008) and feature_host its host-first key (010). */
 static void test_feature_host_migration(void **state)
 {
 	struct twl_store *s = NULL;
@@ -942,6 +942,12 @@ static void test_feature_host_migration(void **state)
 	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
 	assert_int_equal(q("SELECT count(*) FROM feature_host"), 3);
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host"), 13);
+	/* keyed by host first (migration 010): a host's rows are neighbours */
+	assert_int_equal(
+		q("SELECT group_concat(name, ',') = 'host_id,feature_id' FROM"
+		  " (SELECT name FROM pragma_index_info("
+		  "'sqlite_autoindex_feature_host_1') ORDER BY seqno)"),
+		1);
 	assert_int_equal(q("SELECT last_hour FROM feature_host WHERE host_id"
 			   " = 'bb'"),
 			 1764735000 / 3600);
