@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,23 @@ static long unicode_escape(struct twl_json_parser *ps, const char **pp)
 	return cp;
 }
 
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/*
+ * Whether any byte of w may be '"', '\\', a control character (< 0x20)
+ * or not ASCII (>= 0x80): never false when one is; sometimes true when
+ * none is (a borrow across bytes), which only costs the byte loop.
+ */
+static bool word_special(uint64_t w)
+{
+	uint64_t quote = w ^ (ONES * '"'), bslash = w ^ (ONES * '\\');
+
+	return (((quote - ONES) & ~quote) | ((bslash - ONES) & ~bslash) |
+		((w - ONES * 0x20) & ~w) | w) &
+	       HIGHS;
+}
+
 /*
  * The string whose opening quote was just consumed: out and len point into
  * the input (no escapes) or into the scratch buffer (valid until the next
@@ -148,6 +166,15 @@ static int parse_string(struct twl_json_parser *ps, const char **out,
 	size_t n;
 	char *o;
 
+	/* plain ASCII a word at a time (a report is mostly strings) */
+	while (ps->end - p >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, sizeof(w));
+		if (word_special(w))
+			break;
+		p += 8;
+	}
 	while (p < ps->end && *p != '"' && *p != '\\' &&
 	       (unsigned char)*p >= 0x20) {
 		if ((unsigned char)*p >= 0x80)

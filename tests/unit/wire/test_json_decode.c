@@ -148,6 +148,48 @@ static void test_table(void **state)
 		check(cases[i].text, cases[i].len, cases[i].ok);
 }
 
+/*
+ * Strings are scanned eight bytes at a time while no byte may end or
+ * escape them: every special byte (and its neighbours in value) at every
+ * position of strings of 0-23 bytes starting at every offset of a word,
+ * against jansson.
+ */
+static void test_string_words(void **state)
+{
+	static const char *const bytes[] = {
+		"\"",	"\\n",	    "\\u0041", "\x1f",	   "\x01",
+		" ",	"!",	    "#",       "[",	   "]",
+		"\x7f", "\xc3\xa9", "\xff",    "\xe2\x82", "\x80",
+	};
+	char text[64];
+
+	(void)state;
+	for (int lead = 0; lead < 8; lead++)
+		for (int len = 0; len < 24; len++)
+			for (int at = 0; at <= len; at++)
+				for (size_t b = 0;
+				     b < sizeof(bytes) / sizeof(bytes[0]);
+				     b++) {
+					json_error_t jerr;
+					json_t *want;
+					int n;
+
+					n = snprintf(
+						text, sizeof(text),
+						"[%*s\"%.*s%s%.*s\"]", lead, "",
+						at, "aaaaaaaaaaaaaaaaaaaaaaaa",
+						bytes[b], len - at,
+						"bbbbbbbbbbbbbbbbbbbbbbbb");
+					assert_true(n > 0 &&
+						    n < (int)sizeof(text));
+					want = json_loadb(
+						text, (size_t)n,
+						JSON_REJECT_DUPLICATES, &jerr);
+					check(text, (size_t)n, want != NULL);
+					json_decref(want);
+				}
+}
+
 /* Nesting: jansson counts every value; 2048 levels pass, 2049 do not. */
 static void test_depth(void **state)
 {
@@ -283,6 +325,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_string_words),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_nested_cap),
 		cmocka_unit_test(test_long_tokens),
