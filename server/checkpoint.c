@@ -19,24 +19,46 @@ struct twl_ckpt {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool wanted, stop;
+	int asked_at; /* twl_ckpt_step()'s; the writer's thread only */
 };
+
+/* Contract: see checkpoint.h. */
+enum twl_ckpt_action twl_ckpt_step(int pages, int *asked_at)
+{
+	if (pages < *asked_at)
+		*asked_at = 0; /* the WAL started again from its beginning */
+	if (pages >= CKPT_HARD_PAGES)
+		return TWL_CKPT_SELF;
+	if (pages - *asked_at >= CKPT_SOFT_PAGES) {
+		*asked_at = pages;
+		return TWL_CKPT_ASK;
+	}
+	return TWL_CKPT_NONE;
+}
 
 /* Runs on the writer's thread after each commit (sqlite3_wal_hook). */
 static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct twl_ckpt *c = arg;
 
-	if (pages >= CKPT_HARD_PAGES) {
-		/* The checkpointer lags: bound the WAL as SQLite would. */
+	switch (twl_ckpt_step(pages, &c->asked_at)) {
+	case TWL_CKPT_SELF:
+		/*
+		 * Returns at once (SQLITE_BUSY) while the thread checkpoints;
+		 * otherwise copies what it has not, so that the writer's next
+		 * transaction finds every frame copied and restarts the WAL.
+		 */
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
 					  NULL, NULL);
-		return SQLITE_OK;
-	}
-	if (pages >= CKPT_SOFT_PAGES) {
+		break;
+	case TWL_CKPT_ASK:
 		pthread_mutex_lock(&c->lock);
 		c->wanted = true;
 		pthread_cond_signal(&c->cond);
 		pthread_mutex_unlock(&c->lock);
+		break;
+	case TWL_CKPT_NONE:
+		break;
 	}
 	return SQLITE_OK;
 }

@@ -23,6 +23,7 @@
 #include <twilight/catalog.h>
 
 #include "auth.h"
+#include "checkpoint.h"
 #include "config.h"
 #include "harness.h"
 #include "ingest.h"
@@ -1247,6 +1248,42 @@ static void test_checkpoint_thread(void **state)
 	twl_store_close(s);
 }
 
+/*
+ * The checkpoint policy (checkpoint.h): the thread is asked once per 4000
+ * new WAL frames, not after every commit past 4000; past 16384 the writer
+ * tries itself after every commit; a restarted WAL counts from 0 again.
+ */
+static void test_checkpoint_policy(void **state)
+{
+	static const struct {
+		int pages;
+		enum twl_ckpt_action want;
+		int asked_at;
+	} steps[] = {
+		{ 120, TWL_CKPT_NONE, 0 },
+		{ 3999, TWL_CKPT_NONE, 0 },
+		{ 4000, TWL_CKPT_ASK, 4000 },
+		{ 4100, TWL_CKPT_NONE, 4000 },
+		{ 7999, TWL_CKPT_NONE, 4000 },
+		{ 8000, TWL_CKPT_ASK, 8000 },
+		{ 12500, TWL_CKPT_ASK, 12500 },
+		{ 16383, TWL_CKPT_NONE, 12500 },
+		{ 16384, TWL_CKPT_SELF, 12500 },
+		{ 16900, TWL_CKPT_SELF, 12500 },
+		{ 90, TWL_CKPT_NONE, 0 },
+		{ 3999, TWL_CKPT_NONE, 0 },
+		{ 4000, TWL_CKPT_ASK, 4000 },
+	};
+	int asked_at = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		assert_int_equal(twl_ckpt_step(steps[i].pages, &asked_at),
+				 steps[i].want);
+		assert_int_equal(asked_at, steps[i].asked_at);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1267,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_checkpoint_thread),
+		cmocka_unit_test(test_checkpoint_policy),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
