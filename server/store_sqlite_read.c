@@ -106,8 +106,9 @@ static const char *const sql_text[Q_COUNT] = {
 	 * feature_host's index holds last_hour, not last_used (migration
 	 * 006): a time range is narrowed by hour through it and filtered
 	 * exactly in the row. INDEXED BY: without ANALYZE statistics the
-	 * planner takes the primary key (feature_id, host_id) for cheaper
-	 * and reads all of a feature's rows.
+	 * planner took the primary key, then (feature_id, host_id), for
+	 * cheaper and read all of a feature's rows; the hint keeps the plan
+	 * whatever the planner's guess (the key is host first since 010).
 	 */
 	[Q_FH_RANGE] =
 		"SELECT count(*), min(first_used), max(last_used) FROM feature_host"
