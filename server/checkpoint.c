@@ -10,9 +10,6 @@
 
 #include "checkpoint.h"
 
-#define CKPT_SOFT_PAGES 4000
-#define CKPT_HARD_PAGES 16384
-
 struct twl_ckpt {
 	sqlite3 *wdb, *db;
 	pthread_t thread;
@@ -20,20 +17,27 @@ struct twl_ckpt {
 	pthread_cond_t cond;
 	bool wanted, stop;
 	int asked_at; /* twl_ckpt_step()'s; the writer's thread only */
+	int limit; /* pages; atomic: set from any thread */
 };
 
 /* Contract: see checkpoint.h. */
-enum twl_ckpt_action twl_ckpt_step(int pages, int *asked_at)
+enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at)
 {
 	if (pages < *asked_at)
 		*asked_at = 0; /* the WAL started again from its beginning */
-	if (pages >= CKPT_HARD_PAGES)
+	if (pages >= limit)
 		return TWL_CKPT_SELF;
-	if (pages - *asked_at >= CKPT_SOFT_PAGES) {
+	if (pages - *asked_at >= TWL_CKPT_ASK_PAGES) {
 		*asked_at = pages;
 		return TWL_CKPT_ASK;
 	}
 	return TWL_CKPT_NONE;
+}
+
+/* Contract: see checkpoint.h. */
+bool twl_ckpt_sync_due(int pages, int limit)
+{
+	return pages >= limit - 2 * TWL_CKPT_ASK_PAGES;
 }
 
 /* Runs on the writer's thread after each commit (sqlite3_wal_hook). */
@@ -41,7 +45,9 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct twl_ckpt *c = arg;
 
-	switch (twl_ckpt_step(pages, &c->asked_at)) {
+	switch (twl_ckpt_step(pages,
+			      __atomic_load_n(&c->limit, __ATOMIC_RELAXED),
+			      &c->asked_at)) {
 	case TWL_CKPT_SELF:
 		/*
 		 * Returns at once (SQLITE_BUSY) while the thread checkpoints;
@@ -63,6 +69,20 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 	return SQLITE_OK;
 }
 
+/* Contract: see checkpoint.h. */
+int twl_ckpt_sync_db(sqlite3 *db)
+{
+	sqlite3_file *f = NULL;
+	int rc;
+
+	rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (!f || !f->pMethods)
+		return SQLITE_MISUSE; /* not open */
+	return f->pMethods->xSync(f, SQLITE_SYNC_NORMAL);
+}
+
 static void *ckpt_main(void *arg)
 {
 	struct twl_ckpt *c = arg;
@@ -70,7 +90,7 @@ static void *ckpt_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "twl-checkpoint");
 	for (;;) {
-		int rc;
+		int rc, pages = 0;
 
 		pthread_mutex_lock(&c->lock);
 		while (!c->wanted && !c->stop)
@@ -82,11 +102,17 @@ static void *ckpt_main(void *arg)
 		}
 		pthread_mutex_unlock(&c->lock);
 		rc = sqlite3_wal_checkpoint_v2(
-			c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+			c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &pages, NULL);
+		/* so that the writer's catch-up syncs little but its tail */
+		if (rc == SQLITE_OK &&
+		    twl_ckpt_sync_due(pages, __atomic_load_n(&c->limit,
+							     __ATOMIC_RELAXED)))
+			rc = twl_ckpt_sync_db(c->db);
 		if (rc != SQLITE_OK && rc != SQLITE_BUSY && !warned) {
 			twl_log(LOG_WARNING,
 				"WAL checkpoint failed (%s); the writer will checkpoint itself past %d pages",
-				sqlite3_errmsg(c->db), CKPT_HARD_PAGES);
+				sqlite3_errstr(rc),
+				__atomic_load_n(&c->limit, __ATOMIC_RELAXED));
 			warned = true;
 		}
 	}
@@ -105,6 +131,7 @@ int twl_ckpt_start(const char *path, sqlite3 *wdb, struct twl_ckpt **out)
 	if (!c)
 		return -ENOMEM;
 	c->wdb = wdb;
+	c->limit = TWL_CKPT_LIMIT_PAGES;
 	rc = sqlite3_open_v2(path, &c->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
@@ -142,6 +169,15 @@ int twl_ckpt_start(const char *path, sqlite3 *wdb, struct twl_ckpt **out)
 	sqlite3_wal_hook(wdb, on_commit, c); /* replaces autocheckpoint */
 	*out = c;
 	return 0;
+}
+
+/* Contract: see checkpoint.h. */
+int twl_ckpt_set_limit(struct twl_ckpt *c, int pages)
+{
+	if (pages < 2 * TWL_CKPT_ASK_PAGES)
+		pages = 2 * TWL_CKPT_ASK_PAGES;
+	__atomic_store_n(&c->limit, pages, __ATOMIC_RELAXED);
+	return pages;
 }
 
 /* Contract: see checkpoint.h. */

@@ -20,14 +20,28 @@
  * 4000 new pages, not after every commit from there on: that made it
  * checkpoint, with two fdatasync()s each, after every commit (180 times a
  * second at 5,000 reports/s offered, a quarter of a CPU; bench/README.md).
- * At 16384 pages (64 MiB with 4 KiB pages) the writer copies the rest
- * itself right after its commit (as SQLite would by default), which lets
- * its next transaction restart the WAL; it tries after each commit until
- * that works (a try returns at once while the thread checkpoints). So the
- * WAL stays near that size at most.
+ *
+ * At a limit (the server's `wal-max`, 256 MiB by default) the writer copies
+ * the rest itself right after its commit (as SQLite would by default),
+ * which lets its next transaction restart the WAL; it tries after each
+ * commit until that works (a try returns at once while the thread
+ * checkpoints). So the WAL stays near that size at most. That catch-up
+ * stalls every batch waiting for the writer: it syncs the WAL, copies the
+ * frames the thread has not, and syncs the database file. SQLite syncs
+ * the database only in a checkpoint that reaches the end of the WAL, which
+ * under load is only ever the writer's, and then everything copied since
+ * the WAL last started; so the thread syncs the database file itself after
+ * its checkpoints in the last 8000 pages before the limit, and the
+ * writer's sync covers little more than its own tail. (After every one of
+ * its checkpoints cost the thread ~40% more CPU for no better latency.)
+ * Measured at 5,000 reports/s (bench/README.md): the stall took 24-27 ms
+ * (median) with a 64 MiB limit, 14-17 ms with the thread's syncs, and a
+ * 256 MiB limit makes it four times rarer.
  */
 #ifndef TWL_SERVER_CHECKPOINT_H
 #define TWL_SERVER_CHECKPOINT_H
+
+#include <stdbool.h>
 
 #include <sqlite3.h>
 
@@ -40,12 +54,31 @@ enum twl_ckpt_action {
 	TWL_CKPT_SELF, /* checkpoint on the writer's thread */
 };
 
+/* The thread is asked once per this many new WAL pages. */
+#define TWL_CKPT_ASK_PAGES 4000
+/* The writer's limit until twl_ckpt_set_limit(): 256 MiB of 4 KiB pages. */
+#define TWL_CKPT_LIMIT_PAGES 65536
+
 /*
  * twl_ckpt_step - the policy above, pure: pages is the WAL's size in
- * frames after a commit, *asked_at the size when the thread was last
- * asked (start at 0; updated here, and reset when the WAL restarted).
+ * frames after a commit, limit the size at which the writer checkpoints
+ * itself, *asked_at the size when the thread was last asked (start at 0;
+ * updated here, and reset when the WAL restarted).
  */
-enum twl_ckpt_action twl_ckpt_step(int pages, int *asked_at);
+enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at);
+
+/*
+ * twl_ckpt_sync_due - the policy above, pure: whether the thread syncs the
+ * database file after a checkpoint of a WAL of pages frames.
+ */
+bool twl_ckpt_sync_due(int pages, int limit);
+
+/*
+ * twl_ckpt_sync_db - fdatasync() db's main database file through its VFS
+ * (what a checkpoint that reaches the end of the WAL does last). Returns
+ * an SQLite result code.
+ */
+int twl_ckpt_sync_db(sqlite3 *db);
 
 /*
  * twl_ckpt_start - take over automatic checkpoints of wdb (a connection to
@@ -53,6 +86,14 @@ enum twl_ckpt_action twl_ckpt_step(int pages, int *asked_at);
  * automatic checkpoints then).
  */
 int twl_ckpt_start(const char *path, sqlite3 *wdb, struct twl_ckpt **out);
+
+/*
+ * twl_ckpt_set_limit - the WAL size in pages at which the writer
+ * checkpoints itself (default TWL_CKPT_LIMIT_PAGES; at least twice
+ * TWL_CKPT_ASK_PAGES, raised to that). Safe while the writer commits.
+ * Returns the limit set.
+ */
+int twl_ckpt_set_limit(struct twl_ckpt *c, int pages);
 
 /*
  * Stop the thread and give wdb back its default automatic checkpoints.

@@ -47,6 +47,7 @@ struct twl_config {
 	unsigned data_days; /* keep raw rows; 0 = forever */
 	unsigned commit_max; /* batches per group commit */
 	unsigned queue_max; /* queued batches before 503 */
+	size_t wal_max; /* bytes of WAL before the writer checkpoints itself */
 	unsigned silent_after_s; /* fleet health: agent silent after */
 
 	/* linux-mm export privacy, used by export.c */

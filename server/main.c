@@ -295,6 +295,7 @@ int main(int argc, char **argv)
 			strerror(-ret));
 		goto out;
 	}
+	twl_store_set_wal_max(store, cfg.wal_max); /* -ENOTSUP: warned */
 	if (n_rest && !strcmp(rest[0], "token")) {
 		status = cmd_token(store, rest, n_rest);
 		goto out;

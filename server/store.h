@@ -31,6 +31,15 @@ struct twl_store;
  */
 int twl_store_open(const char *path, struct twl_store **out);
 
+/*
+ * twl_store_set_wal_max - let the WAL grow to about bytes under sustained
+ * ingest before the writer checkpoints it itself (checkpoint.h; default
+ * 256 MiB; at least 8000 pages, raised to that). Returns the limit in
+ * pages, or -ENOTSUP when the store has no checkpoint thread (SQLite's
+ * own automatic checkpoints apply then).
+ */
+int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes);
+
 /* Close the store. NULL-safe. */
 void twl_store_close(struct twl_store *s);
 

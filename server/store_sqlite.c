@@ -5,6 +5,7 @@
  * and kept; every value is bound, never formatted into SQL.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,6 +414,29 @@ int twl_store_open(const char *path, struct twl_store **out)
 fail:
 	twl_store_close(s);
 	return ret;
+}
+
+/* Contract: see store.h. */
+int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t psize = 0;
+	uint64_t pages;
+	int rc;
+
+	if (!s->ckpt)
+		return -ENOTSUP;
+	pthread_mutex_lock(&s->rlock);
+	rc = sqlite3_prepare_v2(s->rdb, "PRAGMA page_size", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		psize = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->rlock);
+	if (psize <= 0)
+		return rc == SQLITE_OK ? -EIO : twl_sqlite_errno(rc);
+	pages = bytes / (uint64_t)psize;
+	return twl_ckpt_set_limit(s->ckpt,
+				  pages > INT_MAX ? INT_MAX : (int)pages);
 }
 
 /* Contract: see store.h. */

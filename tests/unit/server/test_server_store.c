@@ -1113,6 +1113,7 @@ static void test_config(void **state)
 			 "--limit-loopback" };
 	char *bad1[] = { "--no-such-option", "1" };
 	char *bad2[] = { "--max-body", "lots" };
+	char *wal[] = { "--wal-max", "64M" };
 	int n_rest;
 
 	twl_config_defaults(&c);
@@ -1142,6 +1143,15 @@ static void test_config(void **state)
 	c.batch_days = 10;
 	assert_int_equal(twl_config_finish(&c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "35"));
+	twl_config_defaults(&c);
+	assert_int_equal(c.wal_max, 256u << 20);
+	assert_int_equal(twl_config_load(&c, 2, wal, rest, &n_rest, err,
+					 sizeof(err)),
+			 0);
+	assert_int_equal(c.wal_max, 64u << 20);
+	c.wal_max = 16u << 20;
+	assert_int_equal(twl_config_finish(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "wal-max"));
 }
 
 static void test_config_file(void **state)
@@ -1250,38 +1260,222 @@ static void test_checkpoint_thread(void **state)
 
 /*
  * The checkpoint policy (checkpoint.h): the thread is asked once per 4000
- * new WAL frames, not after every commit past 4000; past 16384 the writer
- * tries itself after every commit; a restarted WAL counts from 0 again.
+ * new WAL frames, not after every commit past 4000; past the limit the
+ * writer tries itself after every commit; a restarted WAL counts from 0
+ * again.
  */
 static void test_checkpoint_policy(void **state)
 {
 	static const struct {
-		int pages;
+		int pages, limit;
 		enum twl_ckpt_action want;
 		int asked_at;
 	} steps[] = {
-		{ 120, TWL_CKPT_NONE, 0 },
-		{ 3999, TWL_CKPT_NONE, 0 },
-		{ 4000, TWL_CKPT_ASK, 4000 },
-		{ 4100, TWL_CKPT_NONE, 4000 },
-		{ 7999, TWL_CKPT_NONE, 4000 },
-		{ 8000, TWL_CKPT_ASK, 8000 },
-		{ 12500, TWL_CKPT_ASK, 12500 },
-		{ 16383, TWL_CKPT_NONE, 12500 },
-		{ 16384, TWL_CKPT_SELF, 12500 },
-		{ 16900, TWL_CKPT_SELF, 12500 },
-		{ 90, TWL_CKPT_NONE, 0 },
-		{ 3999, TWL_CKPT_NONE, 0 },
-		{ 4000, TWL_CKPT_ASK, 4000 },
+		{ 120, 16384, TWL_CKPT_NONE, 0 },
+		{ 3999, 16384, TWL_CKPT_NONE, 0 },
+		{ 4000, 16384, TWL_CKPT_ASK, 4000 },
+		{ 4100, 16384, TWL_CKPT_NONE, 4000 },
+		{ 7999, 16384, TWL_CKPT_NONE, 4000 },
+		{ 8000, 16384, TWL_CKPT_ASK, 8000 },
+		{ 12500, 16384, TWL_CKPT_ASK, 12500 },
+		{ 16383, 16384, TWL_CKPT_NONE, 12500 },
+		{ 16384, 16384, TWL_CKPT_SELF, 12500 },
+		{ 16900, 16384, TWL_CKPT_SELF, 12500 },
+		{ 90, 16384, TWL_CKPT_NONE, 0 },
+		{ 3999, 16384, TWL_CKPT_NONE, 0 },
+		{ 4000, 16384, TWL_CKPT_ASK, 4000 },
+		/* the default limit: 16384 is just another ask */
+		{ 16384, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 16384 },
+		{ 65535, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 65535 },
+		{ 65536, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_SELF, 65535 },
 	};
 	int asked_at = 0;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		assert_int_equal(twl_ckpt_step(steps[i].pages, &asked_at),
+		assert_int_equal(twl_ckpt_step(steps[i].pages, steps[i].limit,
+					       &asked_at),
 				 steps[i].want);
 		assert_int_equal(asked_at, steps[i].asked_at);
 	}
+	/* the thread syncs the database in the last 8000 pages only */
+	assert_false(twl_ckpt_sync_due(4000, TWL_CKPT_LIMIT_PAGES));
+	assert_false(twl_ckpt_sync_due(57535, TWL_CKPT_LIMIT_PAGES));
+	assert_true(twl_ckpt_sync_due(57536, TWL_CKPT_LIMIT_PAGES));
+	assert_true(twl_ckpt_sync_due(70000, TWL_CKPT_LIMIT_PAGES));
+	assert_true(twl_ckpt_sync_due(8000, 16000));
+	assert_false(twl_ckpt_sync_due(7999, 16000));
+}
+
+/* A VFS over the default one that counts xSync calls on main databases. */
+struct count_file {
+	sqlite3_file base;
+	sqlite3_file *real;
+	int flags;
+};
+
+static sqlite3_vfs *count_real;
+static int count_main_syncs, count_other_syncs;
+
+#define REAL(f) (((struct count_file *)(f))->real)
+static int c_close(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xClose(REAL(f));
+}
+static int c_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o)
+{
+	return REAL(f)->pMethods->xRead(REAL(f), b, n, o);
+}
+static int c_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o)
+{
+	return REAL(f)->pMethods->xWrite(REAL(f), b, n, o);
+}
+static int c_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	return REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+static int c_sync(sqlite3_file *f, int flags)
+{
+	if (((struct count_file *)f)->flags & SQLITE_OPEN_MAIN_DB)
+		count_main_syncs++;
+	else
+		count_other_syncs++;
+	return REAL(f)->pMethods->xSync(REAL(f), flags);
+}
+static int c_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+static int c_lock(sqlite3_file *f, int l)
+{
+	return REAL(f)->pMethods->xLock(REAL(f), l);
+}
+static int c_unlock(sqlite3_file *f, int l)
+{
+	return REAL(f)->pMethods->xUnlock(REAL(f), l);
+}
+static int c_reserved(sqlite3_file *f, int *out)
+{
+	return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+static int c_fcntl(sqlite3_file *f, int op, void *arg)
+{
+	return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+static int c_sector(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xSectorSize(REAL(f));
+}
+static int c_devchar(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+static int c_shm_map(sqlite3_file *f, int pg, int sz, int extend,
+		     void volatile **p)
+{
+	return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, extend, p);
+}
+static int c_shm_lock(sqlite3_file *f, int off, int n, int flags)
+{
+	return REAL(f)->pMethods->xShmLock(REAL(f), off, n, flags);
+}
+static void c_shm_barrier(sqlite3_file *f)
+{
+	REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+static int c_shm_unmap(sqlite3_file *f, int del)
+{
+	return REAL(f)->pMethods->xShmUnmap(REAL(f), del);
+}
+#undef REAL
+
+static const sqlite3_io_methods count_methods = {
+	.iVersion = 2,
+	.xClose = c_close,
+	.xRead = c_read,
+	.xWrite = c_write,
+	.xTruncate = c_truncate,
+	.xSync = c_sync,
+	.xFileSize = c_size,
+	.xLock = c_lock,
+	.xUnlock = c_unlock,
+	.xCheckReservedLock = c_reserved,
+	.xFileControl = c_fcntl,
+	.xSectorSize = c_sector,
+	.xDeviceCharacteristics = c_devchar,
+	.xShmMap = c_shm_map,
+	.xShmLock = c_shm_lock,
+	.xShmBarrier = c_shm_barrier,
+	.xShmUnmap = c_shm_unmap,
+};
+
+static int c_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f,
+		  int flags, int *out_flags)
+{
+	struct count_file *c = (struct count_file *)f;
+	int rc;
+
+	(void)vfs;
+	c->real = (sqlite3_file *)(c + 1);
+	c->flags = flags;
+	rc = count_real->xOpen(count_real, name, c->real, flags, out_flags);
+	c->base.pMethods = c->real->pMethods ? &count_methods : NULL;
+	return rc;
+}
+
+/*
+ * twl_ckpt_sync_db(), which the checkpoint thread runs after each of its
+ * checkpoints, syncs the main database file (not the WAL), through the
+ * connection's VFS.
+ */
+static void test_ckpt_sync_db(void **state)
+{
+	static sqlite3_vfs vfs;
+	sqlite3 *db = NULL;
+	int before, other;
+
+	(void)state;
+	unlink(dbpath);
+	count_real = sqlite3_vfs_find(NULL);
+	assert_non_null(count_real);
+	vfs = *count_real;
+	vfs.zName = "twl-count";
+	vfs.szOsFile = (int)sizeof(struct count_file) + count_real->szOsFile;
+	vfs.xOpen = c_open;
+	assert_int_equal(sqlite3_vfs_register(&vfs, 0), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(dbpath, &db,
+					 SQLITE_OPEN_READWRITE |
+						 SQLITE_OPEN_CREATE,
+					 "twl-count"),
+			 SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(db,
+			     "PRAGMA journal_mode = WAL;"
+			     " PRAGMA synchronous = NORMAL;"
+			     " CREATE TABLE t(x); INSERT INTO t VALUES(1);",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	before = count_main_syncs;
+	other = count_other_syncs;
+	assert_int_equal(twl_ckpt_sync_db(db), SQLITE_OK);
+	assert_int_equal(count_main_syncs, before + 1);
+	assert_int_equal(count_other_syncs, other);
+	sqlite3_close(db);
+	sqlite3_vfs_unregister(&vfs);
+}
+
+/* wal-max in bytes becomes the writer's limit in pages, at least 8000. */
+static void test_wal_max(void **state)
+{
+	struct twl_store *s = NULL;
+
+	(void)state;
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(twl_store_set_wal_max(s, 256u << 20), 65536);
+	assert_int_equal(twl_store_set_wal_max(s, 64u << 20), 16384);
+	assert_int_equal(twl_store_set_wal_max(s, 1u << 20), 8000);
+	twl_store_close(s);
 }
 
 int main(void)
@@ -1305,6 +1499,8 @@ int main(void)
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_checkpoint_thread),
 		cmocka_unit_test(test_checkpoint_policy),
+		cmocka_unit_test(test_ckpt_sync_db),
+		cmocka_unit_test(test_wal_max),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
