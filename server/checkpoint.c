@@ -21,23 +21,24 @@ struct twl_ckpt {
 };
 
 /* Contract: see checkpoint.h. */
+bool twl_ckpt_near_limit(int pages, int limit)
+{
+	return pages >= limit - 2 * TWL_CKPT_ASK_PAGES;
+}
+
+/* Contract: see checkpoint.h. */
 enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at)
 {
 	if (pages < *asked_at)
 		*asked_at = 0; /* the WAL started again from its beginning */
 	if (pages >= limit)
 		return TWL_CKPT_SELF;
-	if (pages - *asked_at >= TWL_CKPT_ASK_PAGES) {
+	if (pages - *asked_at >= TWL_CKPT_ASK_PAGES ||
+	    (twl_ckpt_near_limit(pages, limit) && pages > *asked_at)) {
 		*asked_at = pages;
 		return TWL_CKPT_ASK;
 	}
 	return TWL_CKPT_NONE;
-}
-
-/* Contract: see checkpoint.h. */
-bool twl_ckpt_sync_due(int pages, int limit)
-{
-	return pages >= limit - 2 * TWL_CKPT_ASK_PAGES;
 }
 
 /* Runs on the writer's thread after each commit (sqlite3_wal_hook). */
@@ -105,8 +106,9 @@ static void *ckpt_main(void *arg)
 			c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &pages, NULL);
 		/* so that the writer's catch-up syncs little but its tail */
 		if (rc == SQLITE_OK &&
-		    twl_ckpt_sync_due(pages, __atomic_load_n(&c->limit,
-							     __ATOMIC_RELAXED)))
+		    twl_ckpt_near_limit(pages,
+					__atomic_load_n(&c->limit,
+							__ATOMIC_RELAXED)))
 			rc = twl_ckpt_sync_db(c->db);
 		if (rc != SQLITE_OK && rc != SQLITE_BUSY && !warned) {
 			twl_log(LOG_WARNING,

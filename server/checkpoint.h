@@ -27,16 +27,20 @@
  * commit until that works (a try returns at once while the thread
  * checkpoints). So the WAL stays near that size at most. That catch-up
  * stalls every batch waiting for the writer: it syncs the WAL, copies the
- * frames the thread has not, and syncs the database file. SQLite syncs
- * the database only in a checkpoint that reaches the end of the WAL, which
- * under load is only ever the writer's, and then everything copied since
- * the WAL last started; so the thread syncs the database file itself after
- * its checkpoints in the last 8000 pages before the limit, and the
- * writer's sync covers little more than its own tail. (After every one of
- * its checkpoints cost the thread ~40% more CPU for no better latency.)
- * Measured at 5,000 reports/s (bench/README.md): the stall took 24-27 ms
- * (median) with a 64 MiB limit, 14-17 ms with the thread's syncs, and a
- * 256 MiB limit makes it four times rarer.
+ * frames the thread has not, and syncs the database file. To keep it
+ * short, in the last stretch before the limit (8000 pages):
+ * - the thread is asked after every commit, so that it runs one pass after
+ *   another and leaves the writer only what was committed during its last
+ *   pass (not up to 4000 pages and more);
+ * - the thread syncs the database file after each pass. SQLite syncs it
+ *   only in a checkpoint that reaches the end of the WAL, under load only
+ *   ever the writer's, and then everything copied since the WAL started;
+ *   now the writer's sync covers little more than its own tail. (Syncing
+ *   after every pass of the cycle cost the thread ~40% more CPU for no
+ *   better latency.)
+ * Measured at 5,000 reports/s (bench/README.md): the stall took 20-27 ms
+ * (median) with a 64 MiB limit, 14-23 ms with the thread's syncs, 3-7 ms
+ * with its passes back to back; a 256 MiB limit makes it four times rarer.
  */
 #ifndef TWL_SERVER_CHECKPOINT_H
 #define TWL_SERVER_CHECKPOINT_H
@@ -54,7 +58,10 @@ enum twl_ckpt_action {
 	TWL_CKPT_SELF, /* checkpoint on the writer's thread */
 };
 
-/* The thread is asked once per this many new WAL pages. */
+/*
+ * The thread is asked once per this many new WAL pages, and after every
+ * commit in the last twice this many before the limit.
+ */
 #define TWL_CKPT_ASK_PAGES 4000
 /* The writer's limit until twl_ckpt_set_limit(): 256 MiB of 4 KiB pages. */
 #define TWL_CKPT_LIMIT_PAGES 65536
@@ -68,10 +75,11 @@ enum twl_ckpt_action {
 enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at);
 
 /*
- * twl_ckpt_sync_due - the policy above, pure: whether the thread syncs the
- * database file after a checkpoint of a WAL of pages frames.
+ * twl_ckpt_near_limit - the policy above, pure: whether a WAL of pages
+ * frames is in the last stretch before limit (the thread is asked after
+ * every commit, and syncs the database file after each checkpoint).
  */
-bool twl_ckpt_sync_due(int pages, int limit);
+bool twl_ckpt_near_limit(int pages, int limit);
 
 /*
  * twl_ckpt_sync_db - fdatasync() db's main database file through its VFS

@@ -1260,9 +1260,9 @@ static void test_checkpoint_thread(void **state)
 
 /*
  * The checkpoint policy (checkpoint.h): the thread is asked once per 4000
- * new WAL frames, not after every commit past 4000; past the limit the
- * writer tries itself after every commit; a restarted WAL counts from 0
- * again.
+ * new WAL frames, not after every commit past 4000, but after every commit
+ * in the last 8000 frames before the limit; past the limit the writer
+ * tries itself after every commit; a restarted WAL counts from 0 again.
  */
 static void test_checkpoint_policy(void **state)
 {
@@ -1277,15 +1277,23 @@ static void test_checkpoint_policy(void **state)
 		{ 4100, 16384, TWL_CKPT_NONE, 4000 },
 		{ 7999, 16384, TWL_CKPT_NONE, 4000 },
 		{ 8000, 16384, TWL_CKPT_ASK, 8000 },
-		{ 12500, 16384, TWL_CKPT_ASK, 12500 },
-		{ 16383, 16384, TWL_CKPT_NONE, 12500 },
-		{ 16384, 16384, TWL_CKPT_SELF, 12500 },
-		{ 16900, 16384, TWL_CKPT_SELF, 12500 },
+		{ 8383, 16384, TWL_CKPT_NONE, 8000 },
+		/* the last stretch: after every commit that added frames */
+		{ 8384, 16384, TWL_CKPT_ASK, 8384 },
+		{ 8400, 16384, TWL_CKPT_ASK, 8400 },
+		{ 8400, 16384, TWL_CKPT_NONE, 8400 },
+		{ 16383, 16384, TWL_CKPT_ASK, 16383 },
+		{ 16384, 16384, TWL_CKPT_SELF, 16383 },
+		{ 16900, 16384, TWL_CKPT_SELF, 16383 },
 		{ 90, 16384, TWL_CKPT_NONE, 0 },
 		{ 3999, 16384, TWL_CKPT_NONE, 0 },
 		{ 4000, 16384, TWL_CKPT_ASK, 4000 },
 		/* the default limit: 16384 is just another ask */
 		{ 16384, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 16384 },
+		{ 20000, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_NONE, 16384 },
+		{ 57000, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 57000 },
+		{ 57535, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_NONE, 57000 },
+		{ 57536, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 57536 },
 		{ 65535, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 65535 },
 		{ 65536, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_SELF, 65535 },
 	};
@@ -1298,13 +1306,13 @@ static void test_checkpoint_policy(void **state)
 				 steps[i].want);
 		assert_int_equal(asked_at, steps[i].asked_at);
 	}
-	/* the thread syncs the database in the last 8000 pages only */
-	assert_false(twl_ckpt_sync_due(4000, TWL_CKPT_LIMIT_PAGES));
-	assert_false(twl_ckpt_sync_due(57535, TWL_CKPT_LIMIT_PAGES));
-	assert_true(twl_ckpt_sync_due(57536, TWL_CKPT_LIMIT_PAGES));
-	assert_true(twl_ckpt_sync_due(70000, TWL_CKPT_LIMIT_PAGES));
-	assert_true(twl_ckpt_sync_due(8000, 16000));
-	assert_false(twl_ckpt_sync_due(7999, 16000));
+	/* the thread syncs the database in the last stretch only */
+	assert_false(twl_ckpt_near_limit(4000, TWL_CKPT_LIMIT_PAGES));
+	assert_false(twl_ckpt_near_limit(57535, TWL_CKPT_LIMIT_PAGES));
+	assert_true(twl_ckpt_near_limit(57536, TWL_CKPT_LIMIT_PAGES));
+	assert_true(twl_ckpt_near_limit(70000, TWL_CKPT_LIMIT_PAGES));
+	assert_true(twl_ckpt_near_limit(8000, 16000));
+	assert_false(twl_ckpt_near_limit(7999, 16000));
 }
 
 /* A VFS over the default one that counts xSync calls on main databases. */
