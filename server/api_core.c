@@ -32,14 +32,18 @@ static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
+	struct twl_metrics_store st = { .db_bytes = -1, .wal_catchups = -1 };
+	struct twl_store *store = twl_server_store(srv);
 	struct twl_buf b;
-	int64_t db = -1;
+	uint64_t n;
 	int ret;
 
 	twl_buf_init(&b, 1 << 20);
-	if (twl_store_db_size(twl_server_store(srv), &db))
-		db = -1;
-	ret = twl_metrics_render(twl_server_metrics(srv), db, &b);
+	if (twl_store_db_size(store, &st.db_bytes))
+		st.db_bytes = -1;
+	if (!twl_store_wal_catchups(store, &n, &st.wal_catchup_seconds))
+		st.wal_catchups = (int64_t)n;
+	ret = twl_metrics_render(twl_server_metrics(srv), &st, &b);
 	if (ret) {
 		twl_buf_fini(&b);
 		return ret;

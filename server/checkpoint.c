@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <twilight/util.h>
 
@@ -18,6 +19,7 @@ struct twl_ckpt {
 	bool wanted, stop;
 	int asked_at; /* twl_ckpt_step()'s; the writer's thread only */
 	int limit; /* pages; atomic: set from any thread */
+	uint64_t catchups, catchup_ns; /* atomic: written by the writer */
 };
 
 /* Contract: see checkpoint.h. */
@@ -45,6 +47,7 @@ enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at)
 static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct twl_ckpt *c = arg;
+	struct timespec t0, t1;
 
 	switch (twl_ckpt_step(pages,
 			      __atomic_load_n(&c->limit, __ATOMIC_RELAXED),
@@ -55,8 +58,19 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 		 * otherwise copies what it has not, so that the writer's next
 		 * transaction finds every frame copied and restarts the WAL.
 		 */
-		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
-					  NULL, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (sqlite3_wal_checkpoint_v2(db, name,
+					      SQLITE_CHECKPOINT_PASSIVE, NULL,
+					      NULL) == SQLITE_OK) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			__atomic_add_fetch(&c->catchups, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(
+				&c->catchup_ns,
+				(uint64_t)((t1.tv_sec - t0.tv_sec) *
+						   1000000000LL +
+					   (t1.tv_nsec - t0.tv_nsec)),
+				__ATOMIC_RELAXED);
+		}
 		break;
 	case TWL_CKPT_ASK:
 		pthread_mutex_lock(&c->lock);
@@ -180,6 +194,13 @@ int twl_ckpt_set_limit(struct twl_ckpt *c, int pages)
 		pages = 2 * TWL_CKPT_ASK_PAGES;
 	__atomic_store_n(&c->limit, pages, __ATOMIC_RELAXED);
 	return pages;
+}
+
+/* Contract: see checkpoint.h. */
+void twl_ckpt_stats(struct twl_ckpt *c, uint64_t *catchups, uint64_t *ns)
+{
+	*catchups = __atomic_load_n(&c->catchups, __ATOMIC_RELAXED);
+	*ns = __atomic_load_n(&c->catchup_ns, __ATOMIC_RELAXED);
 }
 
 /* Contract: see checkpoint.h. */

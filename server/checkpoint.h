@@ -46,6 +46,7 @@
 #define TWL_SERVER_CHECKPOINT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <sqlite3.h>
 
@@ -102,6 +103,13 @@ int twl_ckpt_start(const char *path, sqlite3 *wdb, struct twl_ckpt **out);
  * Returns the limit set.
  */
 int twl_ckpt_set_limit(struct twl_ckpt *c, int pages);
+
+/*
+ * twl_ckpt_stats - how often the writer checkpointed the WAL itself (at
+ * the limit; tries refused while the thread checkpointed not counted) and
+ * the nanoseconds it spent on it. Safe from any thread.
+ */
+void twl_ckpt_stats(struct twl_ckpt *c, uint64_t *catchups, uint64_t *ns);
 
 /*
  * Stop the thread and give wdb back its default automatic checkpoints.

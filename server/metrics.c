@@ -109,8 +109,8 @@ void twl_metrics_commit(struct twl_metrics *m, unsigned n)
 }
 
 /* Contract: see metrics.h. */
-int twl_metrics_render(struct twl_metrics *m, int64_t db_bytes,
-		       struct twl_buf *b)
+int twl_metrics_render(struct twl_metrics *m,
+		       const struct twl_metrics_store *st, struct twl_buf *b)
 {
 	struct twl_metrics c;
 	uint64_t cum = 0;
@@ -159,10 +159,16 @@ int twl_metrics_render(struct twl_metrics *m, int64_t db_bytes,
 	P("twilight_ingest_seconds_bucket{le=\"+Inf\"} %llu\n"
 	  "twilight_ingest_seconds_sum %.6f\ntwilight_ingest_seconds_count %llu\n",
 	  (unsigned long long)cum, c.sum, (unsigned long long)c.count);
-	if (db_bytes >= 0)
+	if (st->db_bytes >= 0)
 		P("# HELP twilight_db_bytes SQLite database size.\n# TYPE twilight_db_bytes gauge\n"
 		  "twilight_db_bytes %lld\n",
-		  (long long)db_bytes);
+		  (long long)st->db_bytes);
+	if (st->wal_catchups >= 0)
+		P("# HELP twilight_wal_catchups_total Times the writer checkpointed the WAL itself at wal-max, every waiting batch waiting.\n"
+		  "# TYPE twilight_wal_catchups_total counter\ntwilight_wal_catchups_total %lld\n"
+		  "# HELP twilight_wal_catchup_seconds_total Time those checkpoints took.\n"
+		  "# TYPE twilight_wal_catchup_seconds_total counter\ntwilight_wal_catchup_seconds_total %.6f\n",
+		  (long long)st->wal_catchups, st->wal_catchup_seconds);
 #undef P
 	return ret;
 }

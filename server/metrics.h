@@ -22,8 +22,15 @@ void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
 /* A group commit of n batches. */
 void twl_metrics_commit(struct twl_metrics *m, unsigned n);
 
-/* Append the Prometheus text (db_bytes < 0: unknown) to b. 0 or -errno. */
-int twl_metrics_render(struct twl_metrics *m, int64_t db_bytes,
-		       struct twl_buf *b);
+/* What the store adds to the counters; a negative field is unknown. */
+struct twl_metrics_store {
+	int64_t db_bytes; /* database file size */
+	int64_t wal_catchups; /* the writer's own WAL checkpoints at wal-max */
+	double wal_catchup_seconds; /* and the time they took */
+};
+
+/* Append the Prometheus text to b. 0 or -errno. */
+int twl_metrics_render(struct twl_metrics *m,
+		       const struct twl_metrics_store *st, struct twl_buf *b);
 
 #endif /* TWL_SERVER_METRICS_H */

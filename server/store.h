@@ -40,6 +40,13 @@ int twl_store_open(const char *path, struct twl_store **out);
  */
 int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes);
 
+/*
+ * twl_store_wal_catchups - twl_ckpt_stats() of the store's checkpoint
+ * thread: how often the writer checkpointed the WAL itself at wal-max, and
+ * the seconds that took. -ENOTSUP without a checkpoint thread.
+ */
+int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds);
+
 /* Close the store. NULL-safe. */
 void twl_store_close(struct twl_store *s);
 

@@ -440,6 +440,18 @@ int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes)
 }
 
 /* Contract: see store.h. */
+int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds)
+{
+	uint64_t ns;
+
+	if (!s->ckpt)
+		return -ENOTSUP;
+	twl_ckpt_stats(s->ckpt, n, &ns);
+	*seconds = (double)ns / 1e9;
+	return 0;
+}
+
+/* Contract: see store.h. */
 void twl_store_close(struct twl_store *s)
 {
 	if (!s)

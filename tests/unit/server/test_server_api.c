@@ -104,6 +104,10 @@ static void test_metrics(void **state)
 	assert_non_null(
 		strstr(r.body, "twilight_ingest_seconds_bucket{le=\"+Inf\"}"));
 	assert_non_null(strstr(r.body, "twilight_db_bytes "));
+	/* a fresh server's WAL never reached wal-max */
+	assert_non_null(strstr(r.body, "\ntwilight_wal_catchups_total 0\n"));
+	assert_non_null(strstr(
+		r.body, "\ntwilight_wal_catchup_seconds_total 0.000000\n"));
 	http_result_fini(&r);
 }
 

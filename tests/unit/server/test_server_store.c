@@ -1315,6 +1315,83 @@ static void test_checkpoint_policy(void **state)
 	assert_false(twl_ckpt_near_limit(7999, 16000));
 }
 
+static void bulk_commit(struct twl_store *s, int blobs)
+{
+	sqlite3 *db = twl_store_admin_write_lock(s);
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
+		 " SELECT i + 1 FROM n WHERE i < %d)"
+		 " INSERT INTO bulk SELECT randomblob(4000) FROM n",
+		 blobs);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	twl_store_admin_write_unlock(s);
+}
+
+/*
+ * At wal-max the writer checkpoints the WAL itself after its commits
+ * (counted for /metrics), and once every frame is copied its next
+ * transaction starts the WAL again. A reader's open snapshot first keeps
+ * any checkpoint short of the WAL's end, so the WAL must reach the limit.
+ */
+static void test_wal_catchup(void **state)
+{
+	struct twl_store *s = NULL;
+	sqlite3 *reader = NULL, *db;
+	sqlite3_stmt *st;
+	uint64_t n = 0;
+	double secs = -1;
+	int i, log = -1;
+
+	(void)state;
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(twl_store_set_wal_max(s, 1), 8000);
+	assert_int_equal(twl_store_wal_catchups(s, &n, &secs), 0);
+	assert_int_equal(n, 0);
+	assert_true(secs == 0);
+	db = twl_store_admin_write_lock(s);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE bulk(x BLOB)", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	twl_store_admin_write_unlock(s);
+	assert_int_equal(sqlite3_open(dbpath, &reader), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(reader,
+				      "BEGIN; SELECT count(*) FROM bulk;", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	for (i = 0; i < 200; i++) /* ~10,000 pages */
+		bulk_commit(s, 50);
+	assert_int_equal(twl_store_wal_catchups(s, &n, &secs), 0);
+	if (n < 1)
+		fail_msg(
+			"WAL past its limit, but the writer never checkpointed it");
+	assert_true(secs > 0);
+	assert_int_equal(sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(reader);
+	/* the size of the WAL in frames, from another connection */
+	assert_int_equal(sqlite3_open(dbpath, &reader), SQLITE_OK);
+	for (i = 0; i < 100; i++) {
+		bulk_commit(s, 1);
+		assert_int_equal(
+			sqlite3_prepare_v2(reader,
+					   "PRAGMA wal_checkpoint(PASSIVE)", -1,
+					   &st, NULL),
+			SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		log = sqlite3_column_int(st, 1);
+		sqlite3_finalize(st);
+		if (log >= 0 && log < 1000)
+			break;
+	}
+	if (log < 0 || log >= 1000)
+		fail_msg("the WAL did not start again: %d frames", log);
+	sqlite3_close(reader);
+	twl_store_close(s);
+}
+
 /* A VFS over the default one that counts xSync calls on main databases. */
 struct count_file {
 	sqlite3_file base;
@@ -1509,6 +1586,7 @@ int main(void)
 		cmocka_unit_test(test_checkpoint_policy),
 		cmocka_unit_test(test_ckpt_sync_db),
 		cmocka_unit_test(test_wal_max),
+		cmocka_unit_test(test_wal_catchup),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
