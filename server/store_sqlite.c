@@ -17,6 +17,7 @@
 #include "ingest.h"
 #include "migrate.h"
 #include "store_sqlite_internal.h"
+#include "wal_buffer.h"
 
 enum {
 	W_BATCH_INS,
@@ -276,7 +277,7 @@ int twl_sqlite_errno(int rc)
 	}
 }
 
-static int open_conn(const char *path, sqlite3 **out)
+static int open_conn(const char *path, const char *vfs, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
 	int rc;
@@ -284,7 +285,7 @@ static int open_conn(const char *path, sqlite3 **out)
 	rc = sqlite3_open_v2(path, &db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 				     SQLITE_OPEN_NOMUTEX,
-			     NULL);
+			     vfs);
 	if (rc != SQLITE_OK)
 		goto fail;
 	sqlite3_busy_timeout(db, 5000);
@@ -372,7 +373,9 @@ int twl_store_open(const char *path, struct twl_store **out)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = open_conn(path, &s->wdb);
+	/* the writer's WAL writes gathered (wal_buffer.h), if it registers */
+	ret = open_conn(path, twl_walbuf_register() ? NULL : TWL_WALBUF_VFS,
+			&s->wdb);
 	if (ret)
 		goto fail;
 	ret = twl_migrate(s->wdb, err, sizeof(err));
@@ -385,9 +388,9 @@ int twl_store_open(const char *path, struct twl_store **out)
 		twl_log(LOG_ERR, "%s: %s", path, err);
 		goto fail;
 	}
-	ret = open_conn(path, &s->rdb);
+	ret = open_conn(path, NULL, &s->rdb);
 	if (!ret)
-		ret = open_conn(path, &s->adb);
+		ret = open_conn(path, NULL, &s->adb);
 	if (ret)
 		goto fail;
 	/* Direct only: no schema object (trigger, view) can call it. */
