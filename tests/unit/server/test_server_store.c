@@ -1209,6 +1209,21 @@ static void test_ratelimit(void **state)
 	assert_null(twl_ratelimit_new(0, 1));
 }
 
+/* One commit of blobs 4000-byte rows into bulk, on the writer's connection. */
+static void bulk_commit(struct twl_store *s, int blobs)
+{
+	sqlite3 *db = twl_store_admin_write_lock(s);
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
+		 " SELECT i + 1 FROM n WHERE i < %d)"
+		 " INSERT INTO bulk SELECT randomblob(4000) FROM n",
+		 blobs);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	twl_store_admin_write_unlock(s);
+}
+
 /*
  * WAL checkpoints run on the store's own thread (server/checkpoint.c),
  * not in the writer's COMMIT: after ~20 MB (past its 4000-page
@@ -1234,17 +1249,10 @@ static void test_checkpoint_thread(void **state)
 		assert_int_equal(sqlite3_exec(db, "CREATE TABLE bulk(x BLOB)",
 					      NULL, NULL, NULL),
 				 SQLITE_OK);
-		for (i = 0; i < 100; i++)
-			assert_int_equal(
-				sqlite3_exec(
-					db,
-					"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
-					" SELECT i + 1 FROM n WHERE i < 50)"
-					" INSERT INTO bulk SELECT randomblob(4000) FROM n",
-					NULL, NULL, NULL),
-				SQLITE_OK);
 		twl_store_admin_write_unlock(s);
 	}
+	for (i = 0; i < 100; i++)
+		bulk_commit(s, 50);
 	for (waited = 0; waited < 100; waited++) {
 		assert_int_equal(stat(dbpath, &st), 0);
 		if (st.st_size > before + (4 << 20))
@@ -1313,20 +1321,6 @@ static void test_checkpoint_policy(void **state)
 	assert_true(twl_ckpt_near_limit(70000, TWL_CKPT_LIMIT_PAGES));
 	assert_true(twl_ckpt_near_limit(8000, 16000));
 	assert_false(twl_ckpt_near_limit(7999, 16000));
-}
-
-static void bulk_commit(struct twl_store *s, int blobs)
-{
-	sqlite3 *db = twl_store_admin_write_lock(s);
-	char sql[256];
-
-	snprintf(sql, sizeof(sql),
-		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
-		 " SELECT i + 1 FROM n WHERE i < %d)"
-		 " INSERT INTO bulk SELECT randomblob(4000) FROM n",
-		 blobs);
-	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-	twl_store_admin_write_unlock(s);
 }
 
 /*
