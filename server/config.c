@@ -124,9 +124,9 @@ void twl_config_defaults(struct twl_config *c)
 	c->commit_max = 256;
 	c->queue_max = 4096;
 	/*
-	 * Past wal-max the writer stops to checkpoint the WAL itself (about
-	 * 15 ms under load, every batch waiting); 256 MiB makes that 4 times
-	 * rarer than 64 MiB did, p99 at 5,000 reports/s 55-74 -> 24-32 ms
+	 * Past wal-max the writer stops to checkpoint the WAL itself (every
+	 * batch waiting; 3-7 ms median at 5,000 reports/s, ~20 ms with full
+	 * group commits); 256 MiB makes that 4 times rarer than 64 MiB did
 	 * (server/checkpoint.h, bench/README.md). The disk it takes is given
 	 * back when the server stops.
 	 */
