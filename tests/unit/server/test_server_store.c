@@ -29,6 +29,7 @@
 #include "ingest.h"
 #include "migrate.h"
 #include "ratelimit.h"
+#include "shim_vfs.h"
 #include "store.h"
 #include "store_sqlite_internal.h" /* twl_store_admin_write_lock */
 
@@ -1386,120 +1387,18 @@ static void test_wal_catchup(void **state)
 	twl_store_close(s);
 }
 
-/* A VFS over the default one that counts xSync calls on main databases. */
-struct count_file {
-	sqlite3_file base;
-	sqlite3_file *real;
-	int flags;
-};
-
-static sqlite3_vfs *count_real;
+/* Counts xSync calls on main databases and on other files (shim_vfs.h). */
 static int count_main_syncs, count_other_syncs;
 
-#define REAL(f) (((struct count_file *)(f))->real)
-static int c_close(sqlite3_file *f)
+static int count_sync(int flags, sqlite3_file *real, int sync_flags)
 {
-	return REAL(f)->pMethods->xClose(REAL(f));
-}
-static int c_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o)
-{
-	return REAL(f)->pMethods->xRead(REAL(f), b, n, o);
-}
-static int c_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o)
-{
-	return REAL(f)->pMethods->xWrite(REAL(f), b, n, o);
-}
-static int c_truncate(sqlite3_file *f, sqlite3_int64 size)
-{
-	return REAL(f)->pMethods->xTruncate(REAL(f), size);
-}
-static int c_sync(sqlite3_file *f, int flags)
-{
-	if (((struct count_file *)f)->flags & SQLITE_OPEN_MAIN_DB)
+	(void)real;
+	(void)sync_flags;
+	if (flags & SQLITE_OPEN_MAIN_DB)
 		count_main_syncs++;
 	else
 		count_other_syncs++;
-	return REAL(f)->pMethods->xSync(REAL(f), flags);
-}
-static int c_size(sqlite3_file *f, sqlite3_int64 *size)
-{
-	return REAL(f)->pMethods->xFileSize(REAL(f), size);
-}
-static int c_lock(sqlite3_file *f, int l)
-{
-	return REAL(f)->pMethods->xLock(REAL(f), l);
-}
-static int c_unlock(sqlite3_file *f, int l)
-{
-	return REAL(f)->pMethods->xUnlock(REAL(f), l);
-}
-static int c_reserved(sqlite3_file *f, int *out)
-{
-	return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
-}
-static int c_fcntl(sqlite3_file *f, int op, void *arg)
-{
-	return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
-}
-static int c_sector(sqlite3_file *f)
-{
-	return REAL(f)->pMethods->xSectorSize(REAL(f));
-}
-static int c_devchar(sqlite3_file *f)
-{
-	return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
-}
-static int c_shm_map(sqlite3_file *f, int pg, int sz, int extend,
-		     void volatile **p)
-{
-	return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, extend, p);
-}
-static int c_shm_lock(sqlite3_file *f, int off, int n, int flags)
-{
-	return REAL(f)->pMethods->xShmLock(REAL(f), off, n, flags);
-}
-static void c_shm_barrier(sqlite3_file *f)
-{
-	REAL(f)->pMethods->xShmBarrier(REAL(f));
-}
-static int c_shm_unmap(sqlite3_file *f, int del)
-{
-	return REAL(f)->pMethods->xShmUnmap(REAL(f), del);
-}
-#undef REAL
-
-static const sqlite3_io_methods count_methods = {
-	.iVersion = 2,
-	.xClose = c_close,
-	.xRead = c_read,
-	.xWrite = c_write,
-	.xTruncate = c_truncate,
-	.xSync = c_sync,
-	.xFileSize = c_size,
-	.xLock = c_lock,
-	.xUnlock = c_unlock,
-	.xCheckReservedLock = c_reserved,
-	.xFileControl = c_fcntl,
-	.xSectorSize = c_sector,
-	.xDeviceCharacteristics = c_devchar,
-	.xShmMap = c_shm_map,
-	.xShmLock = c_shm_lock,
-	.xShmBarrier = c_shm_barrier,
-	.xShmUnmap = c_shm_unmap,
-};
-
-static int c_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f,
-		  int flags, int *out_flags)
-{
-	struct count_file *c = (struct count_file *)f;
-	int rc;
-
-	(void)vfs;
-	c->real = (sqlite3_file *)(c + 1);
-	c->flags = flags;
-	rc = count_real->xOpen(count_real, name, c->real, flags, out_flags);
-	c->base.pMethods = c->real->pMethods ? &count_methods : NULL;
-	return rc;
+	return SQLITE_OK;
 }
 
 /*
@@ -1509,19 +1408,13 @@ static int c_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f,
  */
 static void test_ckpt_sync_db(void **state)
 {
-	static sqlite3_vfs vfs;
+	static const struct shim_hooks hooks = { .sync = count_sync };
 	sqlite3 *db = NULL;
 	int before, other;
 
 	(void)state;
 	unlink(dbpath);
-	count_real = sqlite3_vfs_find(NULL);
-	assert_non_null(count_real);
-	vfs = *count_real;
-	vfs.zName = "twl-count";
-	vfs.szOsFile = (int)sizeof(struct count_file) + count_real->szOsFile;
-	vfs.xOpen = c_open;
-	assert_int_equal(sqlite3_vfs_register(&vfs, 0), SQLITE_OK);
+	assert_int_equal(shim_vfs_register("twl-count", &hooks, 0), SQLITE_OK);
 	assert_int_equal(sqlite3_open_v2(dbpath, &db,
 					 SQLITE_OPEN_READWRITE |
 						 SQLITE_OPEN_CREATE,
@@ -1540,7 +1433,7 @@ static void test_ckpt_sync_db(void **state)
 	assert_int_equal(count_main_syncs, before + 1);
 	assert_int_equal(count_other_syncs, other);
 	sqlite3_close(db);
-	sqlite3_vfs_unregister(&vfs);
+	shim_vfs_unregister();
 }
 
 /* wal-max in bytes becomes the writer's limit in pages, at least 8000. */

@@ -8,6 +8,12 @@
  * it became visible shows up there as a mismatch or a corrupt page. At the
  * end the database must pass integrity_check and hold what a model in C
  * says.
+ *
+ * Below the layer, a test VFS (shim_vfs.h) plays the disk: it keeps each
+ * file as it was at its last sync (what a power loss would leave) and can
+ * refuse writes past a size (a full disk). With synchronous=FULL every
+ * acknowledged commit must survive a power loss; a full disk must fail the
+ * statement that wrote, keep what was committed, and not stop the process.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,16 +25,71 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "shim_vfs.h"
 #include "wal_buffer.h"
 
 #define KEYS 400
 
 static char dir[64], path[128];
+
+/* The disk below the layer (shim hooks). */
+static struct {
+	bool keep_synced; /* keep each file's content at its last sync */
+	unsigned char *db, *wal; /* ... the main database's and the WAL's */
+	sqlite3_int64 db_len, wal_len;
+	sqlite3_int64 wal_cap; /* > 0: WAL writes past it fail, disk full */
+	int full_hits;
+} disk;
+
+static int disk_write(int flags, sqlite3_file *real, const void *buf, int n,
+		      sqlite3_int64 off)
+{
+	(void)real;
+	(void)buf;
+	if ((flags & SQLITE_OPEN_WAL) && disk.wal_cap > 0 &&
+	    off + n > disk.wal_cap) {
+		disk.full_hits++;
+		return SQLITE_FULL;
+	}
+	return SQLITE_OK;
+}
+
+static int disk_sync(int flags, sqlite3_file *real, int sync_flags)
+{
+	unsigned char **keep = NULL, *now;
+	sqlite3_int64 *keep_len = NULL, len;
+
+	(void)sync_flags;
+	if (!disk.keep_synced)
+		return SQLITE_OK;
+	if (flags & SQLITE_OPEN_MAIN_DB) {
+		keep = &disk.db;
+		keep_len = &disk.db_len;
+	} else if (flags & SQLITE_OPEN_WAL) {
+		keep = &disk.wal;
+		keep_len = &disk.wal_len;
+	} else {
+		return SQLITE_OK;
+	}
+	now = shim_read_all(real, &len);
+	if (!now)
+		return SQLITE_IOERR_FSYNC;
+	free(*keep);
+	*keep = now;
+	*keep_len = len;
+	return SQLITE_OK;
+}
+
+static const struct shim_hooks disk_hooks = {
+	.write = disk_write,
+	.sync = disk_sync,
+};
 
 struct reader {
 	pthread_t thread;
@@ -247,11 +308,182 @@ static void test_walbuf_readers_and_model(void **state)
 	sqlite3_close(db);
 }
 
+static void write_file(const char *name, const unsigned char *buf,
+		       sqlite3_int64 len)
+{
+	FILE *f = fopen(name, "wb");
+
+	assert_non_null(f);
+	if (len)
+		assert_int_equal(fwrite(buf, 1, (size_t)len, f), (size_t)len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The rows of t in what a power loss now would leave on disk. */
+static int64_t rows_after_power_loss(void)
+{
+	char img[160], name[180];
+	sqlite3 *db = NULL;
+	int64_t rows;
+
+	snprintf(img, sizeof(img), "%s/image.db", dir);
+	write_file(img, disk.db, disk.db ? disk.db_len : 0);
+	snprintf(name, sizeof(name), "%s-wal", img);
+	write_file(name, disk.wal, disk.wal ? disk.wal_len : 0);
+	snprintf(name, sizeof(name), "%s-shm", img);
+	unlink(name);
+	/* the real VFS, not the test disk: recovery must not change it */
+	assert_int_equal(sqlite3_open_v2(img, &db, SQLITE_OPEN_READWRITE,
+					 "unix"),
+			 SQLITE_OK);
+	rows = query_int(db, "SELECT count(*) FROM t");
+	assert_int_equal(query_int(db, "SELECT count(*) FROM t WHERE"
+				       " length(v) != 3000"),
+			 0);
+	sqlite3_close(db);
+	return rows;
+}
+
+/*
+ * synchronous=FULL over the layer: after each COMMIT returns, the files as
+ * last synced hold it. The WAL is restarted first, so that its frames are
+ * rewritten inside the file (the writes the layer holds back).
+ */
+static void test_walbuf_power_loss(void **state)
+{
+	char name[160];
+	sqlite3 *w = NULL;
+	sqlite3_stmt *ins;
+	int committed = 0;
+
+	(void)state;
+	snprintf(name, sizeof(name), "%s/power.db", dir);
+	disk.keep_synced = true;
+	assert_int_equal(sqlite3_open_v2(name, &w,
+					 SQLITE_OPEN_READWRITE |
+						 SQLITE_OPEN_CREATE,
+					 TWL_WALBUF_VFS),
+			 SQLITE_OK);
+	exec_ok(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+		   " PRAGMA wal_autocheckpoint = 0;"
+		   " CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);");
+	assert_int_equal(sqlite3_prepare_v2(w,
+					    "INSERT INTO t VALUES(NULL,"
+					    " randomblob(3000))",
+					    -1, &ins, NULL),
+			 SQLITE_OK);
+	for (int i = 0; i < 160; i++) {
+		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+		sqlite3_reset(ins);
+		committed++;
+		if (i == 99) { /* the WAL's frames go into the database */
+			assert_int_equal(query_int(w,
+						   "PRAGMA"
+						   " wal_checkpoint(RESTART)"),
+					 0);
+			assert_int_equal(rows_after_power_loss(), committed);
+		}
+		if (i >= 100) /* rewriting the WAL from its start */
+			assert_int_equal(rows_after_power_loss(), committed);
+	}
+	sqlite3_finalize(ins);
+	assert_int_equal(sqlite3_close(w), SQLITE_OK);
+	disk.keep_synced = false;
+}
+
+/*
+ * A full disk while the WAL grows: the statement that wrote fails with
+ * SQLITE_FULL (the process goes on), everything committed before stays,
+ * and once there is room again the writer goes on.
+ */
+static void test_walbuf_disk_full(void **state)
+{
+	char name[160];
+	sqlite3 *w = NULL, *r = NULL;
+	sqlite3_stmt *ins;
+	int committed = 0, rc = SQLITE_DONE;
+	sqlite3_int64 wal_size;
+	struct stat st;
+
+	(void)state;
+	snprintf(name, sizeof(name), "%s/full.db", dir);
+	assert_int_equal(sqlite3_open_v2(name, &w,
+					 SQLITE_OPEN_READWRITE |
+						 SQLITE_OPEN_CREATE,
+					 TWL_WALBUF_VFS),
+			 SQLITE_OK);
+	exec_ok(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		   " PRAGMA wal_autocheckpoint = 0;"
+		   " CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);");
+	assert_int_equal(sqlite3_prepare_v2(w,
+					    "INSERT INTO t VALUES(NULL,"
+					    " randomblob(3000))",
+					    -1, &ins, NULL),
+			 SQLITE_OK);
+	snprintf(name, sizeof(name), "%s/full.db-wal", dir);
+	assert_int_equal(stat(name, &st), 0);
+	wal_size = st.st_size;
+	disk.wal_cap = wal_size + 256 * 1024;
+	for (int i = 0; i < 1000 && rc == SQLITE_DONE; i++) {
+		rc = sqlite3_step(ins);
+		sqlite3_reset(ins);
+		if (rc == SQLITE_DONE)
+			committed++;
+	}
+	assert_int_equal(rc, SQLITE_FULL);
+	assert_true(disk.full_hits > 0);
+	assert_true(committed > 10);
+
+	snprintf(name, sizeof(name), "%s/full.db", dir);
+	assert_int_equal(sqlite3_open_v2(name, &r, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(query_int(r, "SELECT count(*) FROM t"), committed);
+
+	disk.wal_cap = 0; /* room again */
+	assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+	sqlite3_finalize(ins);
+	assert_int_equal(query_int(r, "SELECT count(*) FROM t"), committed + 1);
+	assert_int_equal(sqlite3_close(w), SQLITE_OK);
+	{
+		sqlite3_stmt *ic = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(r, "PRAGMA integrity_check",
+						    -1, &ic, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(ic), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(ic, 0),
+				    "ok");
+		sqlite3_finalize(ic);
+	}
+	sqlite3_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walbuf_readers_and_model),
+		cmocka_unit_test(test_walbuf_power_loss),
+		cmocka_unit_test(test_walbuf_disk_full),
 	};
 
+	/* the test disk first: the layer sits on the default VFS */
+	if (shim_vfs_register("twl-test-disk", &disk_hooks, 1) != SQLITE_OK ||
+	    twl_walbuf_register() != 0) {
+		fprintf(stderr, "cannot register the test VFS layers\n");
+		return 1;
+	}
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
