@@ -124,6 +124,40 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 	return 0;
 }
 
+/*
+ * Where the writer itself runs (its container as twl_container_kind()
+ * reduced it, or with full cgroups its identity), as the text names it
+ * after the kind of cgroup it used: "" when that adds nothing (docker
+ * writing a docker cgroup, a systemd unit a systemd one), else e.g.
+ * "a systemd unit" or "container (docker)".
+ */
+static const char *writer_where(const char *ct, const char *cgroup)
+{
+	static const struct {
+		const char *kind, *label;
+	} labels[] = {
+		{ "systemd", "a systemd unit" },
+		{ "docker", "container (docker)" },
+		{ "cri-containerd", "container (containerd)" },
+		{ "crio", "container (cri-o)" },
+		{ "podman", "container (podman)" },
+		{ "lxc", "container (lxc)" },
+	};
+	size_t i;
+
+	if (!ct[0])
+		return "";
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		if (strcmp(ct, labels[i].kind))
+			continue;
+		if (!strcmp(cgroup, labels[i].label) ||
+		    (i == 0 && !strncmp(cgroup, "systemd ", 8)))
+			return "";
+		return labels[i].label;
+	}
+	return ct; /* an identity (full cgroups), or another runtime */
+}
+
 /* ---- redaction ---------------------------------------------------- */
 
 static const char *str_or(const json_t *o, const char *key, const char *dflt)
@@ -184,6 +218,9 @@ static int redact_workloads(json_t *feat, const struct twl_export_opts *opts)
 		if (!opts->full_cgroups) {
 			cg = twl_cgroup_kind(cg);
 			cont = twl_container_kind(cont, ct, sizeof(ct));
+			/* a systemd unit writing a systemd cgroup: one row */
+			if (!writer_where(cont, cg)[0])
+				cont = "";
 		}
 		have = find_workload(out, proc, cg, cont);
 		if (have) {
@@ -515,22 +552,22 @@ static int render_feature_text(struct twl_buf *b, const json_t *f)
 	}
 	arr = json_object_get(f, "workloads");
 	if (json_array_size(arr)) {
-		TRY(twl_buf_append(
-			b, "  Workloads (process, cgroup, container):\n", 42));
+		static const char head[] =
+			"  Workloads (process in the cgroup it used):\n";
+
+		TRY(twl_buf_append(b, head, sizeof(head) - 1));
 		json_array_foreach(arr, i, x)
 		{
-			const char *ct = str_or(x, "container", "");
-
-			/* "docker" adds nothing to "container (docker)". */
-			if (strstr(str_or(x, "cgroup", ""), ct))
-				ct = "";
+			const char *wh =
+				writer_where(str_or(x, "container", ""),
+					     str_or(x, "cgroup", ""));
 
 			TRY(wrapf(b, "    - ", "      ",
 				  "%s in %s%s%s: %" JSON_INTEGER_FORMAT
 				  " host%s, %" JSON_INTEGER_FORMAT " use%s",
 				  str_or(x, "process", "?"),
 				  str_or(x, "cgroup", "?"),
-				  ct[0] ? ", container " : "", ct,
+				  wh[0] ? ", writer in " : "", wh,
 				  int_of(x, "hosts"),
 				  int_of(x, "hosts") == 1 ? "" : "s",
 				  int_of(x, "uses"),
@@ -707,23 +744,24 @@ static int csv_join(const json_t *f, const char *key, struct twl_buf *out)
 	TRY(twl_buf_append(out, "", 0));
 	json_array_foreach(arr, i, x)
 	{
-		const char *sep = i ? "; " : "";
+		const char *sep = i ? "; " : "", *wh;
 
 		if (!strcmp(key, "kernels"))
 			rc = twl_buf_printf(out,
 					    "%s%s (%" JSON_INTEGER_FORMAT ")",
 					    sep, str_or(x, "kernel", "?"),
 					    int_of(x, "hosts"));
-		else if (!strcmp(key, "workloads"))
+		else if (!strcmp(key, "workloads") &&
+			 (wh = writer_where(str_or(x, "container", ""),
+					    str_or(x, "cgroup", ""))))
 			rc = twl_buf_printf(
 				out,
 				"%s%s in %s%s%s (%" JSON_INTEGER_FORMAT
 				" hosts, %" JSON_INTEGER_FORMAT " uses)",
 				sep, str_or(x, "process", "?"),
 				str_or(x, "cgroup", "?"),
-				str_or(x, "container", "")[0] ? " " : "",
-				str_or(x, "container", ""), int_of(x, "hosts"),
-				int_of(x, "uses"));
+				wh[0] ? ", writer in " : "", wh,
+				int_of(x, "hosts"), int_of(x, "uses"));
 		else if (!strcmp(key, "hosts"))
 			rc = twl_buf_printf(out, "%s%s", sep,
 					    json_string_value(x) ?

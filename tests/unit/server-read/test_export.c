@@ -206,7 +206,14 @@ static json_t *sample_data(void)
 		"    {\"process\": \"java\", \"cgroup\": \"/docker/ba9876543210\","
 		"     \"container\": \"docker:ba9876543210\", \"hosts\": 3, \"uses\": 400},"
 		"    {\"process\": \"memtune\", \"cgroup\": \"/system.slice/memtune.service\","
-		"     \"container\": \"\", \"hosts\": 2, \"uses\": 56}],"
+		"     \"container\": \"\", \"hosts\": 2, \"uses\": 56},"
+		"    {\"process\": \"containerd-shim\", \"cgroup\": \"/docker/77aa\","
+		"     \"container\": \"systemd:containerd.service\", \"hosts\": 1,"
+		"     \"uses\": 5},"
+		"    {\"process\": \"memtune\","
+		"     \"cgroup\": \"/system.slice/other.service\","
+		"     \"container\": \"systemd:memtune.service\", \"hosts\": 1,"
+		"     \"uses\": 2}],"
 		"   \"hosts\": [\"web-17.secret.example\", \"db-3.secret.example\"],"
 		"   \"annotations\": [{\"workload\": \"java\", \"text\": \"The JVM sizes its heap"
 		" from the soft limit so that batch jobs give memory back to latency-critical"
@@ -273,7 +280,17 @@ static void test_text_golden(void **state)
 	char *golden = read_golden("export-default.txt");
 
 	if (strcmp(out, golden)) {
-		print_error("export text differs from golden; got:\n%s\n", out);
+		/* cmocka truncates long messages: the whole text to a file */
+		FILE *f = fopen("export-default.got", "w");
+
+		if (f) {
+			fputs(out, f);
+			fclose(f);
+		}
+		print_error("export text differs from golden; got (whole text"
+			    " in export-default.got in the test's directory):"
+			    "\n%s\n",
+			    out);
 		fail();
 	}
 	assert_wrapped(out, true);
@@ -320,8 +337,21 @@ static void test_redaction_default(void **state)
 	/* The two docker cgroups of java merge into one kind: uses add up. */
 	assert_non_null(
 		strstr(out, "java in container (docker): 7 hosts, 3400 uses"));
+	/*
+	 * memtune in a systemd unit writing a systemd service's cgroup: the
+	 * writer's place adds nothing, and its uses join the row without one
+	 * (hosts: the larger count, as the rows' hosts may be the same).
+	 * A systemd unit writing a docker container's cgroup is named.
+	 */
 	assert_non_null(
-		strstr(out, "memtune in systemd service: 2 hosts, 56 uses"));
+		strstr(out, "memtune in systemd service: 2 hosts, 58 uses"));
+	assert_non_null(strstr(out, "containerd-shim in container (docker),"
+				    " writer in a systemd unit: 1\n"
+				    "      host, 5 uses"));
+	assert_non_null(strstr(csv, "containerd-shim in container (docker),"
+				    " writer in a systemd unit (1 hosts, 5"
+				    " uses)"));
+	assert_null(strstr(out, "container systemd"));
 	free(out);
 	free(csv);
 	free(js);
