@@ -358,33 +358,50 @@ static int64_t rows_after_power_loss(void)
 }
 
 /*
+ * A writer on the layer: database @file in the test directory, WAL with
+ * synchronous=@sync and no automatic checkpoints, table t, and *@ins that
+ * adds a row of 3000 bytes.
+ */
+static sqlite3 *open_writer(const char *file, const char *sync,
+			    sqlite3_stmt **ins)
+{
+	char name[160], sql[200];
+	sqlite3 *w = NULL;
+
+	snprintf(name, sizeof(name), "%s/%s", dir, file);
+	assert_int_equal(sqlite3_open_v2(name, &w,
+					 SQLITE_OPEN_READWRITE |
+						 SQLITE_OPEN_CREATE,
+					 TWL_WALBUF_VFS),
+			 SQLITE_OK);
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA journal_mode = WAL; PRAGMA synchronous = %s;"
+		 " PRAGMA wal_autocheckpoint = 0;"
+		 " CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);",
+		 sync);
+	exec_ok(w, sql);
+	assert_int_equal(sqlite3_prepare_v2(w,
+					    "INSERT INTO t VALUES(NULL,"
+					    " randomblob(3000))",
+					    -1, ins, NULL),
+			 SQLITE_OK);
+	return w;
+}
+
+/*
  * synchronous=FULL over the layer: after each COMMIT returns, the files as
  * last synced hold it. The WAL is restarted first, so that its frames are
  * rewritten inside the file (the writes the layer holds back).
  */
 static void test_walbuf_power_loss(void **state)
 {
-	char name[160];
 	sqlite3 *w = NULL;
 	sqlite3_stmt *ins;
 	int committed = 0;
 
 	(void)state;
-	snprintf(name, sizeof(name), "%s/power.db", dir);
 	disk.keep_synced = true;
-	assert_int_equal(sqlite3_open_v2(name, &w,
-					 SQLITE_OPEN_READWRITE |
-						 SQLITE_OPEN_CREATE,
-					 TWL_WALBUF_VFS),
-			 SQLITE_OK);
-	exec_ok(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
-		   " PRAGMA wal_autocheckpoint = 0;"
-		   " CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);");
-	assert_int_equal(sqlite3_prepare_v2(w,
-					    "INSERT INTO t VALUES(NULL,"
-					    " randomblob(3000))",
-					    -1, &ins, NULL),
-			 SQLITE_OK);
+	w = open_writer("power.db", "FULL", &ins);
 	for (int i = 0; i < 160; i++) {
 		assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
 		sqlite3_reset(ins);
@@ -419,20 +436,7 @@ static void test_walbuf_disk_full(void **state)
 	struct stat st;
 
 	(void)state;
-	snprintf(name, sizeof(name), "%s/full.db", dir);
-	assert_int_equal(sqlite3_open_v2(name, &w,
-					 SQLITE_OPEN_READWRITE |
-						 SQLITE_OPEN_CREATE,
-					 TWL_WALBUF_VFS),
-			 SQLITE_OK);
-	exec_ok(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-		   " PRAGMA wal_autocheckpoint = 0;"
-		   " CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);");
-	assert_int_equal(sqlite3_prepare_v2(w,
-					    "INSERT INTO t VALUES(NULL,"
-					    " randomblob(3000))",
-					    -1, &ins, NULL),
-			 SQLITE_OK);
+	w = open_writer("full.db", "NORMAL", &ins);
 	snprintf(name, sizeof(name), "%s/full.db-wal", dir);
 	assert_int_equal(stat(name, &st), 0);
 	wal_size = st.st_size;
