@@ -416,7 +416,9 @@ async function pageFeature(seq, id) {
 	const chart = h('div', { class: 'row' },
 		lineChart('Hosts using it per day', days, [{ label: 'hosts', values: onAxis(days, tl, 'hosts') }]),
 		lineChart('Uses per day', days, [{ label: 'uses', values: onAxis(days, tl, 'uses') }]));
-	const none = { process: '(unknown)', container: '(not in a container)', cgroup: '(root)' };
+	// container: where the writing process runs, as the agent names it from
+	// the writer's own cgroup (docker:<id>, cri-containerd:<id>, systemd:<unit>).
+	const none = { process: '(unknown)', container: '(no container or unit)', cgroup: '(root)' };
 	const top = (key, label, rows, tid) => table([
 		{ key, label, text: true, render: (r) => (r[key] ? r[key] : h('span', { class: 'muted' }, none[key])) },
 		{ key: 'hosts', label: 'Hosts', num: true },
@@ -425,7 +427,7 @@ async function pageFeature(seq, id) {
 	setMain(h('h1', {}, c ? c.title : id), filt, h('div', { class: 'card' }, info), chart,
 		h('div', { class: 'row' },
 			h('div', {}, h('h2', {}, 'Processes'), top('process', 'Process', d.processes, 'processes')),
-			h('div', {}, h('h2', {}, 'Containers'), top('container', 'Container', d.containers, 'containers'))),
+			h('div', {}, h('h2', {}, 'Where the writers run'), top('container', 'Container or systemd unit', d.containers, 'containers'))),
 		h('h2', {}, 'Cgroups'), top('cgroup', 'Cgroup', d.top_cgroups, 'cgroups'),
 		h('h2', {}, 'Kernel versions'), table([
 			{ key: 'kernel', label: 'Kernel release', text: true },
