@@ -30,8 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    m.n_fields > TWL_CATALOG_MAX_FIELDS)
 			abort();
 		for (i = 0; i < m.n_fields; i++)
-			if (!memchr(m.fields[i].value, 0, TWL_MATCH_FIELD_MAX) ||
-			    !memchr(m.fields[i].name, 0, sizeof(m.fields[i].name)))
+			if (!memchr(m.fields[i].value, 0,
+				    TWL_MATCH_FIELD_MAX) ||
+			    !memchr(m.fields[i].name, 0,
+				    sizeof(m.fields[i].name)))
 				abort();
 	}
 	n = twl_normalize_digits(text, size, norm, sizeof(norm));
