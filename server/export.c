@@ -128,8 +128,9 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
  * Where the writer itself runs (its container as twl_container_kind()
  * reduced it, or with full cgroups its identity), as the text names it
  * after the kind of cgroup it used: "" when that adds nothing (docker
- * writing a docker cgroup, a systemd unit a systemd one), else e.g.
- * "a systemd unit" or "container (docker)".
+ * writing a docker cgroup, a systemd unit a systemd one, a container
+ * runtime's process a kubernetes pod), else e.g. "a systemd unit" or
+ * "container (docker)".
  */
 static const char *writer_where(const char *ct, const char *cgroup)
 {
@@ -151,7 +152,8 @@ static const char *writer_where(const char *ct, const char *cgroup)
 		if (strcmp(ct, labels[i].kind))
 			continue;
 		if (!strcmp(cgroup, labels[i].label) ||
-		    (i == 0 && !strncmp(cgroup, "systemd ", 8)))
+		    (i == 0 && !strncmp(cgroup, "systemd ", 8)) ||
+		    (i > 0 && !strcmp(cgroup, "kubernetes pod")))
 			return "";
 		return labels[i].label;
 	}
@@ -751,9 +753,9 @@ static int csv_join(const json_t *f, const char *key, struct twl_buf *out)
 					    "%s%s (%" JSON_INTEGER_FORMAT ")",
 					    sep, str_or(x, "kernel", "?"),
 					    int_of(x, "hosts"));
-		else if (!strcmp(key, "workloads") &&
-			 (wh = writer_where(str_or(x, "container", ""),
-					    str_or(x, "cgroup", ""))))
+		else if (!strcmp(key, "workloads")) {
+			wh = writer_where(str_or(x, "container", ""),
+					  str_or(x, "cgroup", ""));
 			rc = twl_buf_printf(
 				out,
 				"%s%s in %s%s%s (%" JSON_INTEGER_FORMAT
@@ -762,7 +764,7 @@ static int csv_join(const json_t *f, const char *key, struct twl_buf *out)
 				str_or(x, "cgroup", "?"),
 				wh[0] ? ", writer in " : "", wh,
 				int_of(x, "hosts"), int_of(x, "uses"));
-		else if (!strcmp(key, "hosts"))
+		} else if (!strcmp(key, "hosts"))
 			rc = twl_buf_printf(out, "%s%s", sep,
 					    json_string_value(x) ?
 						    json_string_value(x) :

@@ -210,6 +210,10 @@ static json_t *sample_data(void)
 		"    {\"process\": \"containerd-shim\", \"cgroup\": \"/docker/77aa\","
 		"     \"container\": \"systemd:containerd.service\", \"hosts\": 1,"
 		"     \"uses\": 5},"
+		"    {\"process\": \"envoy\", \"cgroup\":"
+		"     \"/kubepods/burstable/pod1/cri-containerd-aa.scope\","
+		"     \"container\": \"cri-containerd:aa\", \"hosts\": 4,"
+		"     \"uses\": 9},"
 		"    {\"process\": \"memtune\","
 		"     \"cgroup\": \"/system.slice/other.service\","
 		"     \"container\": \"systemd:memtune.service\", \"hosts\": 1,"
@@ -352,6 +356,9 @@ static void test_redaction_default(void **state)
 				    " writer in a systemd unit (1 hosts, 5"
 				    " uses)"));
 	assert_null(strstr(out, "container systemd"));
+	/* a pod's own container process: the runtime adds nothing either */
+	assert_non_null(
+		strstr(out, "envoy in kubernetes pod: 4 hosts, 9 uses"));
 	free(out);
 	free(csv);
 	free(js);
