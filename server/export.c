@@ -152,8 +152,10 @@ static const char *writer_where(const char *ct, const char *cgroup)
 		if (strcmp(ct, labels[i].kind))
 			continue;
 		if (!strcmp(cgroup, labels[i].label) ||
-		    (i == 0 && !strncmp(cgroup, "systemd ", 8)) ||
-		    (i > 0 && !strcmp(cgroup, "kubernetes pod")))
+		    (!strcmp(ct, "systemd") &&
+		     !strncmp(cgroup, "systemd ", 8)) ||
+		    (strcmp(ct, "systemd") &&
+		     !strcmp(cgroup, "kubernetes pod")))
 			return "";
 		return labels[i].label;
 	}

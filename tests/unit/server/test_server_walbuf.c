@@ -125,6 +125,19 @@ static void exec_ok(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* @db passes PRAGMA integrity_check. */
+static void assert_intact(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
+					    &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+	sqlite3_finalize(st);
+}
+
 /* One snapshot: count and total of t against the summary row. */
 static int check_snapshot(sqlite3 *db, char *why, size_t cap)
 {
@@ -279,12 +292,7 @@ static void test_walbuf_readers_and_model(void **state)
 
 	/* reopened on the default VFS: intact, and what the model says */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
-					    &st, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
-	sqlite3_finalize(st);
+	assert_intact(db);
 	for (int k = 0; k < KEYS; k++) {
 		if (model[k] < 0)
 			continue;
@@ -419,6 +427,9 @@ static void test_walbuf_power_loss(void **state)
 	sqlite3_finalize(ins);
 	assert_int_equal(sqlite3_close(w), SQLITE_OK);
 	disk.keep_synced = false;
+	free(disk.db);
+	free(disk.wal);
+	disk.db = disk.wal = NULL;
 }
 
 /*
@@ -461,17 +472,7 @@ static void test_walbuf_disk_full(void **state)
 	sqlite3_finalize(ins);
 	assert_int_equal(query_int(r, "SELECT count(*) FROM t"), committed + 1);
 	assert_int_equal(sqlite3_close(w), SQLITE_OK);
-	{
-		sqlite3_stmt *ic = NULL;
-
-		assert_int_equal(sqlite3_prepare_v2(r, "PRAGMA integrity_check",
-						    -1, &ic, NULL),
-				 SQLITE_OK);
-		assert_int_equal(sqlite3_step(ic), SQLITE_ROW);
-		assert_string_equal((const char *)sqlite3_column_text(ic, 0),
-				    "ok");
-		sqlite3_finalize(ic);
-	}
+	assert_intact(r);
 	sqlite3_close(r);
 }
 
