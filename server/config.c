@@ -127,7 +127,7 @@ void twl_config_defaults(struct twl_config *c)
 	 * Past wal-max the writer stops to checkpoint the WAL itself (every
 	 * batch waiting; 3-7 ms median at 5,000 reports/s, ~20 ms with full
 	 * group commits); 256 MiB makes that 4 times rarer than 64 MiB did
-	 * (server/checkpoint.h, bench/README.md). The disk it takes is given
+	 * (server/store/sqlite/checkpoint.h, bench/README.md). The disk it takes is given
 	 * back when the server stops.
 	 */
 	c->wal_max = 256u << 20;

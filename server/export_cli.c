@@ -14,9 +14,9 @@
 #include <twilight/util.h>
 
 #include "config.h"
-#include "export.h"
-#include "store.h"
-#include "store_read.h"
+#include "api/export.h"
+#include "store/store.h"
+#include "store/store_read.h"
 
 #define CLI_MAX_ARGS 64
 

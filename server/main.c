@@ -15,12 +15,12 @@
 
 #include <twilight/util.h>
 
-#include "auth.h"
+#include "http/auth.h"
 #include "config.h"
-#include "export.h"
-#include "server.h"
-#include "store.h"
-#include "tls.h"
+#include "api/export.h"
+#include "http/server.h"
+#include "store/store.h"
+#include "http/tls.h"
 
 static volatile sig_atomic_t stop_flag, hup_flag;
 

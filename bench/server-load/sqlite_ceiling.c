@@ -37,10 +37,10 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
-#include "ingest.h"
+#include "store/ingest.h"
 #include "report_gen.h"
-#include "store.h"
-#include "store_sqlite_internal.h"
+#include "store/store.h"
+#include "store/sqlite/store_sqlite_internal.h"
 
 struct opts {
 	const char *dir, *modes, *pragma;

@@ -40,8 +40,8 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
-#include "store.h"
-#include "store_read.h"
+#include "store/store.h"
+#include "store/store_read.h"
 
 #define DAY 86400
 #define TARGET_MS 20.0

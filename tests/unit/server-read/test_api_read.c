@@ -18,7 +18,7 @@
 
 #include <twilight/util.h>
 
-#include "export.h"
+#include "api/export.h"
 #include "harness.h"
 
 #define HOST_A \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linux-mm export (server/export.c): cgroup kinds, wrapping at 72
+ * linux-mm export (server/api/export.c): cgroup kinds, wrapping at 72
  * columns, redaction, hostile strings, CSV quoting, golden email text.
  * Pure: no server, no database.
  */
@@ -17,7 +17,7 @@
 
 #include <twilight/util.h>
 
-#include "export.h"
+#include "api/export.h"
 
 /* Columns of one line: UTF-8 code points. */
 static size_t cols(const char *s, size_t n)

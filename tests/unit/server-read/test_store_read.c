@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read queries (server/store_sqlite_read.c) against a real SQLite store
+ * Read queries (server/store/sqlite/store_sqlite_read.c) against a real SQLite store
  * filled through the ingest path (twl_store_ingest) with known figures.
  */
 #include <errno.h>
@@ -18,9 +18,9 @@
 
 #include <twilight/util.h>
 
-#include "export.h"
-#include "store.h"
-#include "store_read.h"
+#include "api/export.h"
+#include "store/store.h"
+#include "store/store_read.h"
 
 #define NOW 1764732000LL
 #define DAY 86400LL

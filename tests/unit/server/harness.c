@@ -17,9 +17,9 @@
 
 #include <twilight/util.h>
 
-#include "auth.h"
+#include "http/auth.h"
 #include "harness.h"
-#include "tls.h"
+#include "http/tls.h"
 
 void fixture_start(struct fixture *f, fixture_tweak_fn tweak)
 {

@@ -14,8 +14,8 @@
 #include <jansson.h>
 
 #include "config.h"
-#include "server.h"
-#include "store.h"
+#include "http/server.h"
+#include "store/store.h"
 
 struct fixture {
 	char dir[256];

@@ -22,16 +22,16 @@
 
 #include <twilight/catalog.h>
 
-#include "auth.h"
-#include "checkpoint.h"
+#include "http/auth.h"
+#include "store/sqlite/checkpoint.h"
 #include "config.h"
 #include "harness.h"
-#include "ingest.h"
-#include "migrate.h"
-#include "ratelimit.h"
+#include "store/ingest.h"
+#include "store/sqlite/migrate.h"
+#include "http/ratelimit.h"
 #include "shim_vfs.h"
-#include "store.h"
-#include "store_sqlite_internal.h" /* twl_store_admin_write_lock */
+#include "store/store.h"
+#include "store/sqlite/store_sqlite_internal.h" /* twl_store_admin_write_lock */
 
 static char dir[64];
 static char dbpath[128];
@@ -1226,7 +1226,7 @@ static void bulk_commit(struct twl_store *s, int blobs)
 }
 
 /*
- * WAL checkpoints run on the store's own thread (server/checkpoint.c),
+ * WAL checkpoints run on the store's own thread (server/store/sqlite/checkpoint.c),
  * not in the writer's COMMIT: after ~20 MB (past its 4000-page
  * threshold) committed through the writer
  * connection in small transactions, the database file itself grows while

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The writer's WAL write buffer (server/wal_buffer.h): a connection on it
+ * The writer's WAL write buffer (server/store/sqlite/wal_buffer.h): a connection on it
  * commits, rolls back, spills pages mid-transaction (a tiny page cache),
  * checkpoints and restarts its WAL, while a reader on the default VFS in
  * another thread checks in every snapshot that a summary row agrees with
@@ -32,7 +32,7 @@
 #include <sqlite3.h>
 
 #include "shim_vfs.h"
-#include "wal_buffer.h"
+#include "store/sqlite/wal_buffer.h"
 
 #define KEYS 400
 

@@ -14,7 +14,7 @@
 
 #include <twilight/util.h>
 
-#include "export.h"
+#include "api/export.h"
 
 static bool contains(const char *s, const char *needle)
 {

@@ -15,9 +15,9 @@
 
 #include <twilight/catalog.h>
 
-#include "export.h"
-#include "store_read.h"
-#include "store_sqlite_internal.h"
+#include "api/export.h"
+#include "store/store_read.h"
+#include "store/sqlite/store_sqlite_internal.h"
 
 #define DAY 86400
 

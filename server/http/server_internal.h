@@ -7,8 +7,8 @@
 
 #include <twilight/wire.h>
 
-#include "http.h"
-#include "server.h"
+#include "http/http.h"
+#include "http/server.h"
 
 /* Handler return value: the response will come later (deferred ingest). */
 #define TWL_HANDLER_DEFERRED 1

@@ -10,8 +10,8 @@
 
 #include <twilight/util.h>
 
-#include "ingest.h"
-#include "writer.h"
+#include "store/ingest.h"
+#include "store/writer.h"
 
 struct job {
 	struct job *next;

@@ -9,7 +9,7 @@
 
 #include <twilight/util.h>
 
-#include "checkpoint.h"
+#include "store/sqlite/checkpoint.h"
 
 struct twl_ckpt {
 	sqlite3 *wdb, *db;

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http.h"
-#include "store.h"
+#include "http/http.h"
+#include "store/store.h"
 
 #define TWL_SECRET_LEN 69 /* prefix(5) + 64 hex */
 

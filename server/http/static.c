@@ -8,7 +8,7 @@
 
 #include <twilight/util.h>
 
-#include "server_internal.h"
+#include "http/server_internal.h"
 
 #define STATIC_MAX (16u << 20)
 

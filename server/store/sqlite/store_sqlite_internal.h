@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /*
  * What the common rollup update adds to feature_day (migration 007):

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ratelimit.h"
+#include "http/ratelimit.h"
 
 #define RL_SETS 4096
 #define RL_WAYS 4

@@ -6,7 +6,7 @@
 
 #include <twilight/match.h>
 
-#include "ingest.h"
+#include "store/ingest.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {

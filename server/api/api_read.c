@@ -13,9 +13,9 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
-#include "api_read.h"
-#include "export.h"
-#include "server.h"
+#include "api/api_read.h"
+#include "api/export.h"
+#include "http/server.h"
 
 /* Default look-back of the linux-mm export. */
 #define EXPORT_WINDOW_DAYS 30

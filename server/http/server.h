@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "store.h"
+#include "store/store.h"
 
 struct twl_server;
 struct twl_metrics;

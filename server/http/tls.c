@@ -16,7 +16,7 @@
 
 #include <twilight/util.h>
 
-#include "tls.h"
+#include "http/tls.h"
 
 static EVP_PKEY *gen_key(void)
 {

@@ -6,7 +6,7 @@
 
 #include <twilight/util.h>
 
-#include "auth.h"
+#include "http/auth.h"
 
 static const char *const role_names[] = {
 	[TWL_ROLE_AGENT] = "agent",

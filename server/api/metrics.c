@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "api/metrics.h"
 
 static const double buckets[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
 				  0.1,	 0.25,	0.5,   1,    2.5,  5 };

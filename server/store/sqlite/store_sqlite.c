@@ -13,11 +13,11 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
-#include "checkpoint.h"
-#include "ingest.h"
-#include "migrate.h"
-#include "store_sqlite_internal.h"
-#include "wal_buffer.h"
+#include "store/sqlite/checkpoint.h"
+#include "store/ingest.h"
+#include "store/sqlite/migrate.h"
+#include "store/sqlite/store_sqlite_internal.h"
+#include "store/sqlite/wal_buffer.h"
 
 enum {
 	W_BATCH_INS,

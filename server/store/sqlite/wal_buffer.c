@@ -10,7 +10,7 @@
 
 #include <twilight/util.h>
 
-#include "wal_buffer.h"
+#include "store/sqlite/wal_buffer.h"
 
 #define WALBUF_CAP (1u << 20)
 #define WALBUF_CHUNK (64u << 10)

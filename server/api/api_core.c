@@ -11,9 +11,9 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
-#include "auth.h"
-#include "metrics.h"
-#include "server_internal.h"
+#include "http/auth.h"
+#include "api/metrics.h"
+#include "http/server_internal.h"
 
 static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)

@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "metrics.h"
-#include "store.h"
+#include "api/metrics.h"
+#include "store/store.h"
 
 struct twl_writer;
 

@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "http.h"
-#include "store_read.h"
+#include "http/http.h"
+#include "store/store_read.h"
 
 /* Annotation handlers (annotations.c). */
 int twl_api_annotations_get(struct twl_server *srv,

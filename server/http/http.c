@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "http/http.h"
 
 static int fail_500(struct twl_response *resp)
 {

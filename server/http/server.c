@@ -32,12 +32,12 @@
 
 #include <twilight/util.h>
 
-#include "auth.h"
-#include "ingest.h"
-#include "metrics.h"
-#include "ratelimit.h"
-#include "server_internal.h"
-#include "writer.h"
+#include "http/auth.h"
+#include "store/ingest.h"
+#include "api/metrics.h"
+#include "http/ratelimit.h"
+#include "http/server_internal.h"
+#include "store/writer.h"
 
 #define IP_SLOTS 4096
 

@@ -8,7 +8,7 @@
 
 #include <twilight/util.h>
 
-#include "migrate.h"
+#include "store/sqlite/migrate.h"
 
 static int migration_number(const char *name)
 {

@@ -11,8 +11,8 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
-#include "api_read.h"
-#include "server.h"
+#include "api/api_read.h"
+#include "http/server.h"
 
 #define ANN_MAX_TEXT 4000
 #define ANN_MAX_WORKLOAD 128
