@@ -98,7 +98,7 @@ bool twl_bpf_counted(struct twl_bpf *b, const char *feature_id);
 bool twl_bpf_covers(struct twl_bpf *b, const char *feature_id);
 
 /*
- * twl_bpf_probe_missing - the cross-check of issue 5: true when kmsg saw a
+ * twl_bpf_probe_missing - the kmsg/BPF cross-check: true when kmsg saw a
  * warning for @feature_id at kernel time @warn_mono_us (µs since boot),
  * after the probes were first attached, the feature is covered, and yet
  * nothing was counted. The agent lists such features in

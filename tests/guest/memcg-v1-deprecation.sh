@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/guest/memcg-v1-deprecation.sh WORKLOAD OUTDIR
 #
-# Guest test for the memcg v1 deprecation backport (issue 3). Builds (or
+# Guest test for the memcg v1 deprecation backport. Builds (or
 # reuses) the patched and unpatched kernels with kernel/build, boots each in
 # QEMU (TCG) twice:
 #   boot 1 (guest-knobs.sh): every knob of the series and every

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/guest/bpf/run.sh OUTDIR
 #
-# Guest test of the BPF usage counters (issue 5). Builds the guest programs
+# Guest test of the BPF usage counters. Builds the guest programs
 # without sanitizers (tests/guest/bpf/standalone), takes the patched kernel
 # from kernel/build (cached), packs an initramfs with kernel/mkinitramfs,
 # boots it once with kernel/guest-run (TCG) running guest.sh, and checks the

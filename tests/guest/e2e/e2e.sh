@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/guest/e2e/e2e.sh OUTDIR: the fleet end to end, headless (issue 8).
+# tests/guest/e2e/e2e.sh OUTDIR: the fleet end to end, headless.
 #
 # Builds the guest programs without sanitizers (FLEET_BUILD, default
 # $TWILIGHT_BINARY_DIR/fleet-rel, shared with faults.sh), takes the

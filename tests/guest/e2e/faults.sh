@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/guest/e2e/faults.sh OUTDIR: fault tests of the fleet (issue 8), in
+# tests/guest/e2e/faults.sh OUTDIR: fault tests of the fleet, in
 # one run of two guests with short agent backoff (base 0.2 s, cap 2 s):
 #   fault-a  containers workload; its agent is killed -9 after phase 1,
 #            phase 2 runs with no agent, then the agent is restarted
