@@ -3,8 +3,8 @@
  * usage.bpf.c - count every use of deprecated cgroup v1 memory control
  * files, in the kernel, keyed by who did what to which cgroup.
  *
- * Attach points (see /work/shared/reference/memcg-v1.md section 3 and
- * README.md; no tracepoint fires on cgroup control-file access):
+ * Attach points (see docs/kernel-facts.md section 4 and README.md; no
+ * tracepoint fires on cgroup control-file access):
  *  - fexit on the memory controller's own v1 write handlers
  *    (mem_cgroup_write, mem_cgroup_reset, mem_cgroup_force_empty_write and
  *    the write_u64 handlers mem_cgroup_{hierarchy,swappiness,move_charge,

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every deprecation text of /work/shared/reference/memcg-v1.md section 1,
- * written as the kernel writes it to /dev/kmsg (prefix, \xNN escapes),
- * decoded by the agent's record parser (agent/kmsg_parse.c) and matched
- * against the generated catalog: each must yield its feature id. The same
- * records with a user-space facility must yield nothing.
+ * Deprecation texts from docs/kernel-facts.md section 1, one or more for
+ * every warning feature of the catalog, written as the kernel writes them
+ * to /dev/kmsg (prefix, \xNN escapes), decoded by the agent's record parser
+ * (agent/kmsg_parse.c) and matched against the generated catalog: each must
+ * yield its feature id. The same records with a user-space facility must
+ * yield nothing.
  *
- * The texts below are typed from the reference (and checked against the
- * kernel sources), not taken from schema/catalog.json, so a wrong catalog
+ * The texts below are typed from docs/kernel-facts.md (which cites the
+ * upstream commits), not taken from schema/catalog.json, so a wrong catalog
  * text fails here.
  */
 #include <setjmp.h>
@@ -42,7 +43,7 @@ static const struct ref_text refs[] = {
 	{ .id = "memcg_v1.soft_limit",
 	  .level = 4,
 	  .text = "soft_limit_in_bytes is deprecated and will be removed. " DEP },
-	/* oom_control: v6.12 (typo + trailing space), mainline (typo), fixed */
+	/* oom_control: v6.12-13 (typo, trailing space), v6.14+ (typo), fixed */
 	{ .id = "memcg_v1.oom_control",
 	  .level = 4,
 	  .text = "oom_control is deprecated and will be removed. " DEP_TYPO
@@ -98,7 +99,7 @@ static const struct ref_text refs[] = {
 	  .level = 6,
 	  .text = "cpuset.memory_pressure_enabled is deprecated, use memory.pressure with CONFIG_PSI instead",
 	  .field = { { "file", "memory_pressure_enabled" } } },
-	/* not in the reference: mainline kernel/cgroup/cpuset-v1.c cpuset_write_u64() */
+	/* docs/kernel-facts.md 1.2: cpuset_write_u64(), cpuset-v1.c */
 	{ .id = "cgroup_v1.cpuset_legacy_flags",
 	  .level = 6,
 	  .text = "cpuset.memory_migrate is deprecated",
