@@ -503,23 +503,6 @@ int twl_server_defer_ingest(struct twl_server *srv,
 	return ret ? ret : TWL_HANDLER_DEFERRED;
 }
 
-/*
- * Allocate a body of Content-Length bytes at once, up to 64 KiB (a
- * sender's claim must not reserve more than that before the bytes
- * arrive): one malloc instead of a chain of doubling reallocs, which
- * with glibc also forces a free-list consolidation on each large step.
- */
-static void body_presize(struct twl_buf *b, unsigned long long n)
-{
-	if (b->data || !n || n > b->max || n > 65536)
-		return;
-	b->data = malloc(n + 1);
-	if (!b->data)
-		return;
-	b->data[0] = '\0';
-	b->cap = n + 1;
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -547,8 +530,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 			return send_error(c, 413, "too_large",
 					  "request body exceeds max-body");
 		}
+		/*
+		 * A sender's claim reserves at most 64 KiB before the bytes
+		 * arrive; a failure only means the body grows as it comes.
+		 */
 		if (cl)
-			body_presize(&c->body, strtoull(cl, NULL, 10));
+			twl_buf_reserve(&c->body, strtoull(cl, NULL, 10),
+					65536);
 		return MHD_YES;
 	}
 	if (c->state == ST_DONE) {
