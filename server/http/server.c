@@ -4,8 +4,9 @@
  * per-request state allocated on the first callback and freed in the
  * completion callback, bodies read into capped buffers, gzip inflated with
  * a cap, authentication and roles checked before any handler runs, and
- * security headers on every response this file builds. Report ingest is
- * deferred: the connection is suspended until the writer's COMMIT.
+ * security headers on every response this file builds. A handler may
+ * defer its answer (http.h): the connection is then suspended until
+ * another thread completes the handle, and answered on resume.
  *
  * Known gap: requests libmicrohttpd refuses before any callback here runs
  * (malformed HTTP, a header block over the connection memory limit, an
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,8 @@
 
 #include <twilight/util.h>
 
-#include "http/auth.h"
-#include "store/ingest.h"
 #include "api/metrics.h"
+#include "http/auth.h"
 #include "http/ratelimit.h"
 #include "http/server_internal.h"
 #include "store/writer.h"
@@ -56,19 +57,24 @@ struct twl_server {
 
 enum conn_state { ST_READING, ST_DEFERRED, ST_DONE };
 
+/* A deferred answer (http.h); part of its connection, so never allocated. */
+struct twl_defer {
+	const struct twl_defer_ops *ops; /* NULL: no handle handed out */
+	void *state; /* from twl_defer_complete(), until ops->release() */
+	int result;
+	bool completed, suspended; /* under the connection's lock */
+};
+
 struct conn {
 	struct twl_server *srv;
 	struct MHD_Connection *mc;
 	struct twl_buf body;
 	bool too_big;
 	size_t discarded;
-	bool is_ingest;
+	bool timed; /* twl_request_timed() */
 	enum conn_state state;
 	pthread_mutex_t lock;
-	bool suspended, completed;
-	int result;
-	struct twl_ingest *in; /* handed back by the writer; freed here */
-	char batch_id[65];
+	struct twl_defer defer;
 	double t0;
 	char peer[INET6_ADDRSTRLEN];
 	bool loopback;
@@ -116,6 +122,14 @@ struct twl_writer *twl_server_writer(struct twl_server *srv)
 unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id)
 {
 	return twl_ratelimit_take(srv->host_rl, host_id, mono_now());
+}
+
+/* Contract: see http.h. */
+void twl_request_timed(const struct twl_request *req)
+{
+	struct conn *c = req->priv;
+
+	c->timed = true;
 }
 
 /* Contract: see http.h. */
@@ -213,7 +227,7 @@ static enum MHD_Result send_response(struct conn *c, struct twl_response *resp)
 	ok = MHD_queue_response(c->mc, (unsigned)resp->status, r);
 	MHD_destroy_response(r);
 	twl_metrics_request(c->srv->metrics, resp->status, mono_now() - c->t0,
-			    c->is_ingest);
+			    c->timed);
 	twl_response_fini(resp);
 	c->state = ST_DONE;
 	return ok;
@@ -326,6 +340,73 @@ static bool client_cert_ok(struct conn *c)
 	       gnutls_certificate_get_peers(ci->tls_session, &(unsigned){ 0 });
 }
 
+/*
+ * Send what a handler (or a deferral's answer) made of method url: resp,
+ * or on an error 500, logged here, the top of the request.
+ */
+static enum MHD_Result answer(struct conn *c, const char *method,
+			      const char *url, int ret,
+			      struct twl_response *resp)
+{
+	if (ret < 0) {
+		twl_log(LOG_ERR, "%s %s failed: %s", method, url,
+			strerror(-ret));
+		twl_response_fini(resp); /* nothing of a failed answer */
+		twl_response_error(resp, 500, "internal", NULL,
+				   "internal error; see server log");
+	}
+	return send_response(c, resp);
+}
+
+/* Free what a completed handle holds and void the handle. */
+static void defer_release(struct conn *c)
+{
+	struct twl_defer *d = &c->defer;
+	bool completed;
+
+	if (!d->ops)
+		return;
+	pthread_mutex_lock(&c->lock);
+	completed = d->completed;
+	pthread_mutex_unlock(&c->lock);
+	if (completed && d->ops->release)
+		d->ops->release(d->state);
+	*d = (struct twl_defer){ 0 };
+}
+
+/* Answer a completed deferral on this HTTP thread. */
+static enum MHD_Result defer_answer(struct conn *c, const char *method,
+				    const char *url)
+{
+	struct twl_response resp = { .status = 500 };
+	struct twl_defer *d = &c->defer;
+	int ret;
+
+	ret = d->ops->answer(c->srv, d->state, d->result, &resp);
+	defer_release(c);
+	return answer(c, method, url, ret, &resp);
+}
+
+/*
+ * After the handler deferred: answer now if the handle was completed
+ * meanwhile, else suspend until twl_defer_complete() resumes us.
+ */
+static enum MHD_Result defer_wait(struct conn *c, const char *method,
+				  const char *url)
+{
+	bool done;
+
+	pthread_mutex_lock(&c->lock);
+	c->state = ST_DEFERRED;
+	done = c->defer.completed;
+	if (!done) {
+		MHD_suspend_connection(c->mc);
+		c->defer.suspended = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return done ? defer_answer(c, method, url) : MHD_YES;
+}
+
 static enum MHD_Result dispatch(struct conn *c, const char *url,
 				const char *method)
 {
@@ -361,7 +442,6 @@ static enum MHD_Result dispatch(struct conn *c, const char *url,
 				"this path does not accept that method");
 		return send_error(c, 404, "not_found", "no such endpoint");
 	}
-	c->is_ingest = !strcmp(url, "/api/v1/reports");
 	if (route->min_role > TWL_ROLE_PUBLIC) {
 		auth = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
 						   "Authorization");
@@ -418,89 +498,42 @@ static enum MHD_Result dispatch(struct conn *c, const char *url,
 	req.priv = c;
 	ret = route->fn(srv, &req, &resp);
 	twl_buf_fini(&inflated);
-	if (ret == TWL_HANDLER_DEFERRED) {
-		enum MHD_Result ok = MHD_YES;
-
+	if (ret == TWL_HANDLER_DEFERRED && c->defer.ops) {
 		twl_response_fini(&resp);
-		pthread_mutex_lock(&c->lock);
-		c->state = ST_DEFERRED;
-		if (!c->completed) {
-			MHD_suspend_connection(c->mc);
-			c->suspended = true;
-		}
-		pthread_mutex_unlock(&c->lock);
-		return ok; /* answered when resumed (or on the next call) */
+		return defer_wait(c, method, url);
 	}
-	if (ret < 0) {
-		twl_log(LOG_ERR, "%s %s failed: %s", method, url,
-			strerror(-ret));
-		twl_response_error(&resp, 500, "internal", NULL,
-				   "internal error; see server log");
-	}
-	return send_response(c, &resp);
+	if (ret == TWL_HANDLER_DEFERRED)
+		ret = -EPROTO; /* deferred without a handle: a handler bug */
+	defer_release(c); /* a handle taken but not used is void */
+	return answer(c, method, url, ret, &resp);
 }
 
-static enum MHD_Result finish_deferred(struct conn *c)
+/* Contract: see http.h. */
+struct twl_defer *twl_request_defer(const struct twl_request *req,
+				    const struct twl_defer_ops *ops)
 {
-	struct twl_response resp = { 0 };
-	json_t *j;
+	struct conn *c = req->priv;
 
-	twl_ingest_free(c->in);
-	c->in = NULL;
-
-	if (c->result == 0 || c->result == 1) {
-		j = json_pack("{ss ss}", "status",
-			      c->result ? "duplicate" : "stored", "batch_id",
-			      c->batch_id);
-		twl_response_json(&resp, 200, j);
-	} else if (c->result == -EAGAIN || c->result == -ESHUTDOWN ||
-		   c->result == -EBUSY) {
-		twl_metrics_reject(c->srv->metrics, "overloaded");
-		twl_response_error(&resp, 503, "overloaded", NULL,
-				   "server busy; retry later");
-		twl_response_header(&resp, "Retry-After", "5");
-	} else {
-		twl_response_error(&resp, 500, "store_failed", NULL,
-				   "the batch was not stored; retry later");
-		twl_response_header(&resp, "Retry-After", "30");
-	}
-	return send_response(c, &resp);
+	if (c->defer.ops || !ops)
+		return NULL;
+	c->defer.ops = ops;
+	return &c->defer;
 }
 
-static void ingest_done(void *arg, int result, struct twl_ingest *in)
+/* Contract: see http.h. */
+void twl_defer_complete(struct twl_defer *d, int result, void *state)
 {
-	struct conn *c = arg;
+	struct conn *c = (void *)((char *)d - offsetof(struct conn, defer));
 
 	pthread_mutex_lock(&c->lock);
-	c->result = result;
-	c->in = in;
-	c->completed = true;
-	if (c->suspended) {
-		c->suspended = false;
+	d->result = result;
+	d->state = state;
+	d->completed = true;
+	if (d->suspended) {
+		d->suspended = false;
 		MHD_resume_connection(c->mc);
 	}
 	pthread_mutex_unlock(&c->lock);
-}
-
-/* Contract: see server_internal.h. */
-int twl_server_defer_ingest(struct twl_server *srv,
-			    const struct twl_request *req, const char *host_id,
-			    struct twl_wire_report *report)
-{
-	struct conn *c = req->priv;
-	struct twl_ingest *in;
-	int ret;
-
-	/* The JSON work happens here, on this HTTP thread (ingest.h). */
-	ret = twl_ingest_prepare_report(report, host_id, &in);
-	if (ret)
-		return ret;
-	snprintf(c->batch_id, sizeof(c->batch_id), "%s", in->batch_id);
-	ret = twl_writer_submit(srv->writer, host_id, in, req->now, ingest_done,
-				c);
-	if (ret)
-		twl_ingest_free(in);
-	return ret ? ret : TWL_HANDLER_DEFERRED;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
@@ -547,9 +580,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		bool done;
 
 		pthread_mutex_lock(&c->lock);
-		done = c->completed;
+		done = c->defer.completed;
 		pthread_mutex_unlock(&c->lock);
-		return done ? finish_deferred(c) : MHD_YES;
+		return done ? defer_answer(c, method, url) : MHD_YES;
 	}
 	if (*upload_size) {
 		/*
@@ -582,7 +615,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 	if (!c)
 		return;
 	twl_buf_fini(&c->body);
-	twl_ingest_free(c->in);
+	defer_release(c); /* the client went away before the answer */
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	*con_cls = NULL;
