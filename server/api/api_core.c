@@ -257,3 +257,9 @@ const struct twl_route twl_core_routes[] = {
 	{ "GET", "/*", TWL_ROLE_PUBLIC, twl_handle_static },
 	{ NULL, NULL, 0, NULL },
 };
+
+const struct twl_route *const twl_api_routes[] = {
+	twl_core_routes,
+	twl_read_routes,
+	NULL,
+};

@@ -4,9 +4,9 @@
  * libmicrohttpd or SQLite; they get a parsed request (body complete,
  * inflated, capped; caller authenticated) and fill a response.
  *
- * Routing: server.c matches method + path against the route tables
- * (twl_core_routes in this component, twl_read_routes from api_read.c),
- * checks the caller's role against route->min_role, then calls fn.
+ * Routing: server.c matches method + path against the route tables it
+ * serves (twl_api_routes unless told otherwise), checks the caller's role
+ * against route->min_role, then calls fn.
  */
 #ifndef TWL_SERVER_HTTP_H
 #define TWL_SERVER_HTTP_H
@@ -91,6 +91,13 @@ struct twl_route {
 /* Route tables; each ends with an entry whose method is NULL. */
 extern const struct twl_route twl_core_routes[];
 extern const struct twl_route twl_read_routes[];
+
+/*
+ * The tables twl_server_new() serves, NULL-terminated (api_core.c). An
+ * exact path beats a prefix, a longer prefix a shorter one, and among
+ * equals the earlier table wins.
+ */
+extern const struct twl_route *const twl_api_routes[];
 
 /*
  * Deferred answers, for work another thread finishes (report ingest waits

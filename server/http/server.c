@@ -48,6 +48,7 @@ struct twl_server {
 	struct twl_metrics *metrics;
 	struct twl_writer *writer;
 	struct twl_ratelimit *host_rl, *ip_rl;
+	const struct twl_route *const *routes;
 	struct MHD_Daemon *d;
 	uint16_t port;
 	char *cert_pem, *key_pem, *client_ca_pem;
@@ -282,15 +283,15 @@ static int gunzip(const char *in, size_t len, size_t max, struct twl_buf *out)
 	return ret;
 }
 
-static const struct twl_route *find_route(const char *method, const char *path,
+static const struct twl_route *find_route(const struct twl_route *const *tables,
+					  const char *method, const char *path,
 					  const char **rest, bool *wrong_method)
 {
-	const struct twl_route *tables[] = { twl_core_routes, twl_read_routes };
 	const struct twl_route *best = NULL;
 	size_t best_len = 0;
 
 	*wrong_method = false;
-	for (size_t t = 0; t < 2; t++) {
+	for (size_t t = 0; tables[t]; t++) {
 		for (const struct twl_route *r = tables[t]; r->method; r++) {
 			size_t n = strlen(r->path);
 			bool prefix = n && r->path[n - 1] == '*';
@@ -434,7 +435,8 @@ static enum MHD_Result dispatch(struct conn *c, const char *url,
 			return send_response(c, &resp);
 		}
 	}
-	route = find_route(method, url, &req.path_rest, &wrong_method);
+	route = find_route(srv->routes, method, url, &req.path_rest,
+			   &wrong_method);
 	if (!route) {
 		if (wrong_method)
 			return send_error(
@@ -676,6 +678,14 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 struct twl_server *twl_server_new(const struct twl_config *cfg,
 				  struct twl_store *store)
 {
+	return twl_server_new_routes(cfg, store, twl_api_routes);
+}
+
+/* Contract: see server.h. */
+struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
+					 struct twl_store *store,
+					 const struct twl_route *const *routes)
+{
 	struct twl_server *srv = calloc(1, sizeof(*srv));
 	struct twl_writer_opts wo;
 	struct sockaddr_storage ss;
@@ -688,6 +698,7 @@ struct twl_server *twl_server_new(const struct twl_config *cfg,
 		return NULL;
 	srv->cfg = *cfg;
 	srv->store = store;
+	srv->routes = routes;
 	pthread_mutex_init(&srv->ip_lock, NULL);
 	if (twl_parse_addr_port(cfg->listen, &ss, NULL)) {
 		twl_log(LOG_ERR,
