@@ -234,16 +234,24 @@ static enum MHD_Result send_response(struct conn *c, struct twl_response *resp)
 	return ok;
 }
 
+/* An error answer in resp, counted as a rejection; returns false (stop). */
+static bool reject(struct conn *c, struct twl_response *resp, int status,
+		   const char *code, const char *reason)
+{
+	twl_metrics_reject(c->srv->metrics, code);
+	twl_response_error(resp, status, code, NULL, reason);
+	if (status == 401)
+		twl_response_header(resp, "WWW-Authenticate",
+				    "Bearer realm=\"twilight\"");
+	return false;
+}
+
 static enum MHD_Result send_error(struct conn *c, int status, const char *code,
 				  const char *reason)
 {
 	struct twl_response resp = { 0 };
 
-	twl_metrics_reject(c->srv->metrics, code);
-	twl_response_error(&resp, status, code, NULL, reason);
-	if (status == 401)
-		twl_response_header(&resp, "WWW-Authenticate",
-				    "Bearer realm=\"twilight\"");
+	reject(c, &resp, status, code, reason);
 	return send_response(c, &resp);
 }
 
@@ -408,106 +416,151 @@ static enum MHD_Result defer_wait(struct conn *c, const char *method,
 	return done ? defer_answer(c, method, url) : MHD_YES;
 }
 
-static enum MHD_Result dispatch(struct conn *c, const char *url,
-				const char *method)
+/* The per-address request rate (loopback exempt unless limit-loopback). */
+static bool within_ip_rate(struct conn *c, struct twl_response *resp)
 {
-	struct twl_server *srv = c->srv;
-	struct twl_request req = { 0 };
-	struct twl_response resp = { .status = 500 };
-	const struct twl_route *route;
-	const char *auth, *enc;
-	struct twl_buf inflated = { 0 };
-	bool wrong_method;
 	unsigned wait;
+
+	if (c->loopback && !c->srv->cfg.limit_loopback)
+		return true;
+	wait = twl_ratelimit_take(c->srv->ip_rl, c->peer, mono_now());
+	if (!wait)
+		return true;
+	reject(c, resp, 429, "rate_limited",
+	       "too many requests from this address; retry later");
+	twl_response_header(resp, "Retry-After", "%u", wait);
+	return false;
+}
+
+/* The route of req (setting its path_rest), or NULL with a 404/405. */
+static const struct twl_route *route_of(struct conn *c, struct twl_request *req,
+					struct twl_response *resp)
+{
+	const struct twl_route *route;
+	bool wrong_method;
+
+	route = find_route(c->srv->routes, req->method, req->path,
+			   &req->path_rest, &wrong_method);
+	if (route)
+		return route;
+	if (wrong_method)
+		reject(c, resp, 405, "method_not_allowed",
+		       "this path does not accept that method");
+	else
+		reject(c, resp, 404, "not_found", "no such endpoint");
+	return NULL;
+}
+
+/* Who is asking (req->who), and whether route admits them. */
+static bool authorize(struct conn *c, const struct twl_route *route,
+		      struct twl_request *req, struct twl_response *resp)
+{
+	const char *auth;
 	int ret;
 
-	if (c->too_big)
-		return send_error(c, 413, "too_large",
-				  "request body exceeds max-body");
-	if (!c->loopback || srv->cfg.limit_loopback) {
-		wait = twl_ratelimit_take(srv->ip_rl, c->peer, mono_now());
-		if (wait) {
-			twl_metrics_reject(srv->metrics, "rate_limited");
-			twl_response_error(
-				&resp, 429, "rate_limited", NULL,
-				"too many requests from this address; retry later");
-			twl_response_header(&resp, "Retry-After", "%u", wait);
-			return send_response(c, &resp);
-		}
-	}
-	route = find_route(srv->routes, method, url, &req.path_rest,
-			   &wrong_method);
-	if (!route) {
-		if (wrong_method)
-			return send_error(
-				c, 405, "method_not_allowed",
-				"this path does not accept that method");
-		return send_error(c, 404, "not_found", "no such endpoint");
-	}
-	if (route->min_role > TWL_ROLE_PUBLIC) {
-		auth = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
-						   "Authorization");
-		if (!auth || strncasecmp(auth, "Bearer ", 7))
-			return send_error(
-				c, 401, "unauthorized",
-				"missing 'Authorization: Bearer <token>' header");
-		ret = twl_auth_resolve(srv->store, auth + 7, &req.who);
-		if (ret == -EKEYREVOKED)
-			return send_error(
-				c, 401, "unauthorized",
-				"this host key was revoked; enrol again with an enrolment token");
-		if (ret == -ENOENT || ret == -EINVAL)
-			return send_error(c, 401, "unauthorized",
-					  "unknown or revoked token");
-		if (ret)
-			return send_error(c, 503, "unavailable",
-					  "token store unavailable; retry");
-		if ((req.who.role == TWL_ROLE_AGENT &&
-		     route->min_role != TWL_ROLE_AGENT) ||
-		    req.who.role < route->min_role)
-			return send_error(
-				c, 403, "forbidden",
-				"this token's role may not use this endpoint");
-		if (req.who.host_id[0] && srv->cfg.require_client_cert &&
-		    !client_cert_ok(c))
-			return send_error(
-				c, 403, "forbidden",
-				"a client certificate signed by client-ca is required");
-	}
-	req.body = c->body.data ? c->body.data : "";
-	req.body_len = c->body.len;
-	enc = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
-					  "Content-Encoding");
-	if (enc && !strcasecmp(enc, "gzip")) {
-		ret = gunzip(req.body, req.body_len, srv->cfg.max_inflated,
-			     &inflated);
-		if (ret == -E2BIG)
-			return send_error(c, 413, "too_large",
-					  "inflated body exceeds max-inflated");
-		if (ret)
-			return send_error(c, 400, "bad_encoding",
-					  "body is not valid gzip");
-		req.body = inflated.data ? inflated.data : "";
-		req.body_len = inflated.len;
-	} else if (enc && strcasecmp(enc, "identity")) {
-		return send_error(c, 415, "bad_encoding",
-				  "only gzip and identity are accepted");
-	}
-	req.method = method;
-	req.path = url;
-	req.peer = c->peer;
-	req.now = time(NULL);
-	req.priv = c;
-	ret = route->fn(srv, &req, &resp);
-	twl_buf_fini(&inflated);
+	if (route->min_role == TWL_ROLE_PUBLIC)
+		return true;
+	auth = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
+					   "Authorization");
+	if (!auth || strncasecmp(auth, "Bearer ", 7))
+		return reject(c, resp, 401, "unauthorized",
+			      "missing 'Authorization: Bearer <token>' header");
+	ret = twl_auth_resolve(c->srv->store, auth + 7, &req->who);
+	if (ret == -EKEYREVOKED)
+		return reject(
+			c, resp, 401, "unauthorized",
+			"this host key was revoked; enrol again with an enrolment token");
+	if (ret == -ENOENT || ret == -EINVAL)
+		return reject(c, resp, 401, "unauthorized",
+			      "unknown or revoked token");
+	if (ret)
+		return reject(c, resp, 503, "unavailable",
+			      "token store unavailable; retry");
+	if ((req->who.role == TWL_ROLE_AGENT &&
+	     route->min_role != TWL_ROLE_AGENT) ||
+	    req->who.role < route->min_role)
+		return reject(c, resp, 403, "forbidden",
+			      "this token's role may not use this endpoint");
+	if (req->who.host_id[0] && c->srv->cfg.require_client_cert &&
+	    !client_cert_ok(c))
+		return reject(
+			c, resp, 403, "forbidden",
+			"a client certificate signed by client-ca is required");
+	return true;
+}
+
+/* req's body as sent, or gzip inflated into *inflated (capped). */
+static bool decode_body(struct conn *c, struct twl_request *req,
+			struct twl_buf *inflated, struct twl_response *resp)
+{
+	const char *enc = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
+						      "Content-Encoding");
+	int ret;
+
+	req->body = c->body.data ? c->body.data : "";
+	req->body_len = c->body.len;
+	if (!enc || !strcasecmp(enc, "identity"))
+		return true;
+	if (strcasecmp(enc, "gzip"))
+		return reject(c, resp, 415, "bad_encoding",
+			      "only gzip and identity are accepted");
+	ret = gunzip(req->body, req->body_len, c->srv->cfg.max_inflated,
+		     inflated);
+	if (ret == -E2BIG)
+		return reject(c, resp, 413, "too_large",
+			      "inflated body exceeds max-inflated");
+	if (ret)
+		return reject(c, resp, 400, "bad_encoding",
+			      "body is not valid gzip");
+	req->body = inflated->data ? inflated->data : "";
+	req->body_len = inflated->len;
+	return true;
+}
+
+/* Run route's handler on req and answer, now or once it is completed. */
+static enum MHD_Result call_handler(struct conn *c,
+				    const struct twl_route *route,
+				    struct twl_request *req,
+				    struct twl_response *resp)
+{
+	int ret;
+
+	req->now = time(NULL);
+	ret = route->fn(c->srv, req, resp);
 	if (ret == TWL_HANDLER_DEFERRED && c->defer.ops) {
-		twl_response_fini(&resp);
-		return defer_wait(c, method, url);
+		twl_response_fini(resp);
+		return defer_wait(c, req->method, req->path);
 	}
 	if (ret == TWL_HANDLER_DEFERRED)
 		ret = -EPROTO; /* deferred without a handle: a handler bug */
 	defer_release(c); /* a handle taken but not used is void */
-	return answer(c, method, url, ret, &resp);
+	return answer(c, req->method, req->path, ret, resp);
+}
+
+/* A request whose body is complete: limits, route, auth, body, handler. */
+static enum MHD_Result dispatch(struct conn *c, const char *url,
+				const char *method)
+{
+	struct twl_request req = {
+		.method = method, .path = url, .peer = c->peer, .priv = c
+	};
+	struct twl_response resp = { .status = 500 };
+	struct twl_buf inflated = { 0 };
+	const struct twl_route *route;
+	enum MHD_Result ok;
+
+	if (c->too_big)
+		return send_error(c, 413, "too_large",
+				  "request body exceeds max-body");
+	if (!within_ip_rate(c, &resp))
+		return send_response(c, &resp);
+	route = route_of(c, &req, &resp);
+	if (!route || !authorize(c, route, &req, &resp) ||
+	    !decode_body(c, &req, &inflated, &resp))
+		return send_response(c, &resp);
+	ok = call_handler(c, route, &req, &resp);
+	twl_buf_fini(&inflated);
+	return ok;
 }
 
 /* Contract: see http.h. */
@@ -681,6 +734,53 @@ struct twl_server *twl_server_new(const struct twl_config *cfg,
 	return twl_server_new_routes(cfg, store, twl_api_routes);
 }
 
+/* The certificate, key and optional client CA into srv; 0 or -errno. */
+static int read_tls_files(struct twl_server *srv)
+{
+	const struct twl_config *cfg = &srv->cfg;
+	int ret;
+
+	ret = twl_read_file(cfg->cert_file, 1 << 20, &srv->cert_pem, NULL);
+	if (!ret)
+		ret = twl_read_file(cfg->key_file, 1 << 20, &srv->key_pem,
+				    NULL);
+	if (!ret && cfg->client_ca_file[0])
+		ret = twl_read_file(cfg->client_ca_file, 1 << 20,
+				    &srv->client_ca_pem, NULL);
+	return ret;
+}
+
+/* libmicrohttpd on ss with TLS and the limits of srv->cfg, or NULL. */
+static struct MHD_Daemon *start_daemon(struct twl_server *srv,
+				       const struct sockaddr_storage *ss)
+{
+	const struct twl_config *cfg = &srv->cfg;
+	struct MHD_OptionItem opts[16];
+	unsigned flags;
+	int n = 0;
+
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS |
+		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+#define OPT(o, v, p) \
+	opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (void *)(p) }
+	OPT(MHD_OPTION_SOCK_ADDR, 0, ss);
+	OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, srv->cert_pem);
+	OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, srv->key_pem);
+	OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, cfg->tls_priorities);
+	if (srv->client_ca_pem)
+		OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, srv->client_ca_pem);
+	OPT(MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->conn_timeout_s, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory, NULL);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv);
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	return MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
 /* Contract: see server.h. */
 struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 					 struct twl_store *store,
@@ -690,9 +790,7 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 	struct twl_writer_opts wo;
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *di;
-	struct MHD_OptionItem opts[16];
-	unsigned flags;
-	int ret, n;
+	int ret;
 
 	if (!srv)
 		return NULL;
@@ -707,13 +805,7 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 		errno = EINVAL;
 		goto fail;
 	}
-	ret = twl_read_file(cfg->cert_file, 1 << 20, &srv->cert_pem, NULL);
-	if (!ret)
-		ret = twl_read_file(cfg->key_file, 1 << 20, &srv->key_pem,
-				    NULL);
-	if (!ret && cfg->client_ca_file[0])
-		ret = twl_read_file(cfg->client_ca_file, 1 << 20,
-				    &srv->client_ca_pem, NULL);
+	ret = read_tls_files(srv);
 	if (ret) {
 		twl_log(LOG_ERR, "cannot read TLS files (%s, %s%s%s): %s",
 			cfg->cert_file, cfg->key_file,
@@ -736,27 +828,7 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 			strerror(errno ? errno : ENOMEM));
 		goto fail;
 	}
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS |
-		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-	n = 0;
-#define OPT(o, v, p) \
-	opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (void *)(p) }
-	OPT(MHD_OPTION_SOCK_ADDR, 0, &ss);
-	OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, srv->cert_pem);
-	OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, srv->key_pem);
-	OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, cfg->tls_priorities);
-	if (srv->client_ca_pem)
-		OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, srv->client_ca_pem);
-	OPT(MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL);
-	OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->conn_timeout_s, NULL);
-	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory, NULL);
-	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv);
-	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv);
-	OPT(MHD_OPTION_END, 0, NULL);
-#undef OPT
-	srv->d = MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,
-				  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	srv->d = start_daemon(srv, &ss);
 	if (!srv->d) {
 		twl_log(LOG_ERR,
 			"cannot listen on %s with TLS (address in use? bad certificate or tls-priorities?)",
@@ -777,7 +849,11 @@ void twl_server_free(struct twl_server *srv)
 {
 	if (!srv)
 		return;
-	/* Commit and answer every queued batch (resuming its connection) first. */
+	/*
+	 * The writer first: it commits every queued batch and completes its
+	 * deferred answer, so no connection is left suspended when the
+	 * daemon stops (libmicrohttpd forbids that).
+	 */
 	twl_writer_stop(srv->writer);
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
