@@ -111,7 +111,7 @@ struct twl_defer;
 struct twl_defer_ops {
 	/*
 	 * Fill resp from what twl_defer_complete() passed, as a handler
-	 * would (0, or a negative errno for a 500). Not called when the
+	 * would (0, or a negative errno for a 500). May be skipped when the
 	 * client went away first.
 	 */
 	int (*answer)(struct twl_server *srv, void *state, int result,
