@@ -128,8 +128,9 @@ struct twl_defer_ops {
  * twl_request_defer - a handle to answer req later with ops (static
  * storage), or NULL when req already has one. No allocation: the handle
  * lives with the connection. It is valid only if the handler then returns
- * TWL_HANDLER_DEFERRED; exactly one twl_defer_complete() must follow,
- * before twl_server_free() (a suspended connection cannot be closed). With
+ * TWL_HANDLER_DEFERRED; exactly one twl_defer_complete() must follow
+ * before the daemon stops (a suspended connection cannot be closed:
+ * twl_server_free() first stops the writer, which completes its own). With
  * any other return the handle is void: it must not be completed later.
  */
 struct twl_defer *twl_request_defer(const struct twl_request *req,

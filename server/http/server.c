@@ -367,20 +367,28 @@ static enum MHD_Result answer(struct conn *c, const char *method,
 	return send_response(c, resp);
 }
 
-/* Free what a completed handle holds and void the handle. */
-static void defer_release(struct conn *c)
+/* Release what d holds if it was completed, and void the handle. */
+static void defer_release(struct twl_defer *d, bool completed)
 {
-	struct twl_defer *d = &c->defer;
-	bool completed;
-
-	if (!d->ops)
-		return;
-	pthread_mutex_lock(&c->lock);
-	completed = d->completed;
-	pthread_mutex_unlock(&c->lock);
 	if (completed && d->ops->release)
 		d->ops->release(d->state);
 	*d = (struct twl_defer){ 0 };
+}
+
+/*
+ * A handle still there when the handler answered itself or the client
+ * went away: released if it was completed (nothing else holds it then).
+ */
+static void defer_void(struct conn *c)
+{
+	bool completed;
+
+	if (!c->defer.ops)
+		return; /* the common case: no lock */
+	pthread_mutex_lock(&c->lock);
+	completed = c->defer.completed;
+	pthread_mutex_unlock(&c->lock);
+	defer_release(&c->defer, completed);
 }
 
 /* Answer a completed deferral on this HTTP thread. */
@@ -391,8 +399,9 @@ static enum MHD_Result defer_answer(struct conn *c, const char *method,
 	struct twl_defer *d = &c->defer;
 	int ret;
 
+	/* completed was seen under the lock on this thread: no lock here */
 	ret = d->ops->answer(c->srv, d->state, d->result, &resp);
-	defer_release(c);
+	defer_release(d, true);
 	return answer(c, method, url, ret, &resp);
 }
 
@@ -533,7 +542,7 @@ static enum MHD_Result call_handler(struct conn *c,
 	}
 	if (ret == TWL_HANDLER_DEFERRED)
 		ret = -EPROTO; /* deferred without a handle: a handler bug */
-	defer_release(c); /* a handle taken but not used is void */
+	defer_void(c); /* a handle taken but not used is void */
 	return answer(c, req->method, req->path, ret, resp);
 }
 
@@ -670,7 +679,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 	if (!c)
 		return;
 	twl_buf_fini(&c->body);
-	defer_release(c); /* the client went away before the answer */
+	defer_void(c); /* the client went away before the answer */
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	*con_cls = NULL;
