@@ -632,17 +632,6 @@ out:
 	return rc;
 }
 
-static int render_feature_text(struct twl_buf *b, const json_t *f)
-{
-	int rc = text_feature_head(b, f);
-
-	if (!rc)
-		rc = text_feature_where(b, f);
-	if (!rc)
-		rc = text_feature_use_cases(b, f);
-	return rc;
-}
-
 /* One paragraph naming the features not seen in use. */
 static int text_unused(struct twl_buf *b, const json_t *feats)
 {
@@ -713,8 +702,11 @@ static int render_text(const json_t *data, struct twl_buf *b)
 			rc = -EINVAL;
 			goto out;
 		}
-		if (feature_used(f))
-			TRY(render_feature_text(b, f));
+		if (!feature_used(f))
+			continue;
+		TRY(text_feature_head(b, f));
+		TRY(text_feature_where(b, f));
+		TRY(text_feature_use_cases(b, f));
 	}
 	if (n_unused)
 		TRY(text_unused(b, feats));
