@@ -17,11 +17,24 @@ void twl_buf_init(struct twl_buf *b, size_t max)
 	b->max = max;
 }
 
+/* Reallocate to @ncap bytes (content, NUL and room), keeping the content. */
+static int buf_grow(struct twl_buf *b, size_t ncap)
+{
+	char *p = realloc(b->data, ncap);
+
+	if (!p)
+		return -ENOMEM;
+	if (!b->data)
+		p[0] = '\0';
+	b->data = p;
+	b->cap = ncap;
+	return 0;
+}
+
 /* Make room for @extra more content bytes plus the NUL. */
 static int buf_reserve(struct twl_buf *b, size_t extra)
 {
 	size_t need, ncap;
-	char *p;
 
 	if (extra > b->max || b->len > b->max - extra)
 		return -E2BIG;
@@ -35,12 +48,7 @@ static int buf_reserve(struct twl_buf *b, size_t extra)
 		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
 	if (b->max < SIZE_MAX - 1 && ncap > b->max + 1)
 		ncap = b->max + 1;
-	p = realloc(b->data, ncap);
-	if (!p)
-		return -ENOMEM;
-	b->data = p;
-	b->cap = ncap;
-	return 0;
+	return buf_grow(b, ncap);
 }
 
 int twl_buf_append(struct twl_buf *b, const void *p, size_t n)
@@ -75,6 +83,18 @@ int twl_buf_printf(struct twl_buf *b, const char *fmt, ...)
 	va_end(ap);
 	b->len += (size_t)n;
 	return 0;
+}
+
+int twl_buf_reserve(struct twl_buf *b, size_t n, size_t cap)
+{
+	if (n > b->max || b->len > b->max - n)
+		return -E2BIG;
+	if (!n || n > cap || b->len + n == SIZE_MAX)
+		return 0;
+	if (b->len + n + 1 <= b->cap)
+		return 0;
+	/* exactly what was asked: a claimed size is usually the final one */
+	return buf_grow(b, b->len + n + 1);
 }
 
 void twl_buf_reset(struct twl_buf *b)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Core handlers: /healthz, /metrics, enrolment, report ingest, token and
- * host-key administration, and the static dashboard catch-all.
+ * Core handlers: /healthz, /metrics, enrolment, token and host-key
+ * administration, and the route table (report ingest is api_ingest.c, the
+ * static dashboard catch-all static.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +12,9 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
-#include "http/auth.h"
+#include "api/api_ingest.h"
 #include "api/metrics.h"
+#include "http/auth.h"
 #include "http/server_internal.h"
 
 static int h_healthz(struct twl_server *srv, const struct twl_request *req,
@@ -127,75 +129,6 @@ static int h_enroll(struct twl_server *srv, const struct twl_request *req,
 				json_pack("{ss ss}", "host_id", host_id, "key",
 					  secret));
 	json_decref(body);
-	return ret;
-}
-
-static int h_reports(struct twl_server *srv, const struct twl_request *req,
-		     struct twl_response *resp)
-{
-	struct twl_metrics *m = twl_server_metrics(srv);
-	struct twl_verr err = { 0 };
-	const char *host_id;
-	struct twl_wire_report report;
-	unsigned wait;
-	json_t *doc;
-	int ret;
-
-	if (!req->who.host_id[0]) {
-		twl_metrics_reject(m, "forbidden");
-		return twl_response_error(
-			resp, 403, "forbidden", NULL,
-			"reports need a per-host key from POST /api/v1/enroll");
-	}
-	wait = twl_server_host_rate(srv, req->who.host_id);
-	if (wait) {
-		twl_metrics_reject(m, "rate_limited");
-		twl_response_error(
-			resp, 429, "rate_limited", NULL,
-			"too many reports from this host; retry after the given delay");
-		twl_response_header(resp, "Retry-After", "%u", wait);
-		return 0;
-	}
-	ret = twl_wire_decode(req->body, req->body_len, &report, &err);
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret) {
-		twl_metrics_reject(m, err.code[0] ? err.code : "other");
-		return twl_response_json(resp, 400, twl_verr_to_json(&err));
-	}
-	doc = report.doc;
-	host_id = json_string_value(
-		json_object_get(json_object_get(doc, "host"), "host_id"));
-	if (!host_id || strcmp(host_id, req->who.host_id)) {
-		twl_wire_release(&report);
-		twl_metrics_reject(m, "host_mismatch");
-		return twl_response_error(
-			resp, 403, "host_mismatch", "host.host_id",
-			"host.host_id differs from the host this key was issued to");
-	}
-	/*
-	 * A replayed batch id is found by the writer (its batches insert
-	 * changes nothing), which answers "duplicate". No look-up here: it
-	 * cost every report a read under the reader lock, which the
-	 * dashboard's queries also hold.
-	 */
-	ret = twl_server_defer_ingest(srv, req, req->who.host_id, &report);
-	if (ret == -EAGAIN) {
-		twl_metrics_reject(m, "overloaded");
-		twl_response_error(
-			resp, 503, "overloaded", NULL,
-			"ingest queue full; retry after the given delay");
-		twl_response_header(resp, "Retry-After", "5");
-		return 0;
-	}
-	if (ret == -ESHUTDOWN) {
-		twl_metrics_reject(m, "shutting_down");
-		twl_response_error(resp, 503, "shutting_down", NULL,
-				   "the server is shutting down; the batch was "
-				   "not stored, retry after the given delay");
-		twl_response_header(resp, "Retry-After", "5");
-		return 0;
-	}
 	return ret;
 }
 
@@ -315,7 +248,7 @@ const struct twl_route twl_core_routes[] = {
 	{ "GET", "/metrics", TWL_ROLE_VIEWER, h_metrics },
 	{ "GET", "/api/v1/whoami", TWL_ROLE_VIEWER, h_whoami },
 	{ "POST", "/api/v1/enroll", TWL_ROLE_AGENT, h_enroll },
-	{ "POST", "/api/v1/reports", TWL_ROLE_AGENT, h_reports },
+	{ "POST", "/api/v1/reports", TWL_ROLE_AGENT, twl_api_reports },
 	{ "GET", "/api/v1/tokens", TWL_ROLE_ADMIN, h_token_list },
 	{ "POST", "/api/v1/tokens", TWL_ROLE_ADMIN, h_token_create },
 	{ "DELETE", "/api/v1/tokens/*", TWL_ROLE_ADMIN, h_token_revoke },
@@ -323,4 +256,10 @@ const struct twl_route twl_core_routes[] = {
 	/* Dashboard files carry no data; the API they call needs a token. */
 	{ "GET", "/*", TWL_ROLE_PUBLIC, twl_handle_static },
 	{ NULL, NULL, 0, NULL },
+};
+
+const struct twl_route *const twl_api_routes[] = {
+	twl_core_routes,
+	twl_read_routes,
+	NULL,
 };

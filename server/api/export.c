@@ -506,13 +506,12 @@ static void fits_summary(const json_t *anns, char *out, size_t cap)
 		 yes + partial + no, yes + partial + no == 1 ? "" : "s");
 }
 
-static int render_feature_text(struct twl_buf *b, const json_t *f)
+/* A used feature's heading: name, upstream status, hosts and uses. */
+static int text_feature_head(struct twl_buf *b, const json_t *f)
 {
-	json_t *arr, *x;
-	size_t i;
-	char s1[32], s2[32], d1[16], d2[16], fits[128];
-	int rc = 0;
+	char s1[32], s2[32], d1[16], d2[16];
 	json_int_t using = int_of(f, "hosts_using");
+	int rc = 0;
 
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(wrapf(b, "", "  ", "%s: %s", str_or(f, "id", "?"),
@@ -544,6 +543,18 @@ static int render_feature_text(struct twl_buf *b, const json_t *f)
 		  "Uses counted: %" JSON_INTEGER_FORMAT
 		  " (first seen %s, last seen %s)",
 		  int_of(f, "uses"), d1, d2));
+out:
+	return rc;
+}
+
+/* Where a feature is used: kernel versions, workloads, hosts. */
+static int text_feature_where(struct twl_buf *b, const json_t *f)
+{
+	static const char workloads[] =
+		"  Workloads (process in the cgroup it used):\n";
+	json_t *arr, *x;
+	size_t i;
+	int rc = 0;
 
 	arr = json_object_get(f, "kernels");
 	if (json_array_size(arr)) {
@@ -555,28 +566,20 @@ static int render_feature_text(struct twl_buf *b, const json_t *f)
 				  int_of(x, "hosts") == 1 ? "" : "s"));
 	}
 	arr = json_object_get(f, "workloads");
-	if (json_array_size(arr)) {
-		static const char head[] =
-			"  Workloads (process in the cgroup it used):\n";
+	if (json_array_size(arr))
+		TRY(twl_buf_append(b, workloads, sizeof(workloads) - 1));
+	json_array_foreach(arr, i, x)
+	{
+		const char *wh = writer_where(str_or(x, "container", ""),
+					      str_or(x, "cgroup", ""));
 
-		TRY(twl_buf_append(b, head, sizeof(head) - 1));
-		json_array_foreach(arr, i, x)
-		{
-			const char *wh =
-				writer_where(str_or(x, "container", ""),
-					     str_or(x, "cgroup", ""));
-
-			TRY(wrapf(b, "    - ", "      ",
-				  "%s in %s%s%s: %" JSON_INTEGER_FORMAT
-				  " host%s, %" JSON_INTEGER_FORMAT " use%s",
-				  str_or(x, "process", "?"),
-				  str_or(x, "cgroup", "?"),
-				  wh[0] ? ", writer in " : "", wh,
-				  int_of(x, "hosts"),
-				  int_of(x, "hosts") == 1 ? "" : "s",
-				  int_of(x, "uses"),
-				  int_of(x, "uses") == 1 ? "" : "s"));
-		}
+		TRY(wrapf(b, "    - ", "      ",
+			  "%s in %s%s%s: %" JSON_INTEGER_FORMAT
+			  " host%s, %" JSON_INTEGER_FORMAT " use%s",
+			  str_or(x, "process", "?"), str_or(x, "cgroup", "?"),
+			  wh[0] ? ", writer in " : "", wh, int_of(x, "hosts"),
+			  int_of(x, "hosts") == 1 ? "" : "s", int_of(x, "uses"),
+			  int_of(x, "uses") == 1 ? "" : "s"));
 	}
 	arr = json_object_get(f, "hosts");
 	if (json_array_size(arr)) {
@@ -585,6 +588,18 @@ static int render_feature_text(struct twl_buf *b, const json_t *f)
 			b, "    - ", "      ", "%s",
 			json_string_value(x) ? json_string_value(x) : "?"));
 	}
+out:
+	return rc;
+}
+
+/* The cgroup v2 replacement, whether it fits, and the use cases told. */
+static int text_feature_use_cases(struct twl_buf *b, const json_t *f)
+{
+	json_t *arr, *x;
+	char d1[16], fits[128];
+	size_t i;
+	int rc = 0;
+
 	TRY(wrapf(b, "  ", "    ", "cgroup v2 replacement: %s",
 		  str_or(f, "replacement", "none known")));
 	if (json_string_value(json_object_get(f, "replacement_note")))
@@ -593,27 +608,50 @@ static int render_feature_text(struct twl_buf *b, const json_t *f)
 	arr = json_object_get(f, "annotations");
 	fits_summary(arr, fits, sizeof(fits));
 	TRY(wrapf(b, "  ", "    ", "Does the replacement fit: %s", fits));
-	if (json_array_size(arr)) {
-		TRY(twl_buf_append(b, "  Use cases:\n", 13));
-		json_array_foreach(arr, i, x)
-		{
-			const char *wl = json_string_value(
-				json_object_get(x, "workload"));
-			const char *ft =
-				json_string_value(json_object_get(x, "fits"));
+	if (!json_array_size(arr)) {
+		if (int_of(f, "hosts_using") > 0)
+			TRY(wrapf(b, "  ", "    ",
+				  "Use cases: none recorded yet."));
+		goto out;
+	}
+	TRY(twl_buf_append(b, "  Use cases:\n", 13));
+	json_array_foreach(arr, i, x)
+	{
+		const char *wl =
+			json_string_value(json_object_get(x, "workload"));
+		const char *ft = json_string_value(json_object_get(x, "fits"));
 
-			fmt_date(int_of(x, "created"), d1, sizeof(d1));
-			TRY(wrapf(b, "    - ", "      ",
-				  "%s%s%s(%s, %s%s%s) %s", wl ? "[" : "",
-				  wl ? wl : "", wl ? "] " : "",
-				  str_or(x, "author", "?"), d1,
-				  ft ? "; replacement fits: " : "",
-				  ft ? ft : "", str_or(x, "text", "")));
-		}
-	} else if (using > 0) {
-		TRY(wrapf(b, "  ", "    ", "Use cases: none recorded yet."));
+		fmt_date(int_of(x, "created"), d1, sizeof(d1));
+		TRY(wrapf(b, "    - ", "      ", "%s%s%s(%s, %s%s%s) %s",
+			  wl ? "[" : "", wl ? wl : "", wl ? "] " : "",
+			  str_or(x, "author", "?"), d1,
+			  ft ? "; replacement fits: " : "", ft ? ft : "",
+			  str_or(x, "text", "")));
 	}
 out:
+	return rc;
+}
+
+/* One paragraph naming the features not seen in use. */
+static int text_unused(struct twl_buf *b, const json_t *feats)
+{
+	struct twl_buf list;
+	const json_t *f;
+	size_t i;
+	int rc = 0;
+
+	twl_buf_init(&list, 64 * 1024);
+	json_array_foreach(feats, i, f)
+	{
+		if (!feature_used(f))
+			TRY(twl_buf_printf(&list, "%s%s", list.len ? ", " : "",
+					   str_or(f, "id", "?")));
+	}
+	TRY(twl_buf_append(b, "\n", 1));
+	TRY(wrapf(b, "", "", "Not seen in use in this period: %s.",
+		  list.data ? list.data : ""));
+out:
+	twl_buf_fini(&list);
 	return rc;
 }
 
@@ -664,34 +702,14 @@ static int render_text(const json_t *data, struct twl_buf *b)
 			rc = -EINVAL;
 			goto out;
 		}
-		if (feature_used(f))
-			TRY(render_feature_text(b, f));
+		if (!feature_used(f))
+			continue;
+		TRY(text_feature_head(b, f));
+		TRY(text_feature_where(b, f));
+		TRY(text_feature_use_cases(b, f));
 	}
-	if (n_unused) {
-		struct twl_buf list;
-
-		twl_buf_init(&list, 64 * 1024);
-		json_array_foreach(feats, i, f)
-		{
-			if (feature_used(f))
-				continue;
-			rc = twl_buf_printf(&list, "%s%s", list.len ? ", " : "",
-					    str_or(f, "id", "?"));
-			if (rc)
-				break;
-		}
-		if (!rc) {
-			rc = twl_buf_append(b, "\n", 1);
-			if (!rc)
-				rc = wrapf(
-					b, "", "",
-					"Not seen in use in this period: %s.",
-					list.data ? list.data : "");
-		}
-		twl_buf_fini(&list);
-		if (rc)
-			goto out;
-	}
+	if (n_unused)
+		TRY(text_unused(b, feats));
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(wrapf(
 		b, "", "",

@@ -80,14 +80,14 @@ void twl_metrics_reject(struct twl_metrics *m, const char *reason)
 
 /* Contract: see metrics.h. */
 void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
-			 int is_ingest)
+			 bool timed)
 {
 	int cls = status / 100;
 
 	pthread_mutex_lock(&m->lock);
 	if (cls >= 1 && cls <= 5)
 		m->status[cls]++;
-	if (is_ingest) {
+	if (timed) {
 		size_t b = 0;
 
 		while (b < NB && seconds > buckets[b])

@@ -3,6 +3,7 @@
 #ifndef TWL_SERVER_METRICS_H
 #define TWL_SERVER_METRICS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <twilight/util.h>
@@ -16,9 +17,13 @@ void twl_metrics_free(struct twl_metrics *m);
 void twl_metrics_ingest(struct twl_metrics *m, int dup, uint64_t rows);
 /* A rejection with reason (validator code, "rate_limited", "unauthorized", ...). */
 void twl_metrics_reject(struct twl_metrics *m, const char *reason);
-/* A finished request: HTTP status and seconds from first byte to response. */
+/*
+ * A finished request: HTTP status and seconds from first byte to response;
+ * timed requests (twl_request_timed(): report ingest) also go into the
+ * latency histogram.
+ */
 void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
-			 int is_ingest);
+			 bool timed);
 /* A group commit of n batches. */
 void twl_metrics_commit(struct twl_metrics *m, unsigned n);
 

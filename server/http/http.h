@@ -4,9 +4,9 @@
  * libmicrohttpd or SQLite; they get a parsed request (body complete,
  * inflated, capped; caller authenticated) and fill a response.
  *
- * Routing: server.c matches method + path against the route tables
- * (twl_core_routes in this component, twl_read_routes from api_read.c),
- * checks the caller's role against route->min_role, then calls fn.
+ * Routing: server.c matches method + path against the route tables it
+ * serves (twl_api_routes unless told otherwise), checks the caller's role
+ * against route->min_role, then calls fn.
  */
 #ifndef TWL_SERVER_HTTP_H
 #define TWL_SERVER_HTTP_H
@@ -71,11 +71,15 @@ typedef int (*twl_handler_fn)(struct twl_server *srv,
 			      const struct twl_request *req,
 			      struct twl_response *resp);
 
+/* A handler's return value: the answer comes later (twl_request_defer()). */
+#define TWL_HANDLER_DEFERRED 1
+
 /*
  * A route. path is matched exactly, or as a prefix when it ends in '*'
  * (the rest is in req->path_rest). method NULL ends a table.
- * The handler returns 0 when resp is filled (any status), or a negative
- * errno, which server.c answers with 500 "internal".
+ * The handler returns 0 when resp is filled (any status),
+ * TWL_HANDLER_DEFERRED, or a negative errno, which server.c logs and
+ * answers with 500 "internal".
  */
 struct twl_route {
 	const char *method;
@@ -87,6 +91,65 @@ struct twl_route {
 /* Route tables; each ends with an entry whose method is NULL. */
 extern const struct twl_route twl_core_routes[];
 extern const struct twl_route twl_read_routes[];
+
+/*
+ * The tables twl_server_new() serves, NULL-terminated (api_core.c). An
+ * exact path beats a prefix, a longer prefix a shorter one, and among
+ * equals the earlier table wins.
+ */
+extern const struct twl_route *const twl_api_routes[];
+
+/*
+ * Deferred answers, for work another thread finishes (report ingest waits
+ * for the writer's COMMIT). The handler takes a handle, gives it to that
+ * thread and returns TWL_HANDLER_DEFERRED; the connection is then
+ * suspended (it holds no HTTP thread) until twl_defer_complete(). Both
+ * callbacks run on an HTTP thread.
+ */
+struct twl_defer;
+
+struct twl_defer_ops {
+	/*
+	 * Fill resp from what twl_defer_complete() passed, as a handler
+	 * would (0, or a negative errno for a 500). May be skipped when the
+	 * client went away first.
+	 */
+	int (*answer)(struct twl_server *srv, void *state, int result,
+		      struct twl_response *resp);
+	/*
+	 * Free state (also NULL). Called exactly once for every completed
+	 * handle: after answer, or instead of it when the client went away
+	 * or the handler did not return TWL_HANDLER_DEFERRED after all.
+	 */
+	void (*release)(void *state);
+};
+
+/*
+ * twl_request_defer - a handle to answer req later with ops (static
+ * storage), or NULL when req already has one. No allocation: the handle
+ * lives with the connection. It is valid only if the handler then returns
+ * TWL_HANDLER_DEFERRED; exactly one twl_defer_complete() must follow
+ * before the daemon stops (a suspended connection cannot be closed:
+ * twl_server_free() first stops the writer, which completes its own). With
+ * any other return the handle is void: it must not be completed later.
+ */
+struct twl_defer *twl_request_defer(const struct twl_request *req,
+				    const struct twl_defer_ops *ops);
+
+/*
+ * twl_defer_complete - finish d with result and state (which passes to
+ * ops->release): its answer is sent from an HTTP thread, at once if the
+ * handler has returned, else when it does. Any thread, once per handle;
+ * d must not be used afterwards. Takes only the connection's lock.
+ */
+void twl_defer_complete(struct twl_defer *d, int result, void *state);
+
+/*
+ * twl_request_timed - count req's latency, from its first byte to its
+ * answer (deferred or not), in the /metrics latency histogram
+ * (twilight_ingest_seconds: report ingest asks for it).
+ */
+void twl_request_timed(const struct twl_request *req);
 
 /* Value of query parameter name (URL-decoded), or NULL if absent. */
 const char *twl_request_query(const struct twl_request *req, const char *name);

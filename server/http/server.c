@@ -4,8 +4,9 @@
  * per-request state allocated on the first callback and freed in the
  * completion callback, bodies read into capped buffers, gzip inflated with
  * a cap, authentication and roles checked before any handler runs, and
- * security headers on every response this file builds. Report ingest is
- * deferred: the connection is suspended until the writer's COMMIT.
+ * security headers on every response this file builds. A handler may
+ * defer its answer (http.h): the connection is then suspended until
+ * another thread completes the handle, and answered on resume.
  *
  * Known gap: requests libmicrohttpd refuses before any callback here runs
  * (malformed HTTP, a header block over the connection memory limit, an
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,8 @@
 
 #include <twilight/util.h>
 
-#include "http/auth.h"
-#include "store/ingest.h"
 #include "api/metrics.h"
+#include "http/auth.h"
 #include "http/ratelimit.h"
 #include "http/server_internal.h"
 #include "store/writer.h"
@@ -47,6 +48,7 @@ struct twl_server {
 	struct twl_metrics *metrics;
 	struct twl_writer *writer;
 	struct twl_ratelimit *host_rl, *ip_rl;
+	const struct twl_route *const *routes;
 	struct MHD_Daemon *d;
 	uint16_t port;
 	char *cert_pem, *key_pem, *client_ca_pem;
@@ -56,19 +58,24 @@ struct twl_server {
 
 enum conn_state { ST_READING, ST_DEFERRED, ST_DONE };
 
+/* A deferred answer (http.h); part of its connection, so never allocated. */
+struct twl_defer {
+	const struct twl_defer_ops *ops; /* NULL: no handle handed out */
+	void *state; /* from twl_defer_complete(), until ops->release() */
+	int result;
+	bool completed, suspended; /* under the connection's lock */
+};
+
 struct conn {
 	struct twl_server *srv;
 	struct MHD_Connection *mc;
 	struct twl_buf body;
 	bool too_big;
 	size_t discarded;
-	bool is_ingest;
+	bool timed; /* twl_request_timed() */
 	enum conn_state state;
 	pthread_mutex_t lock;
-	bool suspended, completed;
-	int result;
-	struct twl_ingest *in; /* handed back by the writer; freed here */
-	char batch_id[65];
+	struct twl_defer defer;
 	double t0;
 	char peer[INET6_ADDRSTRLEN];
 	bool loopback;
@@ -116,6 +123,14 @@ struct twl_writer *twl_server_writer(struct twl_server *srv)
 unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id)
 {
 	return twl_ratelimit_take(srv->host_rl, host_id, mono_now());
+}
+
+/* Contract: see http.h. */
+void twl_request_timed(const struct twl_request *req)
+{
+	struct conn *c = req->priv;
+
+	c->timed = true;
 }
 
 /* Contract: see http.h. */
@@ -213,10 +228,22 @@ static enum MHD_Result send_response(struct conn *c, struct twl_response *resp)
 	ok = MHD_queue_response(c->mc, (unsigned)resp->status, r);
 	MHD_destroy_response(r);
 	twl_metrics_request(c->srv->metrics, resp->status, mono_now() - c->t0,
-			    c->is_ingest);
+			    c->timed);
 	twl_response_fini(resp);
 	c->state = ST_DONE;
 	return ok;
+}
+
+/* An error answer in resp, counted as a rejection; returns false (stop). */
+static bool reject(struct conn *c, struct twl_response *resp, int status,
+		   const char *code, const char *reason)
+{
+	twl_metrics_reject(c->srv->metrics, code);
+	twl_response_error(resp, status, code, NULL, reason);
+	if (status == 401)
+		twl_response_header(resp, "WWW-Authenticate",
+				    "Bearer realm=\"twilight\"");
+	return false;
 }
 
 static enum MHD_Result send_error(struct conn *c, int status, const char *code,
@@ -224,11 +251,7 @@ static enum MHD_Result send_error(struct conn *c, int status, const char *code,
 {
 	struct twl_response resp = { 0 };
 
-	twl_metrics_reject(c->srv->metrics, code);
-	twl_response_error(&resp, status, code, NULL, reason);
-	if (status == 401)
-		twl_response_header(&resp, "WWW-Authenticate",
-				    "Bearer realm=\"twilight\"");
+	reject(c, &resp, status, code, reason);
 	return send_response(c, &resp);
 }
 
@@ -268,15 +291,15 @@ static int gunzip(const char *in, size_t len, size_t max, struct twl_buf *out)
 	return ret;
 }
 
-static const struct twl_route *find_route(const char *method, const char *path,
+static const struct twl_route *find_route(const struct twl_route *const *tables,
+					  const char *method, const char *path,
 					  const char **rest, bool *wrong_method)
 {
-	const struct twl_route *tables[] = { twl_core_routes, twl_read_routes };
 	const struct twl_route *best = NULL;
 	size_t best_len = 0;
 
 	*wrong_method = false;
-	for (size_t t = 0; t < 2; t++) {
+	for (size_t t = 0; tables[t]; t++) {
 		for (const struct twl_route *r = tables[t]; r->method; r++) {
 			size_t n = strlen(r->path);
 			bool prefix = n && r->path[n - 1] == '*';
@@ -326,198 +349,255 @@ static bool client_cert_ok(struct conn *c)
 	       gnutls_certificate_get_peers(ci->tls_session, &(unsigned){ 0 });
 }
 
+/*
+ * Send what a handler (or a deferral's answer) made of method url: resp,
+ * or on an error 500, logged here, the top of the request.
+ */
+static enum MHD_Result answer(struct conn *c, const char *method,
+			      const char *url, int ret,
+			      struct twl_response *resp)
+{
+	if (ret < 0) {
+		twl_log(LOG_ERR, "%s %s failed: %s", method, url,
+			strerror(-ret));
+		twl_response_fini(resp); /* nothing of a failed answer */
+		twl_response_error(resp, 500, "internal", NULL,
+				   "internal error; see server log");
+	}
+	return send_response(c, resp);
+}
+
+/* Release what d holds if it was completed, and void the handle. */
+static void defer_release(struct twl_defer *d, bool completed)
+{
+	if (completed && d->ops->release)
+		d->ops->release(d->state);
+	*d = (struct twl_defer){ 0 };
+}
+
+/*
+ * A handle still there when the handler answered itself or the client
+ * went away: released if it was completed (nothing else holds it then).
+ */
+static void defer_void(struct conn *c)
+{
+	bool completed;
+
+	if (!c->defer.ops)
+		return; /* the common case: no lock */
+	pthread_mutex_lock(&c->lock);
+	completed = c->defer.completed;
+	pthread_mutex_unlock(&c->lock);
+	defer_release(&c->defer, completed);
+}
+
+/* Answer a completed deferral on this HTTP thread. */
+static enum MHD_Result defer_answer(struct conn *c, const char *method,
+				    const char *url)
+{
+	struct twl_response resp = { .status = 500 };
+	struct twl_defer *d = &c->defer;
+	int ret;
+
+	/* completed was seen under the lock on this thread: no lock here */
+	ret = d->ops->answer(c->srv, d->state, d->result, &resp);
+	defer_release(d, true);
+	return answer(c, method, url, ret, &resp);
+}
+
+/*
+ * After the handler deferred: answer now if the handle was completed
+ * meanwhile, else suspend until twl_defer_complete() resumes us.
+ */
+static enum MHD_Result defer_wait(struct conn *c, const char *method,
+				  const char *url)
+{
+	bool done;
+
+	pthread_mutex_lock(&c->lock);
+	c->state = ST_DEFERRED;
+	done = c->defer.completed;
+	if (!done) {
+		MHD_suspend_connection(c->mc);
+		c->defer.suspended = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return done ? defer_answer(c, method, url) : MHD_YES;
+}
+
+/* The per-address request rate (loopback exempt unless limit-loopback). */
+static bool within_ip_rate(struct conn *c, struct twl_response *resp)
+{
+	unsigned wait;
+
+	if (c->loopback && !c->srv->cfg.limit_loopback)
+		return true;
+	wait = twl_ratelimit_take(c->srv->ip_rl, c->peer, mono_now());
+	if (!wait)
+		return true;
+	reject(c, resp, 429, "rate_limited",
+	       "too many requests from this address; retry later");
+	twl_response_header(resp, "Retry-After", "%u", wait);
+	return false;
+}
+
+/* The route of req (setting its path_rest), or NULL with a 404/405. */
+static const struct twl_route *route_of(struct conn *c, struct twl_request *req,
+					struct twl_response *resp)
+{
+	const struct twl_route *route;
+	bool wrong_method;
+
+	route = find_route(c->srv->routes, req->method, req->path,
+			   &req->path_rest, &wrong_method);
+	if (route)
+		return route;
+	if (wrong_method)
+		reject(c, resp, 405, "method_not_allowed",
+		       "this path does not accept that method");
+	else
+		reject(c, resp, 404, "not_found", "no such endpoint");
+	return NULL;
+}
+
+/* Who is asking (req->who), and whether route admits them. */
+static bool authorize(struct conn *c, const struct twl_route *route,
+		      struct twl_request *req, struct twl_response *resp)
+{
+	const char *auth;
+	int ret;
+
+	if (route->min_role == TWL_ROLE_PUBLIC)
+		return true;
+	auth = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
+					   "Authorization");
+	if (!auth || strncasecmp(auth, "Bearer ", 7))
+		return reject(c, resp, 401, "unauthorized",
+			      "missing 'Authorization: Bearer <token>' header");
+	ret = twl_auth_resolve(c->srv->store, auth + 7, &req->who);
+	if (ret == -EKEYREVOKED)
+		return reject(
+			c, resp, 401, "unauthorized",
+			"this host key was revoked; enrol again with an enrolment token");
+	if (ret == -ENOENT || ret == -EINVAL)
+		return reject(c, resp, 401, "unauthorized",
+			      "unknown or revoked token");
+	if (ret)
+		return reject(c, resp, 503, "unavailable",
+			      "token store unavailable; retry");
+	if ((req->who.role == TWL_ROLE_AGENT &&
+	     route->min_role != TWL_ROLE_AGENT) ||
+	    req->who.role < route->min_role)
+		return reject(c, resp, 403, "forbidden",
+			      "this token's role may not use this endpoint");
+	if (req->who.host_id[0] && c->srv->cfg.require_client_cert &&
+	    !client_cert_ok(c))
+		return reject(
+			c, resp, 403, "forbidden",
+			"a client certificate signed by client-ca is required");
+	return true;
+}
+
+/* req's body as sent, or gzip inflated into *inflated (capped). */
+static bool decode_body(struct conn *c, struct twl_request *req,
+			struct twl_buf *inflated, struct twl_response *resp)
+{
+	const char *enc = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
+						      "Content-Encoding");
+	int ret;
+
+	req->body = c->body.data ? c->body.data : "";
+	req->body_len = c->body.len;
+	if (!enc || !strcasecmp(enc, "identity"))
+		return true;
+	if (strcasecmp(enc, "gzip"))
+		return reject(c, resp, 415, "bad_encoding",
+			      "only gzip and identity are accepted");
+	ret = gunzip(req->body, req->body_len, c->srv->cfg.max_inflated,
+		     inflated);
+	if (ret == -E2BIG)
+		return reject(c, resp, 413, "too_large",
+			      "inflated body exceeds max-inflated");
+	if (ret)
+		return reject(c, resp, 400, "bad_encoding",
+			      "body is not valid gzip");
+	req->body = inflated->data ? inflated->data : "";
+	req->body_len = inflated->len;
+	return true;
+}
+
+/* Run route's handler on req and answer, now or once it is completed. */
+static enum MHD_Result call_handler(struct conn *c,
+				    const struct twl_route *route,
+				    struct twl_request *req,
+				    struct twl_response *resp)
+{
+	int ret;
+
+	req->now = time(NULL);
+	ret = route->fn(c->srv, req, resp);
+	if (ret == TWL_HANDLER_DEFERRED && c->defer.ops) {
+		twl_response_fini(resp);
+		return defer_wait(c, req->method, req->path);
+	}
+	if (ret == TWL_HANDLER_DEFERRED)
+		ret = -EPROTO; /* deferred without a handle: a handler bug */
+	defer_void(c); /* a handle taken but not used is void */
+	return answer(c, req->method, req->path, ret, resp);
+}
+
+/* A request whose body is complete: limits, route, auth, body, handler. */
 static enum MHD_Result dispatch(struct conn *c, const char *url,
 				const char *method)
 {
-	struct twl_server *srv = c->srv;
-	struct twl_request req = { 0 };
+	struct twl_request req = {
+		.method = method, .path = url, .peer = c->peer, .priv = c
+	};
 	struct twl_response resp = { .status = 500 };
-	const struct twl_route *route;
-	const char *auth, *enc;
 	struct twl_buf inflated = { 0 };
-	bool wrong_method;
-	unsigned wait;
-	int ret;
+	const struct twl_route *route;
+	enum MHD_Result ok;
 
 	if (c->too_big)
 		return send_error(c, 413, "too_large",
 				  "request body exceeds max-body");
-	if (!c->loopback || srv->cfg.limit_loopback) {
-		wait = twl_ratelimit_take(srv->ip_rl, c->peer, mono_now());
-		if (wait) {
-			twl_metrics_reject(srv->metrics, "rate_limited");
-			twl_response_error(
-				&resp, 429, "rate_limited", NULL,
-				"too many requests from this address; retry later");
-			twl_response_header(&resp, "Retry-After", "%u", wait);
-			return send_response(c, &resp);
-		}
-	}
-	route = find_route(method, url, &req.path_rest, &wrong_method);
-	if (!route) {
-		if (wrong_method)
-			return send_error(
-				c, 405, "method_not_allowed",
-				"this path does not accept that method");
-		return send_error(c, 404, "not_found", "no such endpoint");
-	}
-	c->is_ingest = !strcmp(url, "/api/v1/reports");
-	if (route->min_role > TWL_ROLE_PUBLIC) {
-		auth = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
-						   "Authorization");
-		if (!auth || strncasecmp(auth, "Bearer ", 7))
-			return send_error(
-				c, 401, "unauthorized",
-				"missing 'Authorization: Bearer <token>' header");
-		ret = twl_auth_resolve(srv->store, auth + 7, &req.who);
-		if (ret == -EKEYREVOKED)
-			return send_error(
-				c, 401, "unauthorized",
-				"this host key was revoked; enrol again with an enrolment token");
-		if (ret == -ENOENT || ret == -EINVAL)
-			return send_error(c, 401, "unauthorized",
-					  "unknown or revoked token");
-		if (ret)
-			return send_error(c, 503, "unavailable",
-					  "token store unavailable; retry");
-		if ((req.who.role == TWL_ROLE_AGENT &&
-		     route->min_role != TWL_ROLE_AGENT) ||
-		    req.who.role < route->min_role)
-			return send_error(
-				c, 403, "forbidden",
-				"this token's role may not use this endpoint");
-		if (req.who.host_id[0] && srv->cfg.require_client_cert &&
-		    !client_cert_ok(c))
-			return send_error(
-				c, 403, "forbidden",
-				"a client certificate signed by client-ca is required");
-	}
-	req.body = c->body.data ? c->body.data : "";
-	req.body_len = c->body.len;
-	enc = MHD_lookup_connection_value(c->mc, MHD_HEADER_KIND,
-					  "Content-Encoding");
-	if (enc && !strcasecmp(enc, "gzip")) {
-		ret = gunzip(req.body, req.body_len, srv->cfg.max_inflated,
-			     &inflated);
-		if (ret == -E2BIG)
-			return send_error(c, 413, "too_large",
-					  "inflated body exceeds max-inflated");
-		if (ret)
-			return send_error(c, 400, "bad_encoding",
-					  "body is not valid gzip");
-		req.body = inflated.data ? inflated.data : "";
-		req.body_len = inflated.len;
-	} else if (enc && strcasecmp(enc, "identity")) {
-		return send_error(c, 415, "bad_encoding",
-				  "only gzip and identity are accepted");
-	}
-	req.method = method;
-	req.path = url;
-	req.peer = c->peer;
-	req.now = time(NULL);
-	req.priv = c;
-	ret = route->fn(srv, &req, &resp);
+	if (!within_ip_rate(c, &resp))
+		return send_response(c, &resp);
+	route = route_of(c, &req, &resp);
+	if (!route || !authorize(c, route, &req, &resp) ||
+	    !decode_body(c, &req, &inflated, &resp))
+		return send_response(c, &resp);
+	ok = call_handler(c, route, &req, &resp);
 	twl_buf_fini(&inflated);
-	if (ret == TWL_HANDLER_DEFERRED) {
-		enum MHD_Result ok = MHD_YES;
-
-		twl_response_fini(&resp);
-		pthread_mutex_lock(&c->lock);
-		c->state = ST_DEFERRED;
-		if (!c->completed) {
-			MHD_suspend_connection(c->mc);
-			c->suspended = true;
-		}
-		pthread_mutex_unlock(&c->lock);
-		return ok; /* answered when resumed (or on the next call) */
-	}
-	if (ret < 0) {
-		twl_log(LOG_ERR, "%s %s failed: %s", method, url,
-			strerror(-ret));
-		twl_response_error(&resp, 500, "internal", NULL,
-				   "internal error; see server log");
-	}
-	return send_response(c, &resp);
+	return ok;
 }
 
-static enum MHD_Result finish_deferred(struct conn *c)
+/* Contract: see http.h. */
+struct twl_defer *twl_request_defer(const struct twl_request *req,
+				    const struct twl_defer_ops *ops)
 {
-	struct twl_response resp = { 0 };
-	json_t *j;
+	struct conn *c = req->priv;
 
-	twl_ingest_free(c->in);
-	c->in = NULL;
-
-	if (c->result == 0 || c->result == 1) {
-		j = json_pack("{ss ss}", "status",
-			      c->result ? "duplicate" : "stored", "batch_id",
-			      c->batch_id);
-		twl_response_json(&resp, 200, j);
-	} else if (c->result == -EAGAIN || c->result == -ESHUTDOWN ||
-		   c->result == -EBUSY) {
-		twl_metrics_reject(c->srv->metrics, "overloaded");
-		twl_response_error(&resp, 503, "overloaded", NULL,
-				   "server busy; retry later");
-		twl_response_header(&resp, "Retry-After", "5");
-	} else {
-		twl_response_error(&resp, 500, "store_failed", NULL,
-				   "the batch was not stored; retry later");
-		twl_response_header(&resp, "Retry-After", "30");
-	}
-	return send_response(c, &resp);
+	if (c->defer.ops || !ops)
+		return NULL;
+	c->defer.ops = ops;
+	return &c->defer;
 }
 
-static void ingest_done(void *arg, int result, struct twl_ingest *in)
+/* Contract: see http.h. */
+void twl_defer_complete(struct twl_defer *d, int result, void *state)
 {
-	struct conn *c = arg;
+	struct conn *c = (void *)((char *)d - offsetof(struct conn, defer));
 
 	pthread_mutex_lock(&c->lock);
-	c->result = result;
-	c->in = in;
-	c->completed = true;
-	if (c->suspended) {
-		c->suspended = false;
+	d->result = result;
+	d->state = state;
+	d->completed = true;
+	if (d->suspended) {
+		d->suspended = false;
 		MHD_resume_connection(c->mc);
 	}
 	pthread_mutex_unlock(&c->lock);
-}
-
-/* Contract: see server_internal.h. */
-int twl_server_defer_ingest(struct twl_server *srv,
-			    const struct twl_request *req, const char *host_id,
-			    struct twl_wire_report *report)
-{
-	struct conn *c = req->priv;
-	struct twl_ingest *in;
-	int ret;
-
-	/* The JSON work happens here, on this HTTP thread (ingest.h). */
-	ret = twl_ingest_prepare_report(report, host_id, &in);
-	if (ret)
-		return ret;
-	snprintf(c->batch_id, sizeof(c->batch_id), "%s", in->batch_id);
-	ret = twl_writer_submit(srv->writer, host_id, in, req->now, ingest_done,
-				c);
-	if (ret)
-		twl_ingest_free(in);
-	return ret ? ret : TWL_HANDLER_DEFERRED;
-}
-
-/*
- * Allocate a body of Content-Length bytes at once, up to 64 KiB (a
- * sender's claim must not reserve more than that before the bytes
- * arrive): one malloc instead of a chain of doubling reallocs, which
- * with glibc also forces a free-list consolidation on each large step.
- */
-static void body_presize(struct twl_buf *b, unsigned long long n)
-{
-	if (b->data || !n || n > b->max || n > 65536)
-		return;
-	b->data = malloc(n + 1);
-	if (!b->data)
-		return;
-	b->data[0] = '\0';
-	b->cap = n + 1;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
@@ -547,8 +627,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 			return send_error(c, 413, "too_large",
 					  "request body exceeds max-body");
 		}
+		/*
+		 * A sender's claim reserves at most 64 KiB before the bytes
+		 * arrive; a failure only means the body grows as it comes.
+		 */
 		if (cl)
-			body_presize(&c->body, strtoull(cl, NULL, 10));
+			twl_buf_reserve(&c->body, strtoull(cl, NULL, 10),
+					65536);
 		return MHD_YES;
 	}
 	if (c->state == ST_DONE) {
@@ -559,9 +644,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc,
 		bool done;
 
 		pthread_mutex_lock(&c->lock);
-		done = c->completed;
+		done = c->defer.completed;
 		pthread_mutex_unlock(&c->lock);
-		return done ? finish_deferred(c) : MHD_YES;
+		return done ? defer_answer(c, method, url) : MHD_YES;
 	}
 	if (*upload_size) {
 		/*
@@ -594,7 +679,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 	if (!c)
 		return;
 	twl_buf_fini(&c->body);
-	twl_ingest_free(c->in);
+	defer_void(c); /* the client went away before the answer */
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	*con_cls = NULL;
@@ -655,18 +740,72 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 struct twl_server *twl_server_new(const struct twl_config *cfg,
 				  struct twl_store *store)
 {
+	return twl_server_new_routes(cfg, store, twl_api_routes);
+}
+
+/* The certificate, key and optional client CA into srv; 0 or -errno. */
+static int read_tls_files(struct twl_server *srv)
+{
+	const struct twl_config *cfg = &srv->cfg;
+	int ret;
+
+	ret = twl_read_file(cfg->cert_file, 1 << 20, &srv->cert_pem, NULL);
+	if (!ret)
+		ret = twl_read_file(cfg->key_file, 1 << 20, &srv->key_pem,
+				    NULL);
+	if (!ret && cfg->client_ca_file[0])
+		ret = twl_read_file(cfg->client_ca_file, 1 << 20,
+				    &srv->client_ca_pem, NULL);
+	return ret;
+}
+
+/* libmicrohttpd on ss with TLS and the limits of srv->cfg, or NULL. */
+static struct MHD_Daemon *start_daemon(struct twl_server *srv,
+				       const struct sockaddr_storage *ss)
+{
+	const struct twl_config *cfg = &srv->cfg;
+	struct MHD_OptionItem opts[16];
+	unsigned flags;
+	int n = 0;
+
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS |
+		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+#define OPT(o, v, p) \
+	opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (void *)(p) }
+	OPT(MHD_OPTION_SOCK_ADDR, 0, ss);
+	OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, srv->cert_pem);
+	OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, srv->key_pem);
+	OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, cfg->tls_priorities);
+	if (srv->client_ca_pem)
+		OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, srv->client_ca_pem);
+	OPT(MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->conn_timeout_s, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory, NULL);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv);
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	return MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+/* Contract: see server.h. */
+struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
+					 struct twl_store *store,
+					 const struct twl_route *const *routes)
+{
 	struct twl_server *srv = calloc(1, sizeof(*srv));
 	struct twl_writer_opts wo;
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *di;
-	struct MHD_OptionItem opts[16];
-	unsigned flags;
-	int ret, n;
+	int ret;
 
 	if (!srv)
 		return NULL;
 	srv->cfg = *cfg;
 	srv->store = store;
+	srv->routes = routes;
 	pthread_mutex_init(&srv->ip_lock, NULL);
 	if (twl_parse_addr_port(cfg->listen, &ss, NULL)) {
 		twl_log(LOG_ERR,
@@ -675,13 +814,7 @@ struct twl_server *twl_server_new(const struct twl_config *cfg,
 		errno = EINVAL;
 		goto fail;
 	}
-	ret = twl_read_file(cfg->cert_file, 1 << 20, &srv->cert_pem, NULL);
-	if (!ret)
-		ret = twl_read_file(cfg->key_file, 1 << 20, &srv->key_pem,
-				    NULL);
-	if (!ret && cfg->client_ca_file[0])
-		ret = twl_read_file(cfg->client_ca_file, 1 << 20,
-				    &srv->client_ca_pem, NULL);
+	ret = read_tls_files(srv);
 	if (ret) {
 		twl_log(LOG_ERR, "cannot read TLS files (%s, %s%s%s): %s",
 			cfg->cert_file, cfg->key_file,
@@ -704,27 +837,7 @@ struct twl_server *twl_server_new(const struct twl_config *cfg,
 			strerror(errno ? errno : ENOMEM));
 		goto fail;
 	}
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS |
-		MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-	n = 0;
-#define OPT(o, v, p) \
-	opts[n++] = (struct MHD_OptionItem){ (o), (intptr_t)(v), (void *)(p) }
-	OPT(MHD_OPTION_SOCK_ADDR, 0, &ss);
-	OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, srv->cert_pem);
-	OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, srv->key_pem);
-	OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, cfg->tls_priorities);
-	if (srv->client_ca_pem)
-		OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, srv->client_ca_pem);
-	OPT(MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL);
-	OPT(MHD_OPTION_CONNECTION_TIMEOUT, cfg->conn_timeout_s, NULL);
-	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory, NULL);
-	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv);
-	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv);
-	OPT(MHD_OPTION_END, 0, NULL);
-#undef OPT
-	srv->d = MHD_start_daemon(flags, 0, on_accept, srv, on_request, srv,
-				  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	srv->d = start_daemon(srv, &ss);
 	if (!srv->d) {
 		twl_log(LOG_ERR,
 			"cannot listen on %s with TLS (address in use? bad certificate or tls-priorities?)",
@@ -745,7 +858,11 @@ void twl_server_free(struct twl_server *srv)
 {
 	if (!srv)
 		return;
-	/* Commit and answer every queued batch (resuming its connection) first. */
+	/*
+	 * The writer first: it commits every queued batch and completes its
+	 * deferred answer, so no connection is left suspended when the
+	 * daemon stops (libmicrohttpd forbids that).
+	 */
 	twl_writer_stop(srv->writer);
 	if (srv->d)
 		MHD_stop_daemon(srv->d);

@@ -13,6 +13,7 @@
 #include "store/store.h"
 
 struct twl_server;
+struct twl_route;
 struct twl_metrics;
 struct twl_writer;
 
@@ -23,6 +24,15 @@ struct twl_writer;
  */
 struct twl_server *twl_server_new(const struct twl_config *cfg,
 				  struct twl_store *store);
+
+/*
+ * twl_server_new_routes - the same, serving routes (a NULL-terminated
+ * list of route tables, http.h; borrowed until twl_server_free()) instead
+ * of twl_api_routes.
+ */
+struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
+					 struct twl_store *store,
+					 const struct twl_route *const *routes);
 
 /* Stop accepting, finish queued batches, free. NULL-safe. */
 void twl_server_free(struct twl_server *srv);

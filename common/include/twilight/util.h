@@ -87,6 +87,19 @@ void twl_buf_reset(struct twl_buf *b);
 void twl_buf_fini(struct twl_buf *b);
 
 /*
+ * twl_buf_reserve - make room now for @n more content bytes, in one
+ * allocation of exactly that size, so that appending them does not
+ * reallocate (a body of known length: one malloc instead of a chain of
+ * doubling reallocs). @cap bounds what a claimed size that is not yet
+ * backed by data (a Content-Length) may reserve: over @cap nothing is
+ * reserved and appends grow the buffer as usual. Returns 0 (also when
+ * nothing needed reserving), -E2BIG when @n more bytes would exceed max
+ * (nothing reserved), or -ENOMEM. The content is unchanged; after a
+ * reservation data is non-NULL and NUL-terminated.
+ */
+int twl_buf_reserve(struct twl_buf *b, size_t n, size_t cap);
+
+/*
  * twl_random_hex - fill @out with 2 * @nbytes lowercase hex digits of
  * kernel randomness (getrandom) and a NUL; @out must hold 2 * @nbytes + 1
  * bytes. Returns 0 or a negative errno (-EINVAL for @nbytes 0 or > 256).

@@ -23,6 +23,12 @@
 
 void fixture_start(struct fixture *f, fixture_tweak_fn tweak)
 {
+	fixture_start_routes(f, tweak, NULL);
+}
+
+void fixture_start_routes(struct fixture *f, fixture_tweak_fn tweak,
+			  const struct twl_route *const *routes)
+{
 	char err[512];
 	int64_t id;
 	int ret;
@@ -57,7 +63,8 @@ void fixture_start(struct fixture *f, fixture_tweak_fn tweak)
 	assert_int_equal(twl_auth_token_create(f->store, "t-enrol", "agent",
 					       time(NULL), f->enrol, &id),
 			 0);
-	f->srv = twl_server_new(&f->cfg, f->store);
+	f->srv = routes ? twl_server_new_routes(&f->cfg, f->store, routes) :
+			  twl_server_new(&f->cfg, f->store);
 	assert_non_null(f->srv);
 	f->port = twl_server_port(f->srv);
 	assert_true(f->port > 0);
@@ -105,9 +112,26 @@ static size_t on_header(char *p, size_t sz, size_t n, void *arg)
 	return sz * n;
 }
 
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+		       curl_off_t ultotal, curl_off_t ulnow)
+{
+	const atomic_int *quit = arg;
+
+	return atomic_load(quit);
+}
+
 int http_try(struct fixture *f, const char *method, const char *path,
 	     const char *token, const void *body, size_t len, const char *extra,
 	     struct http_result *out)
+{
+	return http_try_quit(f, method, path, token, body, len, extra, NULL,
+			     out);
+}
+
+int http_try_quit(struct fixture *f, const char *method, const char *path,
+		  const char *token, const void *body, size_t len,
+		  const char *extra, const atomic_int *quit,
+		  struct http_result *out)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
@@ -140,6 +164,11 @@ int http_try(struct fixture *f, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
+	if (quit) {
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)quit);
+	}
 	if (token) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
 		h = curl_slist_append(h, auth);

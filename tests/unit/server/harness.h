@@ -7,6 +7,7 @@
 #ifndef TWL_TEST_SERVER_HARNESS_H
 #define TWL_TEST_SERVER_HARNESS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,9 @@ typedef void (*fixture_tweak_fn)(struct twl_config *cfg);
 
 /* Start a server; fails the test (cmocka) on any error. */
 void fixture_start(struct fixture *f, fixture_tweak_fn tweak);
+/* The same, serving routes (http.h) instead of the API's. */
+void fixture_start_routes(struct fixture *f, fixture_tweak_fn tweak,
+			  const struct twl_route *const *routes);
 /* Stop the server, close the store, remove the directory. */
 void fixture_stop(struct fixture *f);
 
@@ -56,6 +60,14 @@ void http(struct fixture *f, const char *method, const char *path,
 int http_try(struct fixture *f, const char *method, const char *path,
 	     const char *token, const void *body, size_t len, const char *extra,
 	     struct http_result *out);
+/*
+ * http_try() that gives up and closes the connection (CURLE_ABORTED_BY_CALLBACK)
+ * once *quit is nonzero (checked at least about once a second).
+ */
+int http_try_quit(struct fixture *f, const char *method, const char *path,
+		  const char *token, const void *body, size_t len,
+		  const char *extra, const atomic_int *quit,
+		  struct http_result *out);
 void http_result_fini(struct http_result *r);
 /* Value of response header name (case-insensitive) into out; false if absent. */
 bool http_header(const struct http_result *r, const char *name, char *out,

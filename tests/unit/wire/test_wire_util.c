@@ -74,6 +74,61 @@ static void test_buf_caps(void **state)
 	twl_buf_fini(&b);
 }
 
+/*
+ * twl_buf_reserve: one allocation of exactly the claimed size, which the
+ * appends then fill without moving; claims over the cap reserve nothing,
+ * claims over max are refused, and the content never changes.
+ */
+static void test_buf_reserve(void **state)
+{
+	char fill[100];
+	struct twl_buf b;
+	char *at;
+
+	memset(fill, 'r', sizeof(fill));
+	twl_buf_init(&b, 100);
+	assert_int_equal(twl_buf_reserve(&b, 0, 64), 0);
+	assert_null(b.data);
+	/* a claim over the cap: nothing reserved, appends still work */
+	assert_int_equal(twl_buf_reserve(&b, 65, 64), 0);
+	assert_null(b.data);
+	assert_int_equal(b.cap, 0);
+	/* over max: refused whatever the cap */
+	assert_int_equal(twl_buf_reserve(&b, 101, 1000), -E2BIG);
+	assert_int_equal(twl_buf_reserve(&b, SIZE_MAX, SIZE_MAX), -E2BIG);
+	assert_null(b.data);
+
+	assert_int_equal(twl_buf_reserve(&b, 40, 64), 0);
+	assert_non_null(b.data);
+	assert_string_equal(b.data, "");
+	assert_int_equal(b.len, 0);
+	assert_int_equal(b.cap, 41);
+	at = b.data;
+	assert_int_equal(twl_buf_append(&b, fill, 25), 0);
+	assert_int_equal(twl_buf_append(&b, fill, 15), 0);
+	assert_ptr_equal(b.data, at); /* filled without a realloc */
+	assert_int_equal(b.cap, 41);
+	assert_int_equal(b.len, 40);
+
+	/* with content: room for n more, content kept */
+	assert_int_equal(twl_buf_reserve(&b, 61, 64), -E2BIG);
+	assert_int_equal(b.cap, 41);
+	assert_int_equal(twl_buf_reserve(&b, 60, 64), 0);
+	assert_int_equal(b.cap, 101);
+	assert_int_equal(b.len, 40);
+	assert_memory_equal(b.data, fill, 40);
+	assert_int_equal(b.data[40], '\0');
+	/* enough room already: nothing changes */
+	at = b.data;
+	assert_int_equal(twl_buf_reserve(&b, 10, 64), 0);
+	assert_ptr_equal(b.data, at);
+	assert_int_equal(b.cap, 101);
+	assert_int_equal(twl_buf_append(&b, fill, 60), 0);
+	assert_ptr_equal(b.data, at);
+	assert_int_equal(twl_buf_append(&b, "x", 1), -E2BIG);
+	twl_buf_fini(&b);
+}
+
 static const struct {
 	const char *s;
 	size_t len;
@@ -303,6 +358,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_caps),
+		cmocka_unit_test(test_buf_reserve),
 		cmocka_unit_test(test_utf8_table),
 		cmocka_unit_test(test_sha256_hex),
 		cmocka_unit_test(test_hex_random),
