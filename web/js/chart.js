@@ -33,6 +33,22 @@ function width(box) {
 	return Math.max(300, Math.min(1200, (box.clientWidth || mainEl().clientWidth) - 20));
 }
 
+// follow(box, plot): keep the plot as wide as its box when the window
+// changes; let go of both once the box has left the page.
+function follow(box, plot) {
+	const ro = new ResizeObserver(() => {
+		if (!box.isConnected) {
+			ro.disconnect();
+			plot.destroy();
+			return;
+		}
+		const w = width(box);
+		if (w !== plot.width)
+			plot.setSize({ width: w, height: plot.height });
+	});
+	ro.observe(box);
+}
+
 // lineChart(title, days, series): a .chart box drawing series ([{label,
 // values}], one value per day) over days. The chart is drawn once the box
 // is in the page (uPlot measures it); failures show in the box.
@@ -56,12 +72,15 @@ export function lineChart(title, days, series) {
 		scales: { x: { time: true } },
 	};
 	requestAnimationFrame(() => {
+		let plot;
 		try {
 			opts.width = width(box);
-			new uPlot(opts, [days].concat(series.map((s) => s.values)), box);
+			plot = new uPlot(opts, [days].concat(series.map((s) => s.values)), box);
 		} catch (e) {
 			box.append(banner('error', 'Chart failed: ' + e.message));
+			return;
 		}
+		follow(box, plot);
 	});
 	return box;
 }
