@@ -21,6 +21,8 @@ const SHOTS = process.env.TWILIGHT_SCREENSHOT_DIR || join(process.cwd(), 'screen
 const CHROMIUM = process.env.TWILIGHT_CHROMIUM || '/usr/bin/chromium';
 const XSS = '<img src=x onerror=alert(1)>';
 const now = Math.floor(Date.now() / 1000);
+const UNKNOWN_TEXT = 'cgroup#: /sys/fs/cgroup/memory/' + 'system.slice/'.repeat(12) + 'memory.fancy_knob is deprecated ' +
+	'and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.';
 
 // The seed: four hosts. Figures the overview must show follow from these.
 const SEED = [
@@ -30,6 +32,9 @@ const SEED = [
 			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-1', count: 7, container: '' },
 			{ feature: 'memcg_v1.kmem_tcp_limit', file: 'memory.kmem.tcp.limit_in_bytes', comm: 'dockerd', cgroup: '/docker/abc123', count: 3, container: 'docker:abc123' },
 		],
+		// A deprecation the catalog does not know, long and with one long
+		// unbroken word: it must wrap inside the host page's table.
+		unknown: [{ text: UNKNOWN_TEXT, count: 3 }],
 	},
 	{
 		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight',
@@ -136,6 +141,9 @@ before(async () => {
 			v: 1, batch_id: hex(32, i + 201), seq: 1, sent_time: now,
 			host: { host_id: hostId, hostname: hst.name, boot_id: bootId, kernel: hst.kernel, cgroup_mode: hst.mode, agent_version: '0.1.0', catalog_version: 1 },
 			health: { records_lost: 0, parse_failures: 0, probes: [{ name: 'cgroup_file_write', state: 'attached', reason: '' }] },
+			unknown: (hst.unknown || []).map((u, k) => ({
+				text: u.text, kmsg_seq: 10 + k, mono_us: 1000000, time: now - 600, count: u.count, origin: 'kmsg',
+			})),
 			usage: hst.usage.map((u) => ({
 				boot_id: bootId, feature: u.feature, file: u.file, op: u.op || 'write', cgroup: u.cgroup,
 				comm: u.comm, uid: 0, writer_cgroup: u.cgroup, container: u.container, last_pid: 100 + i,
@@ -320,6 +328,22 @@ test('hostile process name renders as text and runs no script', async () => {
 	assert.equal(await page.$$eval('#table-hosts tbody tr', (trs) => trs.length), expect.total);
 	await page.screenshot({ path: join(SHOTS, 'hosts.png'), fullPage: true });
 	assert.deepEqual(await strayText(page), [], 'hosts page');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('the host page lists the deprecation messages the catalog does not know', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const hosts = JSON.parse((await request('GET', '/api/v1/hosts?host=web-1', adminToken)).body).hosts;
+	await page.goto('https://127.0.0.1:' + port + '/#/host/' + hosts[0].host_id);
+	await page.waitForSelector('#table-unknown');
+	const rows = await page.$$eval('#table-unknown tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+	assert.equal(rows.length, 1);
+	assert.equal(rows[0][0], UNKNOWN_TEXT);
+	assert.equal(num(rows[0][1]), 3);
+	assert.match(rows[0][2], /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+	await page.screenshot({ path: join(SHOTS, 'host-unknown.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), []);
 	assert.deepEqual(problems, []);
 	await ctx.close();
 });

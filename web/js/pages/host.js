@@ -53,12 +53,16 @@ function probesTable(probes) {
 	], probes, { id: 'probes' });
 }
 
+// Kernel deprecation messages the catalog did not recognise when they came
+// in (matched_feature: a newer catalog knows them now).
 function unknownSection(unknown) {
 	if (!unknown || !unknown.length)
 		return null;
 	return [h('h2', {}, 'Unrecognised deprecation messages'), table([
 		{ key: 'text', label: 'Kernel message (digits as #)', text: true },
 		{ key: 'count', label: 'Count', num: true },
+		{ key: 'first_time', label: 'First seen', num: true, render: (x) => fmtTime(x.first_time) },
+		{ key: 'matched_feature', label: 'Now matches', render: (x) => (x.matched_feature ? featureLink(x.matched_feature) : '–') },
 	], unknown, { id: 'unknown' })];
 }
 
@@ -74,5 +78,5 @@ export async function pageHost(view) {
 		h('h2', {}, 'Features used'), featuresTable(d),
 		h('h2', {}, 'Agent health'), healthCard(hh, missing),
 		probesTable(hh.probes || []),
-		unknownSection(d.unknown));
+		unknownSection(d.unknown_deprecations));
 }
