@@ -1,0 +1,96 @@
+// The feature page (#/feature/<id>?since&until): what the catalog says,
+// how much the fleet uses it, by whom, the recorded use cases and the
+// linux-mm export.
+import { api, query } from '../api.js';
+import { dayAxis, lineChart, onAxis } from '../chart.js';
+import { banner, h, setMain, statusBadge } from '../dom.js';
+import { fmtDay, fmtNum, fmtTime, parseDay } from '../format.js';
+import { updateParams } from '../router.js';
+import { feature } from '../session.js';
+import { table } from '../table.js';
+import { annotationsSection } from './annotations.js';
+import { exportSection } from './export.js';
+
+function rangeFilters(params) {
+	const since = h('input', { type: 'date', id: 'f-since', value: fmtDay(params.get('since')) });
+	const until = h('input', { type: 'date', id: 'f-until', value: fmtDay(params.get('until')) });
+	return h('form', {
+		class: 'filters', onsubmit: (ev) => {
+			ev.preventDefault();
+			updateParams({ since: parseDay(since.value), until: parseDay(until.value) });
+		},
+	}, h('label', {}, 'Since', since), h('label', {}, 'Until', until), h('button', { type: 'submit' }, 'Apply'));
+}
+
+function warningText(c) {
+	if (!c)
+		return '–';
+	if (!c.warns)
+		return 'none: the kernel prints nothing';
+	return 'since ' + (c.kernel_version || '?') + ' (' + (c.commit || '?') + ')';
+}
+
+function infoCard(id, c, d) {
+	const w = d.warnings || { count: 0, hosts: 0 };
+	return h('div', { class: 'card' }, h('dl', { class: 'kv' },
+		h('dt', {}, 'Id'), h('dd', {}, h('code', {}, id)),
+		h('dt', {}, 'Upstream status'), h('dd', {}, statusBadge(c ? c.status : d.status)),
+		h('dt', {}, 'Control files'), h('dd', {}, c && c.files ? c.files.join(', ') : '–'),
+		h('dt', {}, 'Kernel warning'), h('dd', {}, warningText(c)),
+		h('dt', {}, 'cgroup v2 replacement'), h('dd', {}, (c && c.replacement) || '–'),
+		h('dt', {}, 'Does it fit?'), h('dd', {}, (c && c.replacement_note) || '–'),
+		h('dt', {}, 'Hosts'), h('dd', { id: 'feature-hosts' }, fmtNum(d.hosts)),
+		h('dt', {}, 'Uses'), h('dd', { id: 'feature-uses' }, fmtNum(d.uses)),
+		h('dt', {}, 'Kernel warnings seen'), h('dd', {}, fmtNum(w.count) + ' on ' + fmtNum(w.hosts) + ' hosts'),
+		h('dt', {}, 'First seen'), h('dd', {}, fmtTime(d.first_seen)),
+		h('dt', {}, 'Last seen'), h('dd', {}, fmtTime(d.last_seen))));
+}
+
+function charts(tl) {
+	const days = dayAxis([tl], 30);
+	return h('div', { class: 'row' },
+		lineChart('Hosts using it per day', days, [{ label: 'hosts', values: onAxis(days, tl, 'hosts') }]),
+		lineChart('Uses per day', days, [{ label: 'uses', values: onAxis(days, tl, 'uses') }]));
+}
+
+// container: where the writing process runs, as the agent names it from
+// the writer's own cgroup (docker:<id>, cri-containerd:<id>, systemd:<unit>).
+const NONE = { process: '(unknown)', container: '(no container or unit)', cgroup: '(root)' };
+
+function topTable(key, label, rows, id) {
+	return table([
+		{ key, label, text: true, render: (r) => (r[key] ? r[key] : h('span', { class: 'muted' }, NONE[key])) },
+		{ key: 'hosts', label: 'Hosts', num: true },
+		{ key: 'uses', label: 'Uses', num: true },
+	], rows || [], { id });
+}
+
+function usage(d) {
+	return [
+		h('div', { class: 'row' },
+			h('div', {}, h('h2', {}, 'Processes'), topTable('process', 'Process', d.processes, 'processes')),
+			h('div', {}, h('h2', {}, 'Where the writers run'), topTable('container', 'Container or systemd unit', d.containers, 'containers'))),
+		h('h2', {}, 'Cgroups'), topTable('cgroup', 'Cgroup', d.top_cgroups, 'cgroups'),
+		h('h2', {}, 'Kernel versions'), table([
+			{ key: 'kernel', label: 'Kernel release', text: true },
+			{ key: 'hosts', label: 'Hosts', num: true }], d.kernels || [], { id: 'kernels' }),
+	];
+}
+
+export async function pageFeature(view) {
+	const id = view.args.id;
+	const c = feature(id);
+	const params = view.params;
+	setMain(h('h1', {}, c ? c.title : id), banner('loading', 'Loading…'));
+	const [d, ann] = await Promise.all([
+		api(query('/api/v1/features/' + encodeURIComponent(id), { since: params.get('since'), until: params.get('until') })),
+		api('/api/v1/annotations?feature=' + encodeURIComponent(id)),
+	]);
+	if (!view.current())
+		return;
+	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), charts(d.timeline || []),
+		usage(d),
+		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),
+		annotationsSection(id, ann.annotations || []),
+		exportSection(id));
+}

@@ -1,0 +1,81 @@
+// The overview (#/): fleet figures, the features in use with their trend,
+// and the catalog features nobody uses.
+import { api } from '../api.js';
+import { dayAxis, DAY, lineChart, onAxis } from '../chart.js';
+import { banner, h, setMain, statusBadge } from '../dom.js';
+import { fmtNum, fmtShare, fmtTime } from '../format.js';
+import { catalogVersion, feature, featureLink } from '../session.js';
+import { table } from '../table.js';
+
+const COLUMNS = [
+	{ key: 'title', label: 'Feature', render: (r) => featureLink(r.id) },
+	{ key: 'status', label: 'Upstream', render: (r) => statusBadge(r.status) },
+	{ key: 'hosts_1d', label: 'Hosts 1\u00a0d', num: true },
+	{ key: 'hosts_7d', label: 'Hosts 7\u00a0d', num: true },
+	{ key: 'hosts_30d', label: 'Hosts 30\u00a0d', num: true },
+	{ key: 'share_v1_30d', label: 'Share of v1 hosts', num: true, render: (r) => fmtShare(r.share_v1_30d) },
+	{ key: 'uses', label: 'Uses', num: true },
+	{ key: 'workloads', label: 'Workloads', num: true },
+	{ key: 'replacement', label: 'cgroup v2 replacement', text: true },
+];
+const UNUSED_HIDES = ['hosts_1d', 'hosts_7d', 'uses', 'workloads', 'share_v1_30d'];
+
+function stat(id, n, label) {
+	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
+}
+
+function stats(hosts) {
+	const modes = hosts.by_cgroup_mode || {};
+	return h('div', { class: 'stats', id: 'overview-stats' },
+		stat('hosts-total', hosts.total, 'hosts known'),
+		stat('hosts-30d', hosts.reporting_30d, 'reporting in 30 days'),
+		stat('mode-v1', modes.v1, 'cgroup v1'),
+		stat('mode-hybrid', modes.hybrid, 'hybrid'),
+		stat('mode-v2', modes.v2, 'cgroup v2'));
+}
+
+// The summary's rows, named and described by the catalog where it knows them.
+function featureRows(sum) {
+	return (sum.features || []).map((f) => {
+		const c = feature(f.id) || {};
+		return Object.assign({}, f, {
+			title: c.title || f.title || f.id,
+			status: c.status || f.status,
+			replacement: c.replacement || f.replacement,
+		});
+	});
+}
+
+// Trend: hosts using each of the (at most 8) most used features per day.
+async function trend(view, used) {
+	const top = used.slice().sort((a, b) => b.hosts_30d - a.hosts_30d).slice(0, 8);
+	if (!top.length)
+		return;
+	const since = Math.floor(Date.now() / 1000) - 30 * DAY;
+	const details = await Promise.all(top.map((f) =>
+		api('/api/v1/features/' + encodeURIComponent(f.id) + '?since=' + since).catch(() => null)));
+	if (!view.current())
+		return;
+	const days = dayAxis(details.map((d) => d && d.timeline), 30);
+	const series = details.map((d, i) => ({ label: top[i].title, values: onAxis(days, d && d.timeline, 'hosts') }));
+	document.getElementById('trend').replaceChildren(lineChart('Hosts using each feature per day', days, series));
+}
+
+export async function pageOverview(view) {
+	setMain(h('h1', {}, 'Deprecated kernel features in the fleet'), banner('loading', 'Loading the fleet summary…'));
+	const sum = await api('/api/v1/summary');
+	if (!view.current())
+		return;
+	const rows = featureRows(sum);
+	const used = rows.filter((r) => r.hosts_30d > 0);
+	const unused = rows.filter((r) => !(r.hosts_30d > 0));
+	setMain(h('h1', {}, 'Deprecated kernel features in the fleet'), stats(sum.hosts || {}),
+		h('h2', {}, 'Features in use (last 30 days)'),
+		table(COLUMNS, used, { id: 'features', empty: 'No host used a deprecated feature in the last 30 days.' }),
+		h('div', { id: 'trend' }),
+		h('h2', {}, 'Not seen in use'),
+		table(COLUMNS.filter((c) => !UNUSED_HIDES.includes(c.key)), unused,
+			{ id: 'unused', empty: 'Every catalog feature is in use somewhere.' }),
+		h('p', { class: 'muted' }, 'Catalog version ' + catalogVersion() + '. Summary generated ' + fmtTime(sum.generated) + '.'));
+	await trend(view, used);
+}
