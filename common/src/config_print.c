@@ -170,12 +170,21 @@ void twl_cfg_print_values(FILE *f, const struct twl_cfg_opt *opts, size_t n,
 	}
 }
 
-/* @s for roff: '-' as \-, '\' as \e; a line never starts with '.' or '\''. */
+/*
+ * @s for roff: '-' as \-, '\' as \e; a line never starts with '.' or '\'';
+ * words with a '/' (paths, URLs) are not hyphenated.
+ */
 static void roff(FILE *f, const char *s, bool line_start)
 {
+	bool word_start = true;
+
 	if (line_start && (*s == '.' || *s == '\''))
 		fputs("\\&", f);
 	for (; *s; s++) {
+		if (word_start && *s != ' ' &&
+		    strcspn(s, "/ ") < strcspn(s, " "))
+			fputs("\\%", f);
+		word_start = *s == ' ';
 		if (*s == '-')
 			fputs("\\-", f);
 		else if (*s == '\\')

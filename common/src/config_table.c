@@ -97,7 +97,9 @@ static bool kind_fits(const struct twl_cfg_opt *o)
 static void check_row(const struct twl_cfg_opt *o, char *why, size_t cap,
 		      size_t *len)
 {
-	char obj[4096] __attribute__((aligned(16))), err[256];
+	size_t need = o->off + o->size;
+	char err[256];
+	void *obj;
 
 	if (!kebab(o->name))
 		add_why(why, cap, len, "%s: not a kebab-case name\n",
@@ -110,22 +112,22 @@ static void check_row(const struct twl_cfg_opt *o, char *why, size_t cap,
 	if ((o->flags & TWL_CFG_SWITCH) && !o->implied)
 		add_why(why, cap, len, "%s: a switch without .implied\n",
 			o->name);
-	if (!o->def || o->kind == TWL_CFG_K_ARGV)
+	if (!o->def || o->kind == TWL_CFG_K_ARGV || !kind_fits(o))
 		return;
-	/* The default must parse: store it into a scratch copy of the field. */
-	if (o->off + o->size > sizeof(obj) ||
-	    (o->type == TWL_CFG_LIST &&
-	     o->count_off + sizeof(size_t) > sizeof(obj))) {
-		add_why(why, cap, len, "%s: field beyond the checker's 4 KiB\n",
-			o->name);
+	/* The default must parse: store it into a scratch struct. */
+	if (o->type == TWL_CFG_LIST && o->count_off + sizeof(size_t) > need)
+		need = o->count_off + sizeof(size_t);
+	obj = calloc(1, need);
+	if (!obj) {
+		add_why(why, cap, len, "%s: out of memory\n", o->name);
 		return;
 	}
-	memset(obj, 0, sizeof(obj));
 	if (cfg_store(o, obj, o->def, err, sizeof(err)))
 		add_why(why, cap, len, "%s: default \"%s\": %s\n", o->name,
 			o->def, err);
 	if (o->kind == TWL_CFG_K_HEAP)
 		free(*(char **)cfg_field(o, obj));
+	free(obj);
 }
 
 static bool same(const char *a, const char *b)

@@ -18,6 +18,7 @@
 
 #include <twilight/util.h>
 
+#include "../common/docs_sync.h"
 #include "agent_test.h"
 #include "config.h"
 
@@ -302,35 +303,43 @@ static void test_validate(void **state)
 	test_rmtree(dir);
 }
 
+static void print_example(FILE *f, const void *arg)
+{
+	twl_config_print_example(f);
+}
+
+static void print_man(FILE *f, const void *flags)
+{
+	twl_config_print_man(f, flags != NULL);
+}
+
 /* agent/twilight-agent.conf.example is exactly what --print-config prints. */
 static void test_example_in_sync(void **state)
 {
-	const char *src = getenv("TWILIGHT_SOURCE_DIR");
-	char path[4096], *want = NULL, *got = NULL;
-	size_t wlen = 0, glen = 0;
+	char *want = docs_capture(print_example, NULL);
 	struct twl_config c;
-	FILE *f;
 
-	assert_non_null(src);
-	snprintf(path, sizeof(path), "%s/agent/twilight-agent.conf.example",
-		 src);
-	assert_int_equal(twl_read_file(path, 1 << 20, &want, &wlen), 0);
-	f = open_memstream(&got, &glen);
-	assert_non_null(f);
-	twl_config_print_example(f);
-	assert_int_equal(fclose(f), 0);
-	if (glen != wlen || memcmp(got, want, glen))
-		fail_msg(
-			"%s is stale: regenerate it with twilight-agent --print-config",
-			path);
+	docs_sync_file("agent/twilight-agent.conf.example", want,
+		       "regenerate it with twilight-agent --print-config");
 	/* And it parses without errors or notes. */
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(parse(&c, want, wlen), 0);
+	assert_int_equal(parse(&c, want, strlen(want)), 0);
 	assert_int_equal(p->n_msgs, 0);
 	assert_non_null(c.server_url);
 	done(&c);
 	free(want);
-	free(got);
+}
+
+/* twilight-agent(8) lists the flags and the keys the tables generate. */
+static void test_man_in_sync(void **state)
+{
+	char *flags = docs_capture(print_man, "flags");
+	char *keys = docs_capture(print_man, NULL);
+
+	docs_sync_block("docs/man/twilight-agent.8", "options", flags);
+	docs_sync_block("docs/man/twilight-agent.8", "configuration", keys);
+	free(flags);
+	free(keys);
 }
 
 static void test_help_lists_every_option(void **state)
@@ -361,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_privacy),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_example_in_sync),
+		cmocka_unit_test(test_man_in_sync),
 		cmocka_unit_test(test_help_lists_every_option),
 	};
 
