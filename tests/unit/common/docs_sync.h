@@ -19,12 +19,16 @@
 
 #include <twilight/util.h>
 
-/* @fn's output as a string (free() it). */
+/*
+ * @fn's output as a string (free() it). The stream's pointers are static:
+ * GCC's -Wdangling-pointer takes a local's address in a FILE for a
+ * dangling one.
+ */
 static inline char *docs_capture(void (*fn)(FILE *f, const void *arg),
 				 const void *arg)
 {
-	char *out = NULL;
-	size_t len = 0;
+	static char *out;
+	static size_t len;
 	FILE *f = open_memstream(&out, &len);
 
 	assert_non_null(f);
