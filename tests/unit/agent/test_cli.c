@@ -127,7 +127,7 @@ static void test_dry_run_kmsg_dump(void **state)
 	const char *args_c[] = { "--dry-run",	"-c", NULL,
 				 "--kmsg-file", file, NULL };
 	json_t *doc, *u, *h;
-	char *cpath;
+	char *cpath, *host_id;
 
 	snprintf(file, sizeof(file), "%s/sample.kmsg", data_dir);
 	doc = dry_run_doc(dir, args);
@@ -155,9 +155,25 @@ static void test_dry_run_kmsg_dump(void **state)
 			json_array_get(json_object_get(doc, "warnings"), 0),
 			"origin")),
 		"kmsg");
+	host_id = strdup(json_string_value(
+		json_object_get(json_object_get(doc, "host"), "host_id")));
+	assert_non_null(host_id);
 	json_decref(doc);
 	/* Nothing was written to the working directory. */
 	assert_int_equal(count_entries(dir), 0);
+	/* A config key given as a flag applies to the dry run too. */
+	{
+		const char *args_k[] = { "--dry-run", "--kmsg-file", file,
+					 "--host-id-key=another fleet", NULL };
+
+		doc = dry_run_doc(dir, args_k);
+		assert_string_not_equal(
+			json_string_value(json_object_get(
+				json_object_get(doc, "host"), "host_id")),
+			host_id);
+		json_decref(doc);
+		free(host_id);
+	}
 
 	/*
 	 * With a config whose state dir is empty and no machine id: still
