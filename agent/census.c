@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <twilight/catalog.h>
+#include <twilight/config.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
@@ -276,13 +277,12 @@ static int read_knob(int dfd, const char *name, char *buf, size_t cap)
 
 static bool parse_ulong(const char *s, unsigned long long *v)
 {
-	char *end;
+	uint64_t n;
 
-	if (*s < '0' || *s > '9')
+	if (twl_parse_u64(s, UINT64_MAX, &n))
 		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !errno && *end == '\0';
+	*v = n;
+	return true;
 }
 
 /*

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * config: the agent's configuration, "key = value" lines.
- *
- * Every option is one row of twl_config_options[] (name, type, default,
- * bounds, description): parsing, validation, --help and the example
- * config file (--print-config) all come from that table.
+ * config: the agent's configuration ("key = value" lines, or --key value
+ * flags) and command line, as tables for the engine in
+ * common/include/twilight/config.h: parsing, validation, --help, the
+ * example config file (--print-config) and the manual page's option lists
+ * all come from twl_config_options[] and twl_agent_cli_options[].
  */
 #ifndef TWL_AGENT_CONFIG_H
 #define TWL_AGENT_CONFIG_H
@@ -14,7 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <twilight/config.h>
+
 #define TWL_AGENT_DEFAULT_CONFIG "/etc/twilight/agent.conf"
+#define TWL_AGENT_CONFIG_MAX (64 * 1024) /* bytes of a config file */
 
 struct twl_config {
 	char *server_url;
@@ -49,46 +52,17 @@ struct twl_config {
 	char *privacy_key;
 };
 
-enum twl_opt_type {
-	TWL_OPT_STRING,
-	TWL_OPT_PATH, /* absolute path */
-	TWL_OPT_URL, /* https:// URL */
-	TWL_OPT_BOOL, /* true/false/yes/no/on/off/1/0 */
-	TWL_OPT_UINT, /* unsigned, within [min, max] */
-	TWL_OPT_SECONDS, /* duration: 30, 30s, 5m, 2h, 7d; stored in seconds */
-	TWL_OPT_MILLIS, /* duration: 500ms, 2s, 1m; stored in milliseconds */
-	TWL_OPT_SIZE, /* bytes: 4096, 512K, 64M, 1G; stored as uint64_t */
-	TWL_OPT_LOGLEVEL, /* err, warning, notice, info, debug */
-	TWL_OPT_CHOICE, /* one of the words in choices, stored as a string */
+/* The command line's own flags; the strings point into argv. */
+struct twl_agent_cli {
+	const char *config;
+	const char *kmsg_file;
+	bool check_config, dry_run, print_config, help, version;
 };
 
-struct twl_opt {
-	const char *name;
-	enum twl_opt_type type;
-	const char *def; /* default as written in the file; NULL = unset */
-	size_t off; /* offset in struct twl_config */
-	uint64_t min, max; /* bounds for numeric types (in stored units) */
-	bool required; /* must be set for the daemon (not for --dry-run) */
-	const char *desc;
-	const char *choices; /* TWL_OPT_CHOICE: "keep|hash|drop" */
-};
-
-extern const struct twl_opt twl_config_options[];
+extern const struct twl_cfg_opt twl_config_options[];
 extern const size_t twl_config_n_options;
-
-#define TWL_CONFIG_MAX_ERRORS 64
-
-struct twl_config_error {
-	unsigned line; /* 0 = not tied to a line */
-	char key[48];
-	char msg[256];
-};
-
-/* Every problem found, in order; more than the cap are counted in dropped. */
-struct twl_config_errors {
-	size_t n, dropped;
-	struct twl_config_error e[TWL_CONFIG_MAX_ERRORS];
-};
+extern const struct twl_cfg_opt twl_agent_cli_options[];
+extern const size_t twl_agent_cli_n_options;
 
 /* twl_config_init - fill @c with the defaults of the table. 0 or -ENOMEM. */
 int twl_config_init(struct twl_config *c);
@@ -97,44 +71,34 @@ int twl_config_init(struct twl_config *c);
 void twl_config_fini(struct twl_config *c);
 
 /*
- * twl_config_parse - apply "key = value" lines from @text (@len bytes) on
- * top of @c. '#' starts a comment line; values may be quoted with "...".
- * Unknown keys, repeated keys, malformed lines and bad values are all
- * recorded in @errs (each with line, key and why). Returns 0, -EINVAL if
- * anything was recorded, -ENOMEM.
+ * twl_config_session - a session of the engine over @c (set up with
+ * twl_config_init()) and @cli: config keys and command-line flags, errors
+ * naming "twilight-agent --help". NULL + errno on failure; free it with
+ * twl_cfg_free().
  */
-int twl_config_parse(struct twl_config *c, const char *text, size_t len,
-		     struct twl_config_errors *errs);
-
-/*
- * twl_config_load - twl_config_init() then twl_config_parse() of the file
- * at @path (at most 64 KiB). Returns 0, -EINVAL (see @errs), or the
- * negative errno of reading the file (also recorded in @errs).
- */
-int twl_config_load(struct twl_config *c, const char *path,
-		    struct twl_config_errors *errs);
+struct twl_cfg *twl_config_session(struct twl_config *c,
+				   struct twl_agent_cli *cli);
 
 /*
  * twl_config_validate - checks across options that the daemon needs:
- * required options set, client_cert and client_key together, backoff_base
- * <= backoff_cap, and, with @check_files, that the files named exist and
- * are readable and the directories exist. Appends to @errs; returns 0 or
- * -EINVAL.
+ * required options set, numbers in bounds, client-cert and client-key
+ * together, backoff-base <= backoff-cap, privacy-key for hashing, and, with
+ * @check_files, that the files named exist and are readable and the
+ * directories exist. Adds errors to @p; returns 0 or -EINVAL.
  */
 int twl_config_validate(const struct twl_config *c, bool check_files,
-			struct twl_config_errors *errs);
+			struct twl_cfg *p);
 
-/* twl_config_print_errors - one line per error: "FILE:LINE: KEY: why". */
-void twl_config_print_errors(FILE *f, const char *path,
-			     const struct twl_config_errors *errs);
-
-/* twl_config_print_help - the option table as --help text. */
+/* twl_config_print_help - the flags and the config keys as --help text. */
 void twl_config_print_help(FILE *f);
 
 /* twl_config_print_example - a commented example config from the table. */
 void twl_config_print_example(FILE *f);
 
-/* twl_config_loglevel_name - "err" .. "debug" for a syslog priority. */
-const char *twl_config_loglevel_name(int prio);
+/*
+ * twl_config_print_man - a roff list for twilight-agent(8): the flags
+ * (@flags) or the configuration keys.
+ */
+void twl_config_print_man(FILE *f, bool flags);
 
 #endif /* TWL_AGENT_CONFIG_H */

@@ -9,7 +9,6 @@
  * no busy polling, at most one wake-up per batch interval when idle.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,6 +41,9 @@ struct opts {
 	bool config_given;
 	const char *kmsg_file;
 	bool dry_run, check_config;
+	/* The arguments after the program name: their keys override the file. */
+	int argc;
+	char **argv;
 };
 
 struct agent {
@@ -76,102 +78,114 @@ static int64_t wall_s(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: twilight-agent [options]\n"
+		"Usage: twilight-agent [options] [--KEY VALUE]...\n"
 		"Reports kernel deprecation warnings (cgroup v1 memory controller first)\n"
-		"to a twilight server.\n\n"
-		"  -c, --config FILE     config file (default " TWL_AGENT_DEFAULT_CONFIG
-		")\n"
-		"      --check-config    check the config, name every bad value, exit 1 if any\n"
-		"      --dry-run         print the one report that would be sent, send nothing,\n"
-		"                        write nothing (no config, server, token or root needed)\n"
-		"      --kmsg-file FILE  read a saved dump (/dev/kmsg records, dmesg or dmesg -r\n"
-		"                        output, detected) or a FIFO instead of /dev/kmsg;\n"
-		"                        without --dry-run: spool what it holds and exit\n"
-		"      --print-config    print a commented example config and exit\n"
-		"  -h, --help            this help and the config options\n"
-		"      --version         print the version\n\n"
-		"Signals: SIGHUP reloads the config and retakes the census; SIGTERM spools\n"
-		"what is pending and exits 0.\n\n");
+		"to a twilight server.\n\n");
 	twl_config_print_help(f);
+	fprintf(f,
+		"\nA boolean key alone means true, --no-KEY false. Signals: SIGHUP reloads\n"
+		"the config and retakes the census; SIGTERM spools what is pending and\n"
+		"exits 0.\n");
 }
 
+/* --help, --version, --print-config: print and return 1; else 0. */
+static int print_action(const struct twl_agent_cli *cli)
+{
+	if (cli->help)
+		usage(stdout);
+	else if (cli->version)
+		printf("twilight-agent %s (wire format v%d)\n",
+		       TWL_AGENT_VERSION, TWL_WIRE_VERSION);
+	else if (cli->print_config)
+		twl_config_print_example(stdout);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * Parse the command line into @o. Its configuration keys are checked
+ * against a scratch config now, so that a bad one is a usage error before
+ * anything starts; load_config() applies them after the file. Returns 0,
+ * 1 when an action (--help ...) is done, -EINVAL or -ENOMEM.
+ */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_CHECK = 256, O_DRY, O_KMSG, O_PRINT, O_VERSION };
-	static const struct option lo[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", no_argument, NULL, O_CHECK },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "kmsg-file", required_argument, NULL, O_KMSG },
-		{ "print-config", no_argument, NULL, O_PRINT },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct twl_agent_cli cli;
+	struct twl_config scratch;
+	struct twl_cfg *p = NULL;
+	int ret = -ENOMEM;
 
-	o->config = TWL_AGENT_DEFAULT_CONFIG;
-	while ((c = getopt_long(argc, argv, "c:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o->config = optarg;
-			o->config_given = true;
-			break;
-		case O_CHECK:
-			o->check_config = true;
-			break;
-		case O_DRY:
-			o->dry_run = true;
-			break;
-		case O_KMSG:
-			o->kmsg_file = optarg;
-			break;
-		case O_PRINT:
-			twl_config_print_example(stdout);
-			exit(0);
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case O_VERSION:
-			printf("twilight-agent %s (wire format v%d)\n",
-			       TWL_AGENT_VERSION, TWL_WIRE_VERSION);
-			exit(0);
-		default:
-			fprintf(stderr, "Try twilight-agent --help.\n");
-			return -EINVAL;
-		}
+	memset(&cli, 0, sizeof(cli));
+	if (twl_config_init(&scratch))
+		return -ENOMEM;
+	if (twl_cfg_defaults(twl_agent_cli_options, twl_agent_cli_n_options,
+			     &cli))
+		goto out;
+	p = twl_config_session(&scratch, &cli);
+	if (!p)
+		goto out;
+	ret = twl_cfg_args(p, argc - 1, argv + 1, TWL_CFG_PASS_ALL, NULL, NULL);
+	if (ret == -ENOMEM)
+		goto out;
+	if (print_action(&cli)) {
+		ret = 1;
+		goto out;
 	}
-	if (optind < argc) {
-		fprintf(stderr,
-			"twilight-agent: unexpected argument \"%s\"; try --help\n",
-			argv[optind]);
-		return -EINVAL;
+	if (ret) {
+		twl_cfg_print_msgs(stderr, p);
+		fprintf(stderr, "Try twilight-agent --help.\n");
+		goto out;
 	}
-	return 0;
+	o->config = cli.config;
+	o->config_given = twl_cfg_given(p, "config");
+	o->kmsg_file = cli.kmsg_file;
+	o->dry_run = cli.dry_run;
+	o->check_config = cli.check_config;
+	o->argc = argc - 1;
+	o->argv = argv + 1;
+out:
+	twl_cfg_free(p);
+	twl_config_fini(&scratch);
+	return ret;
 }
 
-/* Load (and for the daemon validate) the config into @cfg. 0 or -EINVAL. */
+/*
+ * Load the config into @cfg: the file (for the daemon, or when -c names
+ * one), then the keys given on the command line; the daemon's is also
+ * validated. Every error and deprecation note goes to stderr. 0, -EINVAL
+ * or -ENOMEM; on error @cfg is left empty.
+ */
 static int load_config(const struct opts *o, struct twl_config *cfg,
 		       bool daemon)
 {
-	struct twl_config_errors *errs = calloc(1, sizeof(*errs));
+	struct twl_agent_cli cli; /* parse_args() took these flags */
+	struct twl_cfg *p;
 	int ret;
 
-	if (!errs)
+	ret = twl_config_init(cfg);
+	if (ret)
+		return ret;
+	memset(&cli, 0, sizeof(cli));
+	p = twl_config_session(cfg, &cli);
+	if (!p) {
+		twl_config_fini(cfg);
 		return -ENOMEM;
-	if (!daemon && !o->config_given) {
-		ret = twl_config_init(cfg);
-		goto out;
 	}
-	ret = twl_config_load(cfg, o->config, errs);
-	if (!ret && daemon)
-		ret = twl_config_validate(cfg, true, errs);
-	if (ret && ret != -ENOMEM) {
-		twl_config_print_errors(stderr, o->config, errs);
-		ret = -EINVAL;
-	}
-out:
-	free(errs);
+	if (daemon || o->config_given)
+		ret = twl_cfg_load_file(p, o->config, TWL_AGENT_CONFIG_MAX,
+					true);
+	if (ret != -ENOMEM)
+		ret = twl_cfg_args(p, o->argc, o->argv, TWL_CFG_PASS_LATE, NULL,
+				   NULL);
+	if (ret != -ENOMEM && daemon && !twl_cfg_failed(p))
+		twl_config_validate(cfg, true, p);
+	twl_cfg_print_msgs(stderr, p);
+	if (ret != -ENOMEM)
+		ret = twl_cfg_failed(p) ? -EINVAL : 0;
+	if (ret)
+		twl_config_fini(cfg);
+	twl_cfg_free(p);
 	return ret;
 }
 
@@ -208,8 +222,8 @@ static json_t *take_census(const struct twl_config *cfg)
 			cfg->mountinfo, strerror(-err));
 	else if (json_is_true(json_object_get(c, "truncated")))
 		twl_log(LOG_NOTICE,
-			"census: stopped after %lld cgroups (census_max_cgroups %u, "
-			"census_max_time %u ms); raise them for a complete census",
+			"census: stopped after %lld cgroups (census-max-cgroups %u, "
+			"census-max-time %u ms); raise them for a complete census",
 			(long long)json_integer_value(
 				json_object_get(c, "cgroups_walked")),
 			cfg->census_max_cgroups, cfg->census_max_ms);
@@ -225,7 +239,7 @@ static int open_source(const char *path, struct twl_kmsg_source **out)
 		strerror(errno),
 		errno == EACCES || errno == EPERM ?
 			"run as root or with CAP_SYSLOG (see twilight-agent.service)" :
-			"check kmsg_path / --kmsg-file");
+			"check kmsg-path / --kmsg-file");
 	return -errno;
 }
 
@@ -444,7 +458,7 @@ static struct twl_bpf *open_bpf(const struct twl_config *cfg)
 	if (twl_privacy_parse(cfg->privacy_cgroup, &bc.privacy.cgroup) ||
 	    twl_privacy_parse(cfg->privacy_comm, &bc.privacy.comm)) {
 		twl_log(LOG_ERR,
-			"bad privacy_cgroup/privacy_comm (check with --check-config)");
+			"bad privacy-cgroup/privacy-comm (check with --check-config)");
 		return NULL;
 	}
 	bc.privacy.key = cfg->privacy_key;
@@ -540,7 +554,7 @@ static int reload(struct agent *a)
 	if (strcmp(next.kmsg_path, a->cfg.kmsg_path) ||
 	    strcmp(next.state_dir, a->cfg.state_dir))
 		twl_log(LOG_NOTICE,
-			"reload: kmsg_path and state_dir changes take effect only "
+			"reload: kmsg-path and state-dir changes take effect only "
 			"after a restart");
 	s = make_sender(&next, &a->id);
 	if (!s) {
@@ -839,11 +853,13 @@ static int check_config(struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o;
+	int ret;
 
 	memset(&o, 0, sizeof(o));
 	twl_log_init("twilight-agent", LOG_INFO);
-	if (parse_args(argc, argv, &o))
-		return 2;
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 2 : 0;
 	if (o.check_config)
 		return check_config(&o);
 	if (o.dry_run)

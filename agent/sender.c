@@ -74,23 +74,23 @@ static int dup_opt(const char *in, char **out)
 static const char *check_cfg(const struct twl_sender_cfg *c)
 {
 	if (!c->server_url || strncasecmp(c->server_url, "https://", 8))
-		return "server_url: must be an https:// URL";
+		return "server-url: must be an https:// URL";
 	if (!c->ca_file || !c->ca_file[0])
-		return "ca_file: required (server certificates are always verified)";
+		return "ca-file: required (server certificates are always verified)";
 	if (!c->client_cert != !c->client_key)
-		return "client_cert/client_key: give both or neither";
+		return "client-cert/client-key: give both or neither";
 	if (!c->state_dir || !c->state_dir[0])
-		return "state_dir: required";
+		return "state-dir: required";
 	if (!c->spool_dir || !c->spool_dir[0])
-		return "spool_dir: required";
+		return "spool-dir: required";
 	if (!c->host_id || !c->host_id[0] || strlen(c->host_id) > 64 ||
 	    strspn(c->host_id, "0123456789abcdef-") != strlen(c->host_id))
 		return "host_id: required, at most 64 characters of [0-9a-f-]";
 	if (c->spool_max_bytes && c->spool_max_bytes < 4096)
-		return "spool_max_bytes: at least 4096";
+		return "spool-max-bytes: at least 4096";
 	if (c->backoff_base_ms && c->backoff_cap_ms &&
 	    c->backoff_base_ms > c->backoff_cap_ms)
-		return "backoff_base_ms: larger than backoff_cap_ms";
+		return "backoff-base: larger than backoff-cap";
 	return NULL;
 }
 
@@ -179,7 +179,7 @@ struct twl_sender *twl_sender_new(const struct twl_sender_cfg *cfg)
 		twl_log(LOG_ERR, "sender: cannot open spool %s: %s%s",
 			s->spool_dir, strerror(errno),
 			errno == EBUSY ?
-				" (another agent uses it; stop it or pick another spool_dir)" :
+				" (another agent uses it; stop it or pick another spool-dir)" :
 				"; check the directory and its permissions");
 		goto fail;
 	}
@@ -242,7 +242,7 @@ int twl_sender_submit(struct twl_sender *s, const char *json, size_t len)
 			"sender: cannot spool a %zu-byte batch in %s: %s%s",
 			len, s->spool_dir, strerror(-ret),
 			ret == -E2BIG ?
-				" (larger than spool_max_bytes; raise it)" :
+				" (larger than spool-max-bytes; raise it)" :
 				"; check free space and permissions");
 	return ret;
 }
@@ -354,7 +354,7 @@ static int ensure_key(struct twl_sender *s, uint64_t now)
 			s->last_error, sizeof(s->last_error),
 			"no host key in %s/host.key and no enrolment token configured",
 			s->state_dir);
-		twl_log(LOG_ERR, "sender: %s; set enroll_token_file",
+		twl_log(LOG_ERR, "sender: %s; set enroll-token-file",
 			s->last_error);
 		return back_off_reject(s, now);
 	}
@@ -417,7 +417,7 @@ static int ensure_key(struct twl_sender *s, uint64_t now)
 			 ret == -EPROTO ? " without a usable host_key" : "");
 		printable(res->body, res->body_len, body, sizeof(body));
 		twl_log(LOG_ERR,
-			"sender: %s: %s; check server_url and the server version",
+			"sender: %s: %s; check server-url and the server version",
 			s->last_error, body);
 		ret = back_off_reject(s, now);
 		break;

@@ -1,386 +1,434 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Configuration: one declarative option table (name, type, offset, help)
- * drives defaults, the config file, flags, --help and --check-config.
+ * Configuration: the server's option tables (config keys, the command
+ * line's own flags, token create's) for the engine in common/, and the
+ * checks across options.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <twilight/util.h>
 
 #include "config.h"
 
-enum opt_type { T_STR, T_BOOL, T_UINT, T_SIZE, T_DOUBLE, T_SAN };
+#define OPT(f) TWL_CFG_FIELD(struct twl_config, f)
+#define PKG_WEB_DIR "/usr/share/twilight/web"
+#define DAYS_MAX 36500
 
-struct opt {
-	const char *name;
-	enum opt_type type;
-	size_t off;
-	size_t size; /* T_STR: buffer size */
-	const char *help;
+const struct twl_cfg_opt twl_server_options[] = {
+	{ .name = "data-dir",
+	  .type = TWL_CFG_STRING,
+	  .def = "/var/lib/twilight",
+	  OPT(data_dir),
+	  .flags = TWL_CFG_CLI | TWL_CFG_EARLY,
+	  .arg = "DIR",
+	  .help = "Directory for the database, TLS files and tokens (created "
+		  "with mode 0700 if missing)." },
+	{ .name = "config",
+	  .type = TWL_CFG_STRING,
+	  OPT(config_file),
+	  .flags = TWL_CFG_CLI | TWL_CFG_EARLY,
+	  .arg = "FILE",
+	  .help = "Configuration file. Default DATA_DIR/twilight-server.conf if "
+		  "present; the packaged unit passes /etc/twilight/server.conf. "
+		  "An explicit file must exist." },
+	{ .name = "listen",
+	  .type = TWL_CFG_STRING,
+	  .def = "127.0.0.1:8443",
+	  OPT(listen),
+	  .arg = "ADDR:PORT",
+	  .example = "127.0.0.1:8443",
+	  .help = "Address and port agents and browsers connect to, e.g. "
+		  "127.0.0.1:8443, 0.0.0.0:8443 or [::1]:8443 (port 0 picks a "
+		  "free port). The default keeps the server on loopback; for a "
+		  "fleet, listen on a routable address and add the name agents "
+		  "use in server-url with san." },
+	{ .name = "web-dir",
+	  .type = TWL_CFG_STRING,
+	  .def = PKG_WEB_DIR,
+	  OPT(web_dir),
+	  .arg = "DIR",
+	  .example = PKG_WEB_DIR,
+	  .help = "Directory of dashboard files served at /; the package "
+		  "installs them there." },
+	{ .name = "db",
+	  .type = TWL_CFG_STRING,
+	  OPT(db_path),
+	  .arg = "FILE",
+	  .help = "SQLite database (WAL mode). Default DATA_DIR/twilight.db." },
+	{ .name = "cert",
+	  .type = TWL_CFG_STRING,
+	  OPT(cert_file),
+	  .arg = "FILE",
+	  .help = "Server certificate (PEM); generated on first start if "
+		  "missing. Default DATA_DIR/server.pem." },
+	{ .name = "key",
+	  .type = TWL_CFG_STRING,
+	  OPT(key_file),
+	  .arg = "FILE",
+	  .help = "Server private key (PEM). Default DATA_DIR/server.key." },
+	{ .name = "ca",
+	  .type = TWL_CFG_STRING,
+	  OPT(ca_file),
+	  .arg = "FILE",
+	  .help = "CA certificate agents trust (PEM); generated with its key "
+		  "(FILE with .key for .pem) if missing. Default "
+		  "DATA_DIR/ca.pem." },
+	{ .name = "client-ca",
+	  .type = TWL_CFG_STRING,
+	  OPT(client_ca_file),
+	  .arg = "FILE",
+	  .help = "CA that signs optional agent client certificates; empty (the "
+		  "default) switches client certificates off." },
+	{ .name = "require-client-cert",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(require_client_cert),
+	  .help = "Reject reports from agents that present no client "
+		  "certificate valid for client-ca. Needs client-ca." },
+	{ .name = "tls-priorities",
+	  .type = TWL_CFG_STRING,
+	  .def = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%SERVER_PRECEDENCE",
+	  OPT(tls_priorities),
+	  .arg = "STRING",
+	  .help = "GnuTLS priority string; the default allows TLS 1.2 and 1.3 "
+		  "only." },
+	{ .name = "san",
+	  .type = TWL_CFG_LIST,
+	  TWL_CFG_LIST_FIELD(struct twl_config, sans, n_sans),
+	  .arg = "NAME",
+	  .help = "Extra DNS name or IP address for the generated server "
+		  "certificate; repeatable or comma-separated (up to 16). "
+		  "localhost, 127.0.0.1 and ::1 are always included. Used only "
+		  "when the certificate is generated: to add a name later, "
+		  "remove server.pem and server.key and restart." },
+	{ .name = "max-connections",
+	  .type = TWL_CFG_UINT,
+	  .def = "2048",
+	  OPT(max_connections),
+	  .min = 1,
+	  .max = 1000000,
+	  .help = "Connections in total." },
+	{ .name = "max-per-ip",
+	  .type = TWL_CFG_UINT,
+	  .def = "16",
+	  OPT(max_per_ip),
+	  .min = 1,
+	  .max = 1000000,
+	  .help = "Connections per non-loopback address." },
+	{ .name = "limit-loopback",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(limit_loopback),
+	  .help = "Apply the per-address limits to loopback peers too." },
+	{ .name = "timeout",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "30s",
+	  OPT(conn_timeout_s),
+	  .min = 1,
+	  .max = 86400,
+	  .help = "How long an idle or slow connection may take before it is "
+		  "closed." },
+	{ .name = "max-body",
+	  .type = TWL_CFG_SIZE,
+	  .def = "4M",
+	  OPT(max_body),
+	  .min = 1024,
+	  .max = 1ULL << 30,
+	  .help = "Largest request body as sent." },
+	{ .name = "max-inflated",
+	  .type = TWL_CFG_SIZE,
+	  .def = "16M",
+	  OPT(max_inflated),
+	  .min = 1024,
+	  .max = 1ULL << 30,
+	  .help = "Largest request body after gunzip (at least max-body)." },
+	{ .name = "conn-memory",
+	  .type = TWL_CFG_SIZE,
+	  .def = "16K",
+	  OPT(conn_memory),
+	  .min = 8192,
+	  .max = 16ULL << 20,
+	  .help = "Buffer memory per connection: request headers must fit; "
+		  "zeroed per request, so larger costs CPU." },
+	{ .name = "threads",
+	  .type = TWL_CFG_UINT,
+	  .def = "2",
+	  OPT(threads),
+	  .min = 1,
+	  .max = 64,
+	  .help = "HTTP worker threads." },
+	{ .name = "host-rate",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "1",
+	  OPT(host_rate),
+	  .dmin = 0.001,
+	  .dmax = 1e9,
+	  .arg = "RATE",
+	  .help = "Reports per second per host key (token bucket)." },
+	{ .name = "host-burst",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "30",
+	  OPT(host_burst),
+	  .dmin = 1,
+	  .dmax = 1e9,
+	  .help = "Report burst per host key." },
+	{ .name = "ip-rate",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "20",
+	  OPT(ip_rate),
+	  .dmin = 0.001,
+	  .dmax = 1e9,
+	  .arg = "RATE",
+	  .help = "Requests per second per non-loopback address." },
+	{ .name = "ip-burst",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "100",
+	  OPT(ip_burst),
+	  .dmin = 1,
+	  .dmax = 1e9,
+	  .help = "Request burst per non-loopback address." },
+	{ .name = "batch-days",
+	  .type = TWL_CFG_UINT,
+	  .def = "35",
+	  OPT(batch_days),
+	  .min = 35,
+	  .max = DAYS_MAX,
+	  .arg = "DAYS",
+	  .help = "Days batch ids are kept so that resent batches are stored "
+		  "once (at least 35: agents may resend batches that old)." },
+	{ .name = "data-days",
+	  .type = TWL_CFG_UINT,
+	  .def = "0",
+	  OPT(data_days),
+	  .max = DAYS_MAX,
+	  .arg = "DAYS",
+	  .help = "Days raw rows are kept; 0 keeps them forever." },
+	{ .name = "commit-max",
+	  .type = TWL_CFG_UINT,
+	  .def = "256",
+	  OPT(commit_max),
+	  .min = 1,
+	  .max = 1000000,
+	  .help = "Batches sharing one database COMMIT at most." },
+	{ .name = "queue-max",
+	  .type = TWL_CFG_UINT,
+	  .def = "4096",
+	  OPT(queue_max),
+	  .min = 1,
+	  .max = 10000000,
+	  .help = "Batches waiting for the database writer before the server "
+		  "answers 503 (agents retry later)." },
+	/*
+	 * Past wal-max the writer stops to checkpoint the WAL itself (every
+	 * batch waiting; 3-7 ms median at 5,000 reports/s, ~20 ms with full
+	 * group commits); 256 MiB makes that 4 times rarer than 64 MiB did
+	 * (server/store/sqlite/checkpoint.h, bench/README.md).
+	 */
+	{ .name = "wal-max",
+	  .type = TWL_CFG_SIZE,
+	  .def = "256M",
+	  OPT(wal_max),
+	  .min = 32ULL << 20,
+	  .max = 1ULL << 40,
+	  .help = "Size the database's write-ahead log (the DB-wal file) may "
+		  "reach under sustained ingest; a thread copies it into the "
+		  "database meanwhile. At that size the writer copies the rest "
+		  "itself and the log starts again from its beginning, while "
+		  "every waiting batch waits (a few ms, up to about 20 ms under "
+		  "full load). Larger means rarer pauses and more disk; the "
+		  "space is given back when the server stops." },
+	{ .name = "silent-after",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "1h",
+	  OPT(silent_after_s),
+	  .min = 60,
+	  .max = 365 * 86400,
+	  .help = "How long without a report before an agent counts as silent "
+		  "on the dashboard." },
+	{ .name = "export-show-hosts",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_hosts),
+	  .help = "Name hosts in the linux-mm export (export --show-hosts and "
+		  "--hide-hosts override it)." },
+	{ .name = "export-show-cgroups",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_cgroups),
+	  .help = "Keep full cgroup paths in the linux-mm export (export "
+		  "--full-cgroups and --cgroup-kinds override it)." },
 };
 
-#define O(n, t, f, h)                                      \
-	{                                                  \
-		n, t, offsetof(struct twl_config, f), 0, h \
-	}
+const size_t twl_server_n_options =
+	sizeof(twl_server_options) / sizeof(twl_server_options[0]);
 
-static const struct opt opts[] = {
-	{ "data-dir", T_STR, offsetof(struct twl_config, data_dir), 512,
-	  "directory for the database, TLS files and tokens (created if missing)" },
-	{ "config", T_STR, offsetof(struct twl_config, config_file), 512,
-	  "config file (default DATA_DIR/twilight-server.conf if present)" },
-	{ "listen", T_STR, offsetof(struct twl_config, listen), 128,
-	  "address:port to listen on, e.g. 127.0.0.1:8443 or [::1]:8443" },
-	{ "web-dir", T_STR, offsetof(struct twl_config, web_dir), 512,
-	  "directory of dashboard files served at /" },
-	{ "db", T_STR, offsetof(struct twl_config, db_path), 512,
-	  "SQLite database path" },
-	{ "cert", T_STR, offsetof(struct twl_config, cert_file), 512,
-	  "server certificate (PEM)" },
-	{ "key", T_STR, offsetof(struct twl_config, key_file), 512,
-	  "server private key (PEM)" },
-	{ "ca", T_STR, offsetof(struct twl_config, ca_file), 512,
-	  "CA certificate agents trust (PEM; generated with its key if missing)" },
-	{ "client-ca", T_STR, offsetof(struct twl_config, client_ca_file), 512,
-	  "CA for optional agent client certificates (empty = off)" },
-	O("require-client-cert", T_BOOL, require_client_cert,
-	  "reject agent requests without a valid client certificate"),
-	{ "tls-priorities", T_STR, offsetof(struct twl_config, tls_priorities),
-	  256, "GnuTLS priority string (TLS 1.2 minimum by default)" },
-	O("san", T_SAN, sans, "extra certificate name or address (repeatable)"),
-	O("max-connections", T_UINT, max_connections, "connections in total"),
-	O("max-per-ip", T_UINT, max_per_ip, "connections per non-loopback IP"),
-	O("limit-loopback", T_BOOL, limit_loopback,
-	  "apply per-IP limits to loopback peers too"),
-	O("timeout", T_UINT, conn_timeout_s,
-	  "seconds before an idle or slow connection is closed"),
-	O("max-body", T_SIZE, max_body, "bytes of request body as sent"),
-	O("max-inflated", T_SIZE, max_inflated,
-	  "bytes of request body after gunzip"),
-	O("conn-memory", T_SIZE, conn_memory,
-	  "bytes of libmicrohttpd buffer per connection (headers must fit)"),
-	O("threads", T_UINT, threads, "HTTP worker threads"),
-	O("host-rate", T_DOUBLE, host_rate, "reports per second per host key"),
-	O("host-burst", T_DOUBLE, host_burst, "report burst per host key"),
-	O("ip-rate", T_DOUBLE, ip_rate,
-	  "requests per second per non-loopback IP"),
-	O("ip-burst", T_DOUBLE, ip_burst, "request burst per non-loopback IP"),
-	O("batch-days", T_UINT, batch_days,
-	  "days batch ids are kept for idempotency (>= 35)"),
-	O("data-days", T_UINT, data_days,
-	  "days raw rows are kept (0 = forever)"),
-	O("commit-max", T_UINT, commit_max,
-	  "batches sharing one COMMIT at most"),
-	O("queue-max", T_UINT, queue_max,
-	  "batches waiting for the writer before 503"),
-	O("wal-max", T_SIZE, wal_max,
-	  "bytes the WAL may grow to under load before the writer checkpoints it itself (>= 32M)"),
-	O("silent-after", T_UINT, silent_after_s,
-	  "seconds after which an agent counts as silent"),
-	O("export-show-hosts", T_BOOL, export_show_hosts,
-	  "name hosts in the linux-mm export"),
-	O("export-show-cgroups", T_BOOL, export_show_cgroups,
-	  "keep full cgroup paths in the linux-mm export"),
+#define CLI(f) TWL_CFG_FIELD(struct twl_server_cli, f)
+#define SWITCH (TWL_CFG_CLI | TWL_CFG_SWITCH)
+
+const struct twl_cfg_opt twl_server_cli_options[] = {
+	{ .name = "check-config",
+	  .short_name = 'n',
+	  .type = TWL_CFG_BOOL,
+	  CLI(check_config),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Load the configuration, print every effective option, and "
+		  "exit 0 with \"configuration OK\", 1 if the data directory "
+		  "exists and is not writable, or 2 listing every bad option. "
+		  "It does not open the database or check that the files named "
+		  "exist." },
+	{ .name = "print-config",
+	  .type = TWL_CFG_BOOL,
+	  CLI(print_config),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Print a commented example configuration file with every "
+		  "option and its default, and exit 0. The packaged "
+		  "/etc/twilight/server.conf was generated this way." },
+	{ .name = "help",
+	  .short_name = 'h',
+	  .type = TWL_CFG_BOOL,
+	  CLI(help),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Print the usage and every option, and exit 0." },
+	{ .name = "version",
+	  .type = TWL_CFG_BOOL,
+	  CLI(version),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Print the version and exit 0." },
 };
+
+const size_t twl_server_cli_n_options =
+	sizeof(twl_server_cli_options) / sizeof(twl_server_cli_options[0]);
+
+const struct twl_cfg_opt twl_server_token_options[] = {
+	{ .name = "name",
+	  .type = TWL_CFG_STRING,
+	  CLI(name),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "NAME",
+	  .help = "token create: the new token's name, 1 to 63 bytes." },
+	{ .name = "role",
+	  .type = TWL_CFG_STRING,
+	  CLI(role),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "ROLE",
+	  .help = "token create: admin (read the API, write annotations, "
+		  "manage tokens through the API), viewer (read the API and "
+		  "dashboard) or agent (an enrolment token: agents exchange it "
+		  "for a per-host key)." },
+};
+
+const size_t twl_server_token_n_options =
+	sizeof(twl_server_token_options) / sizeof(twl_server_token_options[0]);
 
 /* Contract: see config.h. */
 void twl_config_defaults(struct twl_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	snprintf(c->data_dir, sizeof(c->data_dir), "/var/lib/twilight");
-	snprintf(c->listen, sizeof(c->listen), "127.0.0.1:8443");
+	/* Only ENOMEM could fail, and inline buffers take no memory. */
+	twl_cfg_defaults(twl_server_options, twl_server_n_options, c);
 #ifdef TWL_DEV_WEB_DIR
+	/* Builds that are not packaged serve the staged dashboard. */
 	snprintf(c->web_dir, sizeof(c->web_dir), "%s", TWL_DEV_WEB_DIR);
-#else
-	snprintf(c->web_dir, sizeof(c->web_dir), "/usr/share/twilight/web");
 #endif
-	snprintf(
-		c->tls_priorities, sizeof(c->tls_priorities),
-		"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%%SERVER_PRECEDENCE");
-	c->max_connections = 2048;
-	c->max_per_ip = 16;
-	c->conn_timeout_s = 30;
-	c->max_body = 4u << 20;
-	c->max_inflated = 16u << 20;
-	/*
-	 * libmicrohttpd zeroes a connection's whole buffer before each
-	 * request: at 64 KiB that was about 10 us of an ingest request's
-	 * ~110 us of HTTP-thread CPU (bench/README.md). 16 KiB holds the
-	 * headers of any client here; bodies stream through it in chunks.
-	 */
-	c->conn_memory = 16u << 10;
-	c->threads = 2;
-	c->host_rate = 1.0;
-	c->host_burst = 30;
-	c->ip_rate = 20;
-	c->ip_burst = 100;
-	c->batch_days = 35;
-	c->data_days = 0;
-	c->commit_max = 256;
-	c->queue_max = 4096;
-	/*
-	 * Past wal-max the writer stops to checkpoint the WAL itself (every
-	 * batch waiting; 3-7 ms median at 5,000 reports/s, ~20 ms with full
-	 * group commits); 256 MiB makes that 4 times rarer than 64 MiB did
-	 * (server/store/sqlite/checkpoint.h, bench/README.md). The disk it takes is given
-	 * back when the server stops.
-	 */
-	c->wal_max = 256u << 20;
-	c->silent_after_s = 3600;
 }
 
-static const struct opt *find_opt(const char *key)
+static struct twl_cfg *session(struct twl_config *c)
 {
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (!strcmp(opts[i].name, key))
-			return &opts[i];
-	return NULL;
+	struct twl_cfg *p = twl_cfg_new("twilight-server");
+
+	if (p && twl_cfg_add(p, twl_server_options, twl_server_n_options, c)) {
+		twl_cfg_free(p);
+		return NULL;
+	}
+	return p;
 }
 
-static int parse_bool(const char *v, bool *out)
+/* The messages of @p, one a line, into @err. */
+static void messages(const struct twl_cfg *p, char *err, size_t cap)
 {
-	if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
-	    !strcmp(v, "on"))
-		*out = true;
-	else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") ||
-		 !strcmp(v, "off"))
-		*out = false;
-	else
-		return -EINVAL;
-	return 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	err[0] = '\0';
+	if (!f)
+		return;
+	twl_cfg_print_msgs(f, p);
+	if (fclose(f) == 0 && text) {
+		while (len && text[len - 1] == '\n')
+			text[--len] = '\0';
+		snprintf(err, cap, "%s", text);
+	}
+	free(text);
 }
 
-static int parse_u64(const char *v, unsigned long long max,
-		     unsigned long long *out, bool suffixes)
+/* Contract: see config.h. */
+int twl_config_parse_cli(struct twl_config *c, struct twl_cfg *p, int argc,
+			 char **argv, char **rest, int *n_rest)
 {
-	char *end;
-	unsigned long long n;
+	char path[600];
+	int ret;
 
-	if (!isdigit((unsigned char)*v))
-		return -EINVAL;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (suffixes && (*end == 'k' || *end == 'K'))
-		n <<= 10, end++;
-	else if (suffixes && (*end == 'm' || *end == 'M'))
-		n <<= 20, end++;
-	else if (suffixes && (*end == 'g' || *end == 'G'))
-		n <<= 30, end++;
-	if (*end || n > max)
-		return -EINVAL;
-	*out = n;
-	return 0;
+	ret = twl_cfg_add(p, twl_server_options, twl_server_n_options, c);
+	if (ret)
+		return ret;
+	ret = twl_cfg_args(p, argc, argv, TWL_CFG_PASS_EARLY, NULL, NULL);
+	if (ret == -ENOMEM)
+		return ret;
+	if (c->config_file[0])
+		ret = twl_cfg_load_file(p, c->config_file, TWL_CONFIG_FILE_MAX,
+					true);
+	else {
+		snprintf(path, sizeof(path), "%s/twilight-server.conf",
+			 c->data_dir);
+		ret = twl_cfg_load_file(p, path, TWL_CONFIG_FILE_MAX, false);
+	}
+	if (ret == -ENOMEM)
+		return ret;
+	ret = twl_cfg_args(p, argc, argv, TWL_CFG_PASS_LATE, rest, n_rest);
+	if (ret == -ENOMEM)
+		return ret;
+	return twl_cfg_failed(p) ? -EINVAL : 0;
+}
+
+/* Contract: see config.h. */
+int twl_config_load(struct twl_config *c, int argc, char **argv, char **rest,
+		    int *n_rest, char *err, size_t err_cap)
+{
+	struct twl_cfg *p = twl_cfg_new("twilight-server");
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = twl_config_parse_cli(c, p, argc, argv, rest, n_rest);
+	messages(p, err, err_cap);
+	if (!ret && p->n_msgs)
+		fprintf(stderr, "%s\n", err); /* deprecation notes */
+	twl_cfg_free(p);
+	return ret;
 }
 
 /* Contract: see config.h. */
 int twl_config_set(struct twl_config *c, const char *key, const char *value,
 		   char *err, size_t err_cap)
 {
-	const struct opt *o = find_opt(key);
-	char *field = (char *)c + (o ? o->off : 0);
-	unsigned long long n;
-	double d;
-	char *end;
+	struct twl_cfg *p = session(c);
+	int ret;
 
-	if (!o) {
-		snprintf(err, err_cap, "unknown option '%s' (see --help)", key);
-		return -ENOENT;
-	}
-	switch (o->type) {
-	case T_STR:
-		if (strlen(value) >= o->size)
-			goto bad;
-		snprintf(field, o->size, "%s", value);
-		return 0;
-	case T_BOOL:
-		if (parse_bool(value, (bool *)field))
-			goto bad;
-		return 0;
-	case T_UINT:
-		if (parse_u64(value, 1000000000ULL, &n, false))
-			goto bad;
-		*(unsigned *)field = (unsigned)n;
-		return 0;
-	case T_SIZE:
-		if (parse_u64(value, 1ULL << 40, &n, true))
-			goto bad;
-		*(size_t *)field = (size_t)n;
-		return 0;
-	case T_DOUBLE:
-		errno = 0;
-		d = strtod(value, &end);
-		if (errno || *end || end == value || !(d > 0) || d > 1e9)
-			goto bad;
-		*(double *)field = d;
-		return 0;
-	case T_SAN:
-		if (c->n_sans >= TWL_CONFIG_MAX_SANS || !value[0] ||
-		    strlen(value) >= sizeof(c->sans[0]) ||
-		    strpbrk(value, ",\"\n"))
-			goto bad;
-		snprintf(c->sans[c->n_sans++], sizeof(c->sans[0]), "%s", value);
-		return 0;
-	}
-bad:
-	snprintf(err, err_cap, "bad value '%.64s' for option '%s' (%s)", value,
-		 key, o->help);
-	return -EINVAL;
-}
-
-static int load_file(struct twl_config *c, const char *path, bool must_exist,
-		     char *err, size_t err_cap)
-{
-	char *buf = NULL, *line, *save = NULL;
-	int ret, lineno = 0;
-
-	ret = twl_read_file(path, 1 << 20, &buf, NULL);
-	if (ret == -ENOENT && !must_exist)
-		return 0;
-	if (ret) {
-		snprintf(err, err_cap, "cannot read config file %s: %s", path,
-			 strerror(-ret));
-		return -EINVAL;
-	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *eq, *k, *v, e2[256];
-
-		lineno++;
-		k = twl_strip(line);
-		if (!*k || *k == '#')
-			continue;
-		eq = strchr(k, '=');
-		if (!eq) {
-			snprintf(err, err_cap, "%s:%d: expected 'key = value'",
-				 path, lineno);
-			ret = -EINVAL;
-			break;
-		}
-		*eq = 0;
-		k = twl_strip(k);
-		v = twl_strip(eq + 1);
-		if (!strcmp(k, "config") || !strcmp(k, "data-dir")) {
-			snprintf(
-				err, err_cap,
-				"%s:%d: '%s' can only be given on the command line",
-				path, lineno, k);
-			ret = -EINVAL;
-			break;
-		}
-		ret = twl_config_set(c, k, v, e2, sizeof(e2));
-		if (ret) {
-			snprintf(err, err_cap, "%s:%d: %s", path, lineno, e2);
-			ret = -EINVAL;
-			break;
-		}
-	}
-	free(buf);
-	return ret;
-}
-
-struct kv {
-	const char *k;
-	const char *v;
-};
-
-/* Contract: see config.h. */
-int twl_config_load(struct twl_config *c, int argc, char **argv, char **rest,
-		    int *n_rest, char *err, size_t err_cap)
-{
-	struct kv *flags = calloc(argc + 1, sizeof(*flags));
-	int nf = 0, nr = 0, ret = 0;
-	char cfg[512];
-
-	if (!flags)
+	if (!p)
 		return -ENOMEM;
-	/* Pass 1: collect flags; data-dir and config apply first. */
-	for (int i = 0; i < argc; i++) {
-		char *a = argv[i];
-		const char *k, *v;
-		static char keybuf[64];
-		const struct opt *o;
-
-		if (strncmp(a, "--", 2) || !a[2]) {
-			rest[nr++] = a;
-			continue;
-		}
-		k = a + 2;
-		v = strchr(k, '=');
-		if (v) {
-			size_t kl = (size_t)(v - k);
-
-			if (kl >= sizeof(keybuf)) {
-				snprintf(err, err_cap, "unknown option '%.40s'",
-					 a);
-				ret = -EINVAL;
-				goto out;
-			}
-			/* keep a private copy of the key: argv stays untouched */
-			k = strndup(k, kl);
-			v++;
-		} else {
-			o = find_opt(k);
-			if (o && o->type == T_BOOL &&
-			    (i + 1 >= argc ||
-			     parse_bool(argv[i + 1], &(bool){ 0 }))) {
-				v = "true";
-			} else if (i + 1 < argc) {
-				v = argv[++i];
-			} else {
-				snprintf(err, err_cap,
-					 "option '%s' needs a value", a);
-				ret = -EINVAL;
-				goto out;
-			}
-			k = strdup(k);
-		}
-		if (!k) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		flags[nf].k = k;
-		flags[nf++].v = v;
-	}
-	for (int i = 0; i < nf; i++) {
-		if (!strcmp(flags[i].k, "data-dir") ||
-		    !strcmp(flags[i].k, "config")) {
-			ret = twl_config_set(c, flags[i].k, flags[i].v, err,
-					     err_cap);
-			if (ret)
-				goto out;
-		}
-	}
-	if (c->config_file[0]) {
-		ret = load_file(c, c->config_file, true, err, err_cap);
-	} else {
-		snprintf(cfg, sizeof(cfg), "%.480s/twilight-server.conf",
-			 c->data_dir);
-		ret = load_file(c, cfg, false, err, err_cap);
-	}
-	if (ret)
-		goto out;
-	for (int i = 0; i < nf; i++) {
-		if (!strcmp(flags[i].k, "data-dir") ||
-		    !strcmp(flags[i].k, "config"))
-			continue;
-		ret = twl_config_set(c, flags[i].k, flags[i].v, err, err_cap);
-		if (ret) {
-			ret = -EINVAL;
-			goto out;
-		}
-	}
-	*n_rest = nr;
-out:
-	for (int i = 0; i < nf; i++)
-		free((char *)flags[i].k);
-	free(flags);
+	ret = twl_cfg_set(p, key, value);
+	messages(p, err, err_cap);
+	twl_cfg_free(p);
 	return ret;
 }
 
@@ -391,92 +439,91 @@ static void derive(char *field, size_t cap, const char *dir, const char *name)
 }
 
 /* Contract: see config.h. */
-int twl_config_finish(struct twl_config *c, char *err, size_t err_cap)
+int twl_config_check(struct twl_config *c, struct twl_cfg *p)
 {
-	if (!c->data_dir[0]) {
-		snprintf(err, err_cap, "--data-dir is empty");
-		return -EINVAL;
-	}
+	size_t before = p->n_errors;
+	struct sockaddr_storage ss;
+
+	if (!c->data_dir[0])
+		twl_cfg_error(p, "data-dir", "must not be empty");
 	derive(c->db_path, sizeof(c->db_path), c->data_dir, "twilight.db");
 	derive(c->cert_file, sizeof(c->cert_file), c->data_dir, "server.pem");
 	derive(c->key_file, sizeof(c->key_file), c->data_dir, "server.key");
 	derive(c->ca_file, sizeof(c->ca_file), c->data_dir, "ca.pem");
-	if (c->batch_days < 35) {
-		snprintf(
-			err, err_cap,
-			"batch-days %u is below 35: agents may resend batches that old; raise it",
-			c->batch_days);
-		return -EINVAL;
+	twl_cfg_check(p);
+	if (c->max_inflated < c->max_body)
+		twl_cfg_error(p, "max-inflated",
+			      "must be at least max-body (%zu bytes)",
+			      c->max_body);
+	if (c->require_client_cert && !c->client_ca_file[0])
+		twl_cfg_error(p, "require-client-cert", "needs client-ca");
+	if (twl_parse_addr_port(c->listen, &ss, NULL))
+		twl_cfg_error(
+			p, "listen",
+			"\"%s\" is not ADDRESS:PORT with a numeric address, e.g. 127.0.0.1:8443 or [::1]:8443",
+			c->listen);
+	return p->n_errors != before ? -EINVAL : 0;
+}
+
+/* Contract: see config.h. */
+int twl_config_finish(struct twl_config *c, char *err, size_t err_cap)
+{
+	struct twl_cfg *p = session(c);
+	int ret;
+
+	if (!p) {
+		snprintf(err, err_cap, "out of memory");
+		return -ENOMEM;
 	}
-	if (c->max_body < 1024 || c->max_inflated < c->max_body) {
-		snprintf(
-			err, err_cap,
-			"max-body must be >= 1024 and max-inflated >= max-body");
-		return -EINVAL;
-	}
-	if (!c->max_connections || !c->max_per_ip || !c->conn_timeout_s ||
-	    !c->threads || c->threads > 64 || !c->commit_max || !c->queue_max) {
-		snprintf(
-			err, err_cap,
-			"max-connections, max-per-ip, timeout, threads (<= 64), commit-max and queue-max must be positive");
-		return -EINVAL;
-	}
-	if (c->wal_max < (32u << 20)) {
-		snprintf(err, err_cap, "wal-max must be at least 32M");
-		return -EINVAL;
-	}
-	if (c->conn_memory < 8192) {
-		snprintf(err, err_cap, "conn-memory must be at least 8k");
-		return -EINVAL;
-	}
-	if (c->require_client_cert && !c->client_ca_file[0]) {
-		snprintf(err, err_cap, "require-client-cert needs client-ca");
-		return -EINVAL;
-	}
+	ret = twl_config_check(c, p);
+	messages(p, err, err_cap);
+	twl_cfg_free(p);
+	return ret;
+}
+
+/* Contract: see config.h. */
+void twl_config_usage(void *f)
+{
+	twl_cfg_print_flags(f, twl_server_options, twl_server_n_options);
+}
+
+/* Contract: see config.h. */
+void twl_config_dump(const struct twl_config *c, void *f)
+{
+	twl_cfg_print_values(f, twl_server_options, twl_server_n_options, c);
+}
+
+/* Contract: see config.h. */
+void twl_config_print_example(FILE *f)
+{
+	fprintf(f,
+		"# twilight-server configuration (generated by twilight-server --print-config),\n"
+		"# installed as /etc/twilight/server.conf. Format: key = value, one a line;\n"
+		"# '#' starts a comment. Keys are the long options of twilight-server(8)\n"
+		"# without the leading \"--\"; a flag on the command line overrides the same\n"
+		"# key here. data-dir and config can only be given on the command line (the\n"
+		"# systemd unit passes --data-dir /var/lib/twilight --config\n"
+		"# /etc/twilight/server.conf). Durations take s, m, h, d; sizes K, M, G.\n"
+		"# Check with: twilight-server --config /etc/twilight/server.conf --check-config\n");
+	twl_cfg_print_example(f, twl_server_options, twl_server_n_options);
+}
+
+/* Contract: see config.h. */
+int twl_config_print_man(FILE *f, const char *block)
+{
+	if (!strcmp(block, "commands"))
+		twl_cfg_print_man(f, twl_server_cli_options,
+				  twl_server_cli_n_options, true);
+	else if (!strcmp(block, "options"))
+		twl_cfg_print_man(f, twl_server_options, twl_server_n_options,
+				  true);
+	else if (!strcmp(block, "token"))
+		twl_cfg_print_man(f, twl_server_token_options,
+				  twl_server_token_n_options, true);
+	else if (!strcmp(block, "export"))
+		twl_cfg_print_man(f, twl_export_cli_options,
+				  twl_export_cli_n_options, true);
+	else
+		return -ENOENT;
 	return 0;
-}
-
-/* Contract: see config.h. */
-void twl_config_usage(void *fp)
-{
-	FILE *f = fp;
-
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		fprintf(f, "  --%-22s %s\n", opts[i].name, opts[i].help);
-}
-
-/* Contract: see config.h. */
-void twl_config_dump(const struct twl_config *c, void *fp)
-{
-	FILE *f = fp;
-
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		const struct opt *o = &opts[i];
-		const char *field = (const char *)c + o->off;
-
-		fprintf(f, "%s = ", o->name);
-		switch (o->type) {
-		case T_STR:
-			fprintf(f, "%s\n", field);
-			break;
-		case T_BOOL:
-			fprintf(f, "%s\n",
-				*(const bool *)field ? "true" : "false");
-			break;
-		case T_UINT:
-			fprintf(f, "%u\n", *(const unsigned *)field);
-			break;
-		case T_SIZE:
-			fprintf(f, "%zu\n", *(const size_t *)field);
-			break;
-		case T_DOUBLE:
-			fprintf(f, "%g\n", *(const double *)field);
-			break;
-		case T_SAN:
-			for (size_t j = 0; j < c->n_sans; j++)
-				fprintf(f, "%s%s", j ? "," : "", c->sans[j]);
-			fprintf(f, "\n");
-			break;
-		}
-	}
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twilight-server configuration: one option table gives names, defaults,
- * parsing and --help text. Precedence: defaults < config file
- * (DIR/twilight-server.conf or --config FILE; "key = value" lines, '#'
- * comments) < command-line flags (--key value / --key=value).
+ * twilight-server configuration and command line, as option tables for
+ * the engine in common/include/twilight/config.h: names, defaults, bounds,
+ * parsing, --help, --print-config, the dump of --check-config and the
+ * manual page's option lists all come from them. Precedence: defaults <
+ * config file (DIR/twilight-server.conf or --config FILE; "key = value"
+ * lines, '#' comments) < command-line flags (--key value / --key=value).
  */
 #ifndef TWL_SERVER_CONFIG_H
 #define TWL_SERVER_CONFIG_H
@@ -11,8 +13,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <twilight/config.h>
 
 #define TWL_CONFIG_MAX_SANS 16
+#define TWL_CONFIG_FILE_MAX (1 << 20) /* bytes of a config file */
 
 struct twl_config {
 	char data_dir[512];
@@ -55,23 +61,57 @@ struct twl_config {
 	bool export_show_cgroups;
 };
 
+/* The command line's own flags (main.c); the strings point into argv. */
+struct twl_server_cli {
+	bool check_config, print_config, help, version;
+	const char *name, *role; /* token create */
+};
+
+extern const struct twl_cfg_opt twl_server_options[];
+extern const size_t twl_server_n_options;
+extern const struct twl_cfg_opt twl_server_cli_options[];
+extern const size_t twl_server_cli_n_options;
+extern const struct twl_cfg_opt twl_server_token_options[];
+extern const size_t twl_server_token_n_options;
+/* The export subcommand's own flags (export_cli.c). */
+extern const struct twl_cfg_opt twl_export_cli_options[];
+extern const size_t twl_export_cli_n_options;
+
 /* Fill c with defaults (data_dir-derived paths are resolved later). */
 void twl_config_defaults(struct twl_config *c);
 
 /*
  * Apply argv options (argv[0] excluded, i.e. pass argc-1/argv+1) and the
  * config file they or the data dir name. Unknown options, bad values and
- * unreadable explicit config files give -EINVAL with a message in err.
- * Non-option arguments are returned in rest and n_rest (pointers into argv).
+ * unreadable explicit config files give -EINVAL with every message, one a
+ * line, in err. Non-option arguments are returned in rest and n_rest
+ * (pointers into argv; rest has room for argc).
  */
 int twl_config_load(struct twl_config *c, int argc, char **argv, char **rest,
 		    int *n_rest, char *err, size_t err_cap);
+
+/*
+ * twl_config_parse_cli - twl_config_load() into session @p, which may hold
+ * more tables (the command line's own flags): --data-dir and --config
+ * first, then the file, then the other flags. Messages stay in @p. 0,
+ * -EINVAL or -ENOMEM.
+ */
+int twl_config_parse_cli(struct twl_config *c, struct twl_cfg *p, int argc,
+			 char **argv, char **rest, int *n_rest);
 
 /* Set one option by name ("max-body", ...). 0 or -EINVAL/-ENOENT. */
 int twl_config_set(struct twl_config *c, const char *key, const char *value,
 		   char *err, size_t err_cap);
 
-/* Resolve paths derived from data_dir and check ranges. 0 or -EINVAL. */
+/*
+ * twl_config_check - resolve the paths derived from data_dir, check every
+ * value against its bounds (fields may have been set directly) and the
+ * options against each other. Messages go to @p, a session over @c. 0 or
+ * -EINVAL.
+ */
+int twl_config_check(struct twl_config *c, struct twl_cfg *p);
+
+/* twl_config_check() with the messages, one a line, in err. 0 or -EINVAL. */
 int twl_config_finish(struct twl_config *c, char *err, size_t err_cap);
 
 /* Print option help to f (FILE *). */
@@ -79,5 +119,15 @@ void twl_config_usage(void *f);
 
 /* Print the effective configuration (no secrets) to f (FILE *). */
 void twl_config_dump(const struct twl_config *c, void *f);
+
+/* twl_config_print_example - a commented example config from the table. */
+void twl_config_print_example(FILE *f);
+
+/*
+ * twl_config_print_man - a roff list for twilight-server(8) of @block:
+ * "commands" (the command line's own flags), "options" (the server's
+ * options as flags), "token" (token create's) or "export". 0 or -ENOENT.
+ */
+int twl_config_print_man(FILE *f, const char *block);
 
 #endif /* TWL_SERVER_CONFIG_H */

@@ -18,21 +18,104 @@
 #include "store/store.h"
 #include "store/store_read.h"
 
-#define CLI_MAX_ARGS 64
+/* The server's configuration (for the database and the privacy defaults)
+ * and the export's own flags, which override the configuration's. */
+struct export_args {
+	struct twl_config cfg;
+	const char *feature, *output;
+	int format; /* enum twl_export_format: index in "text|csv|json" */
+	unsigned days;
+	bool hide_processes, help;
+};
+
+_Static_assert(TWL_EXPORT_TEXT == 0 && TWL_EXPORT_CSV == 1 &&
+		       TWL_EXPORT_JSON == 2,
+	       "--format's words are in the enum's order");
+
+#define ARG(f) TWL_CFG_FIELD(struct export_args, f)
+#define SWITCH (TWL_CFG_CLI | TWL_CFG_SWITCH)
+
+const struct twl_cfg_opt twl_export_cli_options[] = {
+	{ .name = "feature",
+	  .type = TWL_CFG_STRING,
+	  ARG(feature),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "ID",
+	  .help = "One catalog feature, e.g. memcg_v1.soft_limit (default: "
+		  "all)." },
+	{ .name = "format",
+	  .type = TWL_CFG_CHOICE,
+	  .def = "text",
+	  ARG(format),
+	  .flags = TWL_CFG_CLI,
+	  .choices = "text|csv|json",
+	  .arg = "FMT",
+	  .help = "text (the email), csv or json." },
+	{ .name = "days",
+	  .type = TWL_CFG_UINT,
+	  .def = "30",
+	  ARG(days),
+	  .min = 1,
+	  .max = 366,
+	  .flags = TWL_CFG_CLI,
+	  .help = "Look-back window in days." },
+	{ .name = "show-hosts",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_hosts),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "List host names (default: withheld, unless the "
+		  "configuration sets export-show-hosts)." },
+	{ .name = "hide-hosts",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_hosts),
+	  .flags = SWITCH,
+	  .implied = "false",
+	  .help = "Withhold host names, overriding the configuration file." },
+	{ .name = "full-cgroups",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_cgroups),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Keep cgroup paths and container ids." },
+	{ .name = "cgroup-kinds",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_cgroups),
+	  .flags = SWITCH,
+	  .implied = "false",
+	  .help = "Reduce cgroup paths to their kind (the default)." },
+	{ .name = "hide-processes",
+	  .type = TWL_CFG_BOOL,
+	  ARG(hide_processes),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Replace process names by \"(hidden)\"." },
+	{ .name = "output",
+	  .type = TWL_CFG_STRING,
+	  ARG(output),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "FILE",
+	  .help = "Write to FILE (atomically, mode 0644) instead of standard "
+		  "output." },
+	{ .name = "help",
+	  .short_name = 'h',
+	  .type = TWL_CFG_BOOL,
+	  ARG(help),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Print these options and exit 0." },
+};
+
+const size_t twl_export_cli_n_options =
+	sizeof(twl_export_cli_options) / sizeof(twl_export_cli_options[0]);
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: twilight-server export [--data-dir DIR | --db FILE] [options]\n"
-		"  --feature ID        one catalog feature (default: all)\n"
-		"  --format FMT        text (the email, default), csv or json\n"
-		"  --days N            look-back window in days (default 30)\n"
-		"  --show-hosts        list host names (default: withheld)\n"
-		"  --hide-hosts        withhold host names (overrides the config file)\n"
-		"  --full-cgroups      keep cgroup paths and container ids\n"
-		"  --cgroup-kinds      reduce cgroup paths to their kind (default)\n"
-		"  --hide-processes    replace process names by (hidden)\n"
-		"  --output FILE       write to FILE instead of standard output\n"
+		"usage: twilight-server export [--data-dir DIR | --db FILE] [options]\n");
+	twl_cfg_print_flags(f, twl_export_cli_options,
+			    twl_export_cli_n_options);
+	fprintf(f,
 		"Other server options (--config, --db, ...) are accepted.\n"
 		"twilight never sends mail: review the text, then send it yourself.\n");
 }
@@ -44,141 +127,117 @@ static int fail(const char *what, int err)
 	return 1;
 }
 
-/* Contract: see export.h. */
-int twl_export_cli(int argc, char **argv)
+/* The flags and the config file into @a: an exit status, or -1 to go on. */
+static int parse(struct export_args *a, int argc, char **argv)
 {
-	struct twl_config cfg;
-	struct twl_export_opts opts = { 0 };
-	enum twl_export_format fmt = TWL_EXPORT_TEXT;
-	const char *feature = NULL, *output = NULL;
-	char *pass[CLI_MAX_ARGS], *rest[CLI_MAX_ARGS], err[256];
-	bool hosts_set = false, cgroups_set = false;
-	int n_pass = 0, n_rest = 0, i, rc;
-	unsigned days = 30;
-	struct twl_store *store = NULL;
+	struct twl_cfg *p = twl_cfg_new("twilight-server export");
+	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+	int n_rest = 0, ret, status = 2;
+
+	memset(a, 0, sizeof(*a));
+	twl_config_defaults(&a->cfg);
+	if (!p || !rest ||
+	    twl_cfg_defaults(twl_export_cli_options, twl_export_cli_n_options,
+			     a) ||
+	    twl_cfg_add(p, twl_export_cli_options, twl_export_cli_n_options,
+			a)) {
+		status = 1;
+		goto out;
+	}
+	ret = twl_config_parse_cli(&a->cfg, p, argc - 1, argv + 1, rest,
+				   &n_rest);
+	if (ret == -ENOMEM) {
+		status = 1;
+		goto out;
+	}
+	if (a->help) {
+		usage(stdout);
+		status = 0;
+		goto out;
+	}
+	twl_config_check(&a->cfg, p);
+	if (n_rest)
+		twl_cfg_error(p, NULL, "unexpected argument '%s'", rest[0]);
+	if (a->feature && !twl_catalog_find(a->feature))
+		twl_cfg_error(
+			p, "feature",
+			"%s is not a catalog feature id (see GET /api/v1/catalog)",
+			a->feature);
+	twl_cfg_print_msgs(stderr, p);
+	if (!twl_cfg_failed(p))
+		status = -1;
+out:
+	free(rest);
+	twl_cfg_free(p);
+	return status;
+}
+
+/* The export as @a asks, rendered into *@text. 0 or an exit status. */
+static int render(const struct export_args *a, struct twl_store *store,
+		  char **text, size_t *len)
+{
+	struct twl_export_opts opts = {
+		.show_hosts = a->cfg.export_show_hosts,
+		.full_cgroups = a->cfg.export_show_cgroups,
+		.hide_processes = a->hide_processes,
+	};
 	json_t *data = NULL, *red = NULL;
-	char *text = NULL;
-	size_t len = 0;
+	int rc;
 
-	if (argc > CLI_MAX_ARGS)
-		return fprintf(stderr,
-			       "twilight-server export: too many arguments\n"),
-		       2;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--show-hosts") ||
-			   !strcmp(a, "--hide-hosts")) {
-			opts.show_hosts = !strcmp(a, "--show-hosts");
-			hosts_set = true;
-		} else if (!strcmp(a, "--full-cgroups") ||
-			   !strcmp(a, "--cgroup-kinds")) {
-			opts.full_cgroups = !strcmp(a, "--full-cgroups");
-			cgroups_set = true;
-		} else if (!strcmp(a, "--hide-processes")) {
-			opts.hide_processes = true;
-		} else if (!strcmp(a, "--feature") || !strcmp(a, "--format") ||
-			   !strcmp(a, "--days") || !strcmp(a, "--output")) {
-			if (!val) {
-				fprintf(stderr,
-					"twilight-server export: %s needs a value\n",
-					a);
-				return 2;
-			}
-			i++;
-			if (!strcmp(a, "--feature")) {
-				feature = val;
-			} else if (!strcmp(a, "--output")) {
-				output = val;
-			} else if (!strcmp(a, "--format")) {
-				if (twl_export_parse_format(val, &fmt)) {
-					fprintf(stderr,
-						"twilight-server export: --format %s: expected text, csv or json\n",
-						val);
-					return 2;
-				}
-			} else {
-				char *end;
-				long n = strtol(val, &end, 10);
-
-				if (*end || end == val || n < 1 || n > 366) {
-					fprintf(stderr,
-						"twilight-server export: --days %s: expected 1 to 366\n",
-						val);
-					return 2;
-				}
-				days = (unsigned)n;
-			}
-		} else {
-			pass[n_pass++] = argv[i];
-		}
-	}
-	if (feature && !twl_catalog_find(feature)) {
-		fprintf(stderr,
-			"twilight-server export: --feature %s: not a catalog feature id (see GET /api/v1/catalog)\n",
-			feature);
-		return 2;
-	}
-	twl_config_defaults(&cfg);
-	if (twl_config_load(&cfg, n_pass, pass, rest, &n_rest, err,
-			    sizeof(err)) ||
-	    twl_config_finish(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "twilight-server export: %s\n", err);
-		usage(stderr);
-		return 2;
-	}
-	if (n_rest) {
-		fprintf(stderr,
-			"twilight-server export: unexpected argument '%s'\n",
-			rest[0]);
-		return 2;
-	}
-	if (!hosts_set)
-		opts.show_hosts = cfg.export_show_hosts;
-	if (!cgroups_set)
-		opts.full_cgroups = cfg.export_show_cgroups;
-	if (access(cfg.db_path, R_OK)) {
-		fprintf(stderr,
-			"twilight-server export: no database at %s: give --data-dir of a server that has received reports\n",
-			cfg.db_path);
-		return 1;
-	}
-	rc = twl_store_open(cfg.db_path, &store);
-	if (rc)
-		return fail(cfg.db_path, -rc);
-	rc = twl_read_export_data(store, time(NULL), days, feature,
+	rc = twl_read_export_data(store, time(NULL), a->days, a->feature,
 				  opts.full_cgroups, opts.show_hosts, &data);
 	if (rc) {
-		fail("reading the export data", -rc);
+		rc = fail("reading the export data", -rc);
 		goto out;
 	}
 	red = twl_export_redact(data, &opts);
 	if (!red) {
-		rc = -errno;
-		fail("redacting", errno);
+		rc = fail("redacting", errno);
 		goto out;
 	}
-	rc = twl_export_render(red, fmt, &text, &len);
-	if (rc) {
-		fail("rendering", -rc);
-		goto out;
+	rc = twl_export_render(red, (enum twl_export_format)a->format, text,
+			       len);
+	if (rc)
+		rc = fail("rendering", -rc);
+out:
+	json_decref(red);
+	json_decref(data);
+	return rc;
+}
+
+/* Contract: see export.h. */
+int twl_export_cli(int argc, char **argv)
+{
+	struct twl_store *store = NULL;
+	struct export_args a;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (access(a.cfg.db_path, R_OK)) {
+		fprintf(stderr,
+			"twilight-server export: no database at %s: give --data-dir of a server that has received reports\n",
+			a.cfg.db_path);
+		return 1;
 	}
-	if (output) {
-		rc = twl_write_file_atomic(output, text, len, 0644);
+	rc = twl_store_open(a.cfg.db_path, &store);
+	if (rc)
+		return fail(a.cfg.db_path, -rc);
+	rc = render(&a, store, &text, &len);
+	if (rc)
+		goto out;
+	if (a.output) {
+		rc = twl_write_file_atomic(a.output, text, len, 0644);
 		if (rc)
-			fail(output, -rc);
+			rc = fail(a.output, -rc);
 	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
-		rc = -EIO;
-		fail("standard output", EIO);
+		rc = fail("standard output", EIO);
 	}
 out:
 	free(text);
-	json_decref(red);
-	json_decref(data);
 	twl_store_close(store);
-	return rc ? 1 : 0;
+	return rc;
 }

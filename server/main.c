@@ -35,14 +35,22 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: twilight-server [serve] --data-dir DIR [--listen ADDR:PORT] [--san NAME]... [options]\n"
+		"usage: twilight-server [serve] [--data-dir DIR] [--listen ADDR:PORT] [--san NAME]... [options]\n"
 		"       twilight-server token create --name NAME --role admin|viewer|agent [--data-dir DIR]\n"
 		"       twilight-server token list [--data-dir DIR]\n"
 		"       twilight-server token revoke ID [--data-dir DIR]\n"
 		"       twilight-server export [--data-dir DIR] [--format text|csv|json] ... (see export --help)\n"
 		"       twilight-server --check-config|-n [options]   check configuration and exit\n"
-		"       twilight-server --help|-h | --version\n"
-		"options (also 'key = value' lines in DATA_DIR/twilight-server.conf or --config FILE):\n");
+		"       twilight-server --print-config | --help|-h | --version\n\n");
+	twl_cfg_print_flags(f, twl_server_cli_options,
+			    twl_server_cli_n_options);
+	fprintf(f, "\nToken options:\n");
+	twl_cfg_print_flags(f, twl_server_token_options,
+			    twl_server_token_n_options);
+	fprintf(f,
+		"\nServer options (also \"key = value\" lines in DATA_DIR/twilight-server.conf\n"
+		"or --config FILE; a flag overrides the file; a boolean alone means true,\n"
+		"--no-NAME false):\n");
 	twl_config_usage(f);
 }
 
@@ -81,72 +89,88 @@ fail:
 	return ret;
 }
 
-static int cmd_token(struct twl_store *s, char **rest, int n_rest)
+static int token_list(struct twl_store *s)
 {
-	char secret[TWL_SECRET_LEN + 1];
 	json_t *list = NULL, *t;
 	size_t i;
+	int ret;
+
+	ret = twl_store_token_list(s, &list);
+	if (ret)
+		return ret;
+	printf("%-5s %-8s %-24s %-12s %s\n", "ID", "ROLE", "NAME", "CREATED",
+	       "REVOKED");
+	json_array_foreach(list, i, t)
+	{
+		printf("%-5lld %-8s %-24s %-12lld %s\n",
+		       (long long)json_integer_value(json_object_get(t, "id")),
+		       json_string_value(json_object_get(t, "role")),
+		       json_string_value(json_object_get(t, "name")),
+		       (long long)json_integer_value(
+			       json_object_get(t, "created")),
+		       json_is_null(json_object_get(t, "revoked")) ? "-" :
+								     "revoked");
+	}
+	json_decref(list);
+	return 0;
+}
+
+/* @id was checked by check_command(). */
+static int token_revoke(struct twl_store *s, const char *id_text)
+{
+	uint64_t id = 0;
+	int ret;
+
+	twl_parse_u64(id_text, INT64_MAX, &id);
+	ret = twl_store_token_revoke(s, (int64_t)id, time(NULL));
+	if (ret == -ENOENT) {
+		fprintf(stderr,
+			"twilight-server: no live token with id %s (see 'token list')\n",
+			id_text);
+		return 1;
+	}
+	if (!ret)
+		printf("token %llu revoked\n", (unsigned long long)id);
+	return ret;
+}
+
+static int token_create(struct twl_store *s, const struct twl_server_cli *cli)
+{
+	char secret[TWL_SECRET_LEN + 1];
 	int64_t id;
 	int ret;
 
-	if (n_rest >= 2 && !strcmp(rest[1], "list")) {
-		ret = twl_store_token_list(s, &list);
-		if (ret)
-			goto fail;
-		printf("%-5s %-8s %-24s %-12s %s\n", "ID", "ROLE", "NAME",
-		       "CREATED", "REVOKED");
-		json_array_foreach(list, i, t)
-		{
-			printf("%-5lld %-8s %-24s %-12lld %s\n",
-			       (long long)json_integer_value(
-				       json_object_get(t, "id")),
-			       json_string_value(json_object_get(t, "role")),
-			       json_string_value(json_object_get(t, "name")),
-			       (long long)json_integer_value(
-				       json_object_get(t, "created")),
-			       json_is_null(json_object_get(t, "revoked")) ?
-				       "-" :
-				       "revoked");
-		}
-		json_decref(list);
-		return 0;
-	}
-	if (n_rest >= 3 && !strcmp(rest[1], "revoke")) {
-		id = strtoll(rest[2], NULL, 10);
-		ret = twl_store_token_revoke(s, id, time(NULL));
-		if (ret == -ENOENT) {
-			fprintf(stderr,
-				"twilight-server: no live token with id %s (see 'token list')\n",
-				rest[2]);
-			return 1;
-		}
-		if (ret)
-			goto fail;
-		printf("token %lld revoked\n", (long long)id);
-		return 0;
-	}
-	if (n_rest >= 4 && !strcmp(rest[1], "create")) {
-		/* token create NAME ROLE (positional, after flags were taken) */
-		ret = twl_auth_token_create(s, rest[2], rest[3], time(NULL),
-					    secret, &id);
-		if (ret == -EINVAL) {
-			fprintf(stderr,
-				"twilight-server: token create NAME ROLE: role must be admin, viewer or agent, name 1-63 bytes\n");
-			return 2;
-		}
-		if (ret)
-			goto fail;
-		printf("%s\n", secret);
+	ret = twl_auth_token_create(s, cli->name, cli->role, time(NULL), secret,
+				    &id);
+	if (ret == -EINVAL) {
 		fprintf(stderr,
-			"token %lld (%s, %s) created; the secret above is shown only once\n",
-			(long long)id, rest[2], rest[3]);
-		return 0;
+			"twilight-server: token create: --role must be admin, viewer or agent, --name 1-63 bytes\n");
+		return 2;
 	}
-	usage(stderr);
-	return 2;
-fail:
-	twl_log(LOG_ERR, "token %s failed: %s", n_rest > 1 ? rest[1] : "",
-		strerror(-ret));
+	if (ret)
+		return ret;
+	printf("%s\n", secret);
+	fprintf(stderr,
+		"token %lld (%s, %s) created; the secret above is shown only once\n",
+		(long long)id, cli->name, cli->role);
+	return 0;
+}
+
+/* "token list|revoke ID|create" (checked by check_command()): exit status. */
+static int cmd_token(struct twl_store *s, const struct twl_server_cli *cli,
+		     char **rest)
+{
+	int ret;
+
+	if (!strcmp(rest[1], "list"))
+		ret = token_list(s);
+	else if (!strcmp(rest[1], "revoke"))
+		ret = token_revoke(s, rest[2]);
+	else
+		ret = token_create(s, cli);
+	if (ret >= 0)
+		return ret;
+	twl_log(LOG_ERR, "token %s failed: %s", rest[1], strerror(-ret));
 	return 1;
 }
 
@@ -196,112 +220,134 @@ static int serve(const struct twl_config *cfg, struct twl_store *s)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * The command and its arguments make sense: serve, or token list, token
+ * revoke ID, token create with --name and --role. 0, 1 for an unknown
+ * command, 2 for wrong arguments (said on stderr).
+ */
+static int check_command(const struct twl_server_cli *cli, char **rest,
+			 int n_rest)
 {
-	struct twl_config cfg;
-	struct twl_store *store = NULL;
-	char err[512], tlserr[512];
-	char **rest;
-	int n_rest = 0, ret, status = 1;
-	bool check = false;
+	const char *sub = n_rest > 1 ? rest[1] : "";
+	bool create = n_rest && !strcmp(rest[0], "token") &&
+		      !strcmp(sub, "create");
+	uint64_t id;
 
-	twl_log_init("twilight-server", LOG_INFO);
-	if (argc >= 2 && !strcmp(argv[1], "export"))
-		return twl_export_cli(argc - 1, argv + 1);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--version")) {
-			printf("twilight-server %s\n", TWL_VERSION);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--check-config") ||
-		    !strcmp(argv[i], "-n")) {
-			check = true;
-			memmove(&argv[i], &argv[i + 1],
-				(size_t)(argc - i) * sizeof(*argv));
-			argc--;
-			i--;
-		}
-	}
-	/* token create takes --name/--role; map them to positionals */
-	rest = calloc((size_t)argc + 2, sizeof(*rest));
-	if (!rest)
-		return 1;
-	{
-		char **av = calloc((size_t)argc, sizeof(*av));
-		char *name = NULL, *role = NULL;
-		int ac = 0;
-
-		if (!av)
-			return 1;
-		for (int i = 1; i < argc; i++) {
-			if (!strcmp(argv[i], "--name") && i + 1 < argc)
-				name = argv[++i];
-			else if (!strcmp(argv[i], "--role") && i + 1 < argc)
-				role = argv[++i];
-			else
-				av[ac++] = argv[i];
-		}
-		twl_config_defaults(&cfg);
-		ret = twl_config_load(&cfg, ac, av, rest, &n_rest, err,
-				      sizeof(err));
-		free(av);
-		if (!ret)
-			ret = twl_config_finish(&cfg, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "twilight-server: %s\n", err);
-			free(rest);
-			return 2;
-		}
-		if (name || role) {
-			if (n_rest < 2 || strcmp(rest[0], "token") ||
-			    strcmp(rest[1], "create") || !name || !role) {
-				fprintf(stderr,
-					"twilight-server: --name and --role go with 'token create'\n");
-				free(rest);
-				return 2;
-			}
-			rest[2] = name;
-			rest[3] = role;
-			n_rest = 4;
-		}
-	}
 	if (n_rest && strcmp(rest[0], "serve") && strcmp(rest[0], "token")) {
 		fprintf(stderr, "twilight-server: unknown command '%s'\n",
 			rest[0]);
 		usage(stderr);
-		goto out;
+		return 1;
 	}
-	if (check) {
-		twl_config_dump(&cfg, stdout);
-		if (access(cfg.data_dir, W_OK) && errno != ENOENT) {
-			fprintf(stderr,
-				"twilight-server: data dir %s is not writable\n",
-				cfg.data_dir);
-			goto out;
-		}
-		printf("configuration OK\n");
+	if ((cli->name || cli->role) && !create) {
+		fprintf(stderr,
+			"twilight-server: --name and --role go with 'token create'\n");
+		return 2;
+	}
+	if (n_rest && !strcmp(rest[0], "serve") && n_rest == 1)
+		return 0;
+	if (!n_rest || (create && n_rest == 2 && cli->name && cli->role) ||
+	    (!strcmp(sub, "list") && n_rest == 2) ||
+	    (!strcmp(sub, "revoke") && n_rest == 3 &&
+	     !twl_parse_u64(rest[2], INT64_MAX, &id)))
+		return 0;
+	fprintf(stderr,
+		"twilight-server: expected 'serve', 'token list', 'token revoke ID' (a number) or 'token create --name NAME --role ROLE'\n");
+	return 2;
+}
+
+/* --help, --version, --print-config: print and return 1; else 0. */
+static int print_action(const struct twl_server_cli *cli)
+{
+	if (cli->help)
+		usage(stdout);
+	else if (cli->version)
+		printf("twilight-server %s\n", TWL_VERSION);
+	else if (cli->print_config)
+		twl_config_print_example(stdout);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * The command line and the config file into @cfg and @cli: an exit status,
+ * or -1 to go on with the command in @rest.
+ */
+static int parse_command_line(struct twl_config *cfg,
+			      struct twl_server_cli *cli, int argc, char **argv,
+			      char **rest, int *n_rest)
+{
+	struct twl_cfg *p = twl_cfg_new("twilight-server");
+	int ret, status;
+
+	memset(cli, 0, sizeof(*cli));
+	twl_config_defaults(cfg);
+	if (!p ||
+	    twl_cfg_add(p, twl_server_cli_options, twl_server_cli_n_options,
+			cli) ||
+	    twl_cfg_add(p, twl_server_token_options, twl_server_token_n_options,
+			cli)) {
+		twl_cfg_free(p);
+		return 1;
+	}
+	ret = twl_config_parse_cli(cfg, p, argc - 1, argv + 1, rest, n_rest);
+	if (ret == -ENOMEM) {
+		status = 1;
+	} else if (print_action(cli)) {
 		status = 0;
-		goto out;
+	} else {
+		twl_config_check(cfg, p); /* all the problems at once */
+		status = twl_cfg_failed(p) ? 2 : -1;
 	}
-	if (ensure_dir(cfg.data_dir))
-		goto out;
-	ret = twl_store_open(cfg.db_path, &store);
+	if (status)
+		twl_cfg_print_msgs(stderr, p);
+	twl_cfg_free(p);
+	if (status == -1) {
+		ret = check_command(cli, rest, *n_rest);
+		status = ret ? ret : -1;
+	}
+	return status;
+}
+
+static int check_config(const struct twl_config *cfg)
+{
+	twl_config_dump(cfg, stdout);
+	if (access(cfg->data_dir, W_OK) && errno != ENOENT) {
+		fprintf(stderr,
+			"twilight-server: data dir %s is not writable\n",
+			cfg->data_dir);
+		return 1;
+	}
+	printf("configuration OK\n");
+	return 0;
+}
+
+/* Run the command in @rest (checked): the exit status. */
+static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
+	       char **rest, int n_rest)
+{
+	struct twl_store *store = NULL;
+	char tlserr[512];
+	int ret, status = 1;
+
+	if (cli->check_config)
+		return check_config(cfg);
+	if (ensure_dir(cfg->data_dir))
+		return 1;
+	ret = twl_store_open(cfg->db_path, &store);
 	if (ret) {
-		twl_log(LOG_ERR, "cannot open database %s: %s", cfg.db_path,
+		twl_log(LOG_ERR, "cannot open database %s: %s", cfg->db_path,
 			strerror(-ret));
-		goto out;
+		return 1;
 	}
-	twl_store_set_wal_max(store, cfg.wal_max); /* -ENOTSUP: warned */
+	twl_store_set_wal_max(store, cfg->wal_max); /* -ENOTSUP: warned */
 	if (n_rest && !strcmp(rest[0], "token")) {
-		status = cmd_token(store, rest, n_rest);
+		status = cmd_token(store, cli, rest);
 		goto out;
 	}
-	ret = twl_tls_ensure(cfg.ca_file, cfg.cert_file, cfg.key_file,
-			     (const char(*)[128])cfg.sans, cfg.n_sans, tlserr,
+	ret = twl_tls_ensure(cfg->ca_file, cfg->cert_file, cfg->key_file,
+			     (const char(*)[128])cfg->sans, cfg->n_sans, tlserr,
 			     sizeof(tlserr));
 	if (ret < 0) {
 		twl_log(LOG_ERR, "TLS setup failed: %s", tlserr);
@@ -309,15 +355,34 @@ int main(int argc, char **argv)
 	}
 	if (ret == 1)
 		printf("twilight-server: generated TLS certificate %s (CA %s: give it to agents)\n",
-		       cfg.cert_file, cfg.ca_file);
-	if (bootstrap_token(store, cfg.data_dir, "admin.token",
+		       cfg->cert_file, cfg->ca_file);
+	if (bootstrap_token(store, cfg->data_dir, "admin.token",
 			    "bootstrap-admin", "admin") < 0 ||
-	    bootstrap_token(store, cfg.data_dir, "agent.token",
+	    bootstrap_token(store, cfg->data_dir, "agent.token",
 			    "bootstrap-enrolment", "agent") < 0)
 		goto out;
-	status = serve(&cfg, store);
+	status = serve(cfg, store);
 out:
 	twl_store_close(store);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct twl_server_cli cli;
+	struct twl_config cfg;
+	char **rest;
+	int n_rest = 0, status;
+
+	twl_log_init("twilight-server", LOG_INFO);
+	if (argc >= 2 && !strcmp(argv[1], "export"))
+		return twl_export_cli(argc - 1, argv + 1);
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest)
+		return 1;
+	status = parse_command_line(&cfg, &cli, argc, argv, rest, &n_rest);
+	if (status < 0)
+		status = run(&cfg, &cli, rest, n_rest);
 	free(rest);
 	return status;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <twilight/config.h>
 #include <twilight/util.h>
 
 /* Contract: see util.h. */
@@ -17,8 +18,7 @@ int twl_parse_addr_port(const char *s, struct sockaddr_storage *ss,
 {
 	char host[128];
 	const char *colon;
-	char *end;
-	unsigned long port;
+	uint64_t port;
 
 	memset(ss, 0, sizeof(*ss));
 	if (s[0] == '[') {
@@ -34,8 +34,7 @@ int twl_parse_addr_port(const char *s, struct sockaddr_storage *ss,
 			return -EINVAL;
 		snprintf(host, sizeof(host), "%.*s", (int)(colon - s), s);
 	}
-	port = strtoul(colon + 1, &end, 10);
-	if (*end || port > 65535 || colon[1] == 0)
+	if (twl_parse_u64(colon + 1, 65535, &port))
 		return -EINVAL;
 	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) ==
 	    1) {

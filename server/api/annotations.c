@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <twilight/catalog.h>
+#include <twilight/config.h>
 #include <twilight/util.h>
 
 #include "api/api_read.h"
@@ -173,17 +174,14 @@ int twl_api_annotations_delete(struct twl_server *srv,
 			       struct twl_response *resp)
 {
 	const char *s = req->path_rest;
-	char *end;
-	long long id;
+	uint64_t id = 0;
 	int rc;
 
-	errno = 0;
-	id = s && *s ? strtoll(s, &end, 10) : 0;
-	if (!s || !*s || errno || *end || id <= 0)
+	if (!s || twl_parse_u64(s, INT64_MAX, &id) || !id)
 		return twl_response_error(
 			resp, 404, "not_found", "id",
 			"annotation ids are positive integers");
-	rc = twl_read_annotation_delete(twl_server_store(srv), id);
+	rc = twl_read_annotation_delete(twl_server_store(srv), (int64_t)id);
 	if (rc)
 		return twl_api_store_error(resp, rc, "annotation");
 	return twl_response_json(resp, 200,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <twilight/config.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
@@ -186,20 +187,21 @@ static int h_token_create(struct twl_server *srv, const struct twl_request *req,
 static int h_token_revoke(struct twl_server *srv, const struct twl_request *req,
 			  struct twl_response *resp)
 {
-	char *end;
-	long long id = strtoll(req->path_rest, &end, 10);
+	uint64_t id = 0;
 	int ret;
 
-	if (!req->path_rest[0] || *end || id <= 0)
+	if (twl_parse_u64(req->path_rest, INT64_MAX, &id) || !id)
 		return twl_response_error(resp, 400, "bad_value", "id",
 					  "token id must be a number");
-	ret = twl_store_token_revoke(twl_server_store(srv), id, req->now);
+	ret = twl_store_token_revoke(twl_server_store(srv), (int64_t)id,
+				     req->now);
 	if (ret == -ENOENT)
 		return twl_response_error(resp, 404, "not_found", "id",
 					  "no such live token");
 	if (ret)
 		return ret;
-	twl_log(LOG_INFO, "token %lld revoked by %s", id, req->who.name);
+	twl_log(LOG_INFO, "token %llu revoked by %s", (unsigned long long)id,
+		req->who.name);
 	return twl_response_json(resp, 200,
 				 json_pack("{sI ss}", "id", (json_int_t)id,
 					   "status", "revoked"));

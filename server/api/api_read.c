@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include <twilight/catalog.h>
+#include <twilight/config.h>
 #include <twilight/util.h>
 
 #include "api/api_read.h"
@@ -23,8 +24,7 @@
 int twl_parse_time(const char *s, bool end_of_day, int64_t *out)
 {
 	struct tm tm = { 0 };
-	char *end;
-	long long v;
+	uint64_t v;
 	int y, m, d, n = 0;
 
 	if (!s || !*s || strlen(s) > 20)
@@ -39,11 +39,9 @@ int twl_parse_time(const char *s, bool end_of_day, int64_t *out)
 		*out = (int64_t)timegm(&tm) + (end_of_day ? 86399 : 0);
 		return 0;
 	}
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || end == s || v < 0 || v > (1LL << 40))
+	if (twl_parse_u64(s, 1ULL << 40, &v))
 		return -EINVAL;
-	*out = v;
+	*out = (int64_t)v;
 	return 0;
 }
 
@@ -111,13 +109,9 @@ int twl_api_filter_from_query(const struct twl_request *req,
 	}
 	v = twl_request_query(req, "limit");
 	if (v) {
-		char *end;
-		long n;
+		uint64_t n;
 
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (errno || *end || end == v || n < 1 ||
-		    n > TWL_READ_LIMIT_MAX)
+		if (twl_parse_u64(v, TWL_READ_LIMIT_MAX, &n) || n < 1)
 			return bad_param(resp, "limit",
 					 "expected an integer from 1 to 1000");
 		f->limit = (unsigned)n;
@@ -242,12 +236,9 @@ static int h_health(struct twl_server *srv, const struct twl_request *req,
 		return rc > 0 ? 0 : rc;
 	v = twl_request_query(req, "silent_after");
 	if (v) {
-		char *end;
-		long long n;
+		uint64_t n;
 
-		errno = 0;
-		n = strtoll(v, &end, 10);
-		if (errno || *end || end == v || n < 60 || n > 366LL * 86400)
+		if (twl_parse_u64(v, 366ULL * 86400, &n) || n < 60)
 			return twl_response_error(
 				resp, 400, "bad_parameter", "silent_after",
 				"expected seconds from 60 to 31622400");
@@ -320,12 +311,9 @@ static int h_export(struct twl_server *srv, const struct twl_request *req,
 		return rc > 0 ? 0 : rc;
 	v = twl_request_query(req, "days");
 	if (v) {
-		char *end;
-		long n;
+		uint64_t n;
 
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (errno || *end || end == v || n < 1 || n > 366)
+		if (twl_parse_u64(v, 366, &n) || n < 1)
 			return twl_response_error(resp, 400, "bad_parameter",
 						  "days", "expected 1 to 366");
 		days = (unsigned)n;

@@ -178,7 +178,7 @@ fleet_api() {
 
 # fleet_guest_start NAME ROLE [VAR=VALUE...] [-- CONF-LINE...]: boot a
 # guest in the background. VAR=VALUE go to /etc/twilight/guest.env, CONF
-# lines are appended to its agent.conf (e.g. "backoff_base = 200ms").
+# lines are appended to its agent.conf (e.g. "backoff-base = 200ms").
 fleet_guest_start() {
 	local name=$1 role=$2
 	shift 2
@@ -198,13 +198,13 @@ fleet_guest_start() {
 	cp "$FLEET_DATA/ca.pem" "$root/etc/twilight/ca.pem"
 	cp "$FLEET_DATA/agent.token" "$root/etc/twilight/enroll.token"
 	{
-		echo "server_url = https://10.0.2.100:80"
-		echo "ca_file = /etc/twilight/ca.pem"
-		echo "enroll_token_file = /etc/twilight/enroll.token"
-		echo "state_dir = /var/lib/twilight-agent"
-		echo "spool_dir = /var/spool/twilight-agent"
-		echo "batch_interval = 1s"
-		echo "log_level = info"
+		echo "server-url = https://10.0.2.100:80"
+		echo "ca-file = /etc/twilight/ca.pem"
+		echo "enroll-token-file = /etc/twilight/enroll.token"
+		echo "state-dir = /var/lib/twilight-agent"
+		echo "spool-dir = /var/spool/twilight-agent"
+		echo "batch-interval = 1s"
+		echo "log-level = info"
 		echo "bpf = true"
 		for line in "$@"; do
 			echo "$line"

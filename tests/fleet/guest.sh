@@ -76,7 +76,7 @@ spool_count() {
 # drained K: wait until the agent has spooled and delivered everything of
 # phase K (pacing only: the host checks the server itself).
 drained() {
-	sleep 3 # > batch_interval: the phase's records are in a batch
+	sleep 3 # > batch-interval: the phase's records are in a batch
 	i=0
 	while [ "$(spool_count)" != 0 ]; do
 		kill -0 "$AGENT" 2>/dev/null || fail "agent died (phase $1)"

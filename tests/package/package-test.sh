@@ -214,10 +214,10 @@ for name in twilight-agent twilight-server; do
 done
 # The agent's config keys: the help table and the page's CONFIGURATION list agree.
 help_keys=$(sed -n '/^Configuration options/,$p' "$WORK/twilight-agent.help" |
-	awk '/^  [a-z_]+ +[a-z]+ +default/ {print $1}' | sort)
+	awk '/^  [a-z][a-z0-9-]* +[a-z]+ +default/ {print $1}' | sort)
 [ "$(echo "$help_keys" | wc -l)" -ge 10 ] || fail "cannot read the config keys from twilight-agent --help"
 man_keys=$(sed -n '/^CONFIGURATION$/,/^FILES$/p' "$WORK/twilight-agent.man.txt" |
-	awk '/^       [a-z_]+ [a-z]+$/ {print $1}' | sort)
+	awk '/^       [a-z][a-z0-9-]* [a-z]+$/ {print $1}' | sort)
 [ "$help_keys" = "$man_keys" ] ||
 	fail "config keys differ between twilight-agent --help (<) and twilight-agent(8) (>):\n$(diff <(echo "$help_keys") <(echo "$man_keys") || true)"
 
@@ -226,34 +226,45 @@ AGENT=$ROOT/usr/sbin/twilight-agent
 SERVER=$ROOT/usr/sbin/twilight-server
 cmp -s "$ROOT/etc/twilight/agent.conf" <("$AGENT" --print-config) ||
 	fail "the shipped agent.conf is not what twilight-agent --print-config prints (regenerate agent/twilight-agent.conf.example)"
+cmp -s "$ROOT/etc/twilight/server.conf" <("$SERVER" --print-config) ||
+	fail "the shipped server.conf is not what twilight-server --print-config prints (regenerate server/twilight-server.conf.example)"
 # Unconfigured: the shipped agent.conf names a CA and token that do not exist yet.
 conf_paths() { sed -n "s#^$1 = ##p" "$ROOT/etc/twilight/agent.conf"; }
-ca_path=$(conf_paths ca_file)
-[ -n "$ca_path" ] || fail "the shipped agent.conf sets no ca_file"
+ca_path=$(conf_paths ca-file)
+[ -n "$ca_path" ] || fail "the shipped agent.conf sets no ca-file"
 if [ ! -e "$ca_path" ]; then
 	if "$AGENT" --config "$ROOT/etc/twilight/agent.conf" --check-config >"$WORK/unconf.out" 2>&1; then
 		fail "twilight-agent --check-config accepts the shipped agent.conf although $ca_path is missing"
 	fi
-	grep -q ca_file "$WORK/unconf.out" || fail "--check-config does not name the missing ca_file: $(cat "$WORK/unconf.out")"
+	grep -q ca-file "$WORK/unconf.out" || fail "--check-config does not name the missing ca-file: $(cat "$WORK/unconf.out")"
 fi
 # Configured: the same file with its CA, token and state directory in place passes.
 mkdir -p "$WORK/agent/state"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$WORK/agent/ca.key" \
 	-out "$WORK/agent/ca.pem" -days 1 -subj /CN=package-test >/dev/null 2>&1 || fail "openssl req failed"
 echo "package-test-token" >"$WORK/agent/token"
-sed -e "s#^ca_file = .*#ca_file = $WORK/agent/ca.pem#" \
-	-e "s#^enroll_token_file = .*#enroll_token_file = $WORK/agent/token#" \
-	-e "s#^\#state_dir = .*#state_dir = $WORK/agent/state#" \
-	-e "s#^\#spool_dir = .*#spool_dir = $WORK/agent/state/spool#" \
+sed -e "s#^ca-file = .*#ca-file = $WORK/agent/ca.pem#" \
+	-e "s#^enroll-token-file = .*#enroll-token-file = $WORK/agent/token#" \
+	-e "s#^\#state-dir = .*#state-dir = $WORK/agent/state#" \
+	-e "s#^\#spool-dir = .*#spool-dir = $WORK/agent/state/spool#" \
 	"$ROOT/etc/twilight/agent.conf" >"$WORK/agent.conf"
 "$AGENT" --config "$WORK/agent.conf" --check-config >"$WORK/conf.out" 2>&1 ||
 	fail "twilight-agent --check-config rejects the shipped agent.conf with its files in place:\n$(cat "$WORK/conf.out")"
 # ... and a bad value is named.
-printf 'no_such_option = 1\n' >"$WORK/bad.conf"
+printf 'no-such-option = 1\n' >"$WORK/bad.conf"
 if "$AGENT" --config "$WORK/bad.conf" --check-config >"$WORK/bad.out" 2>&1; then
 	fail "twilight-agent --check-config accepted an unknown option"
 fi
-grep -q no_such_option "$WORK/bad.out" || fail "twilight-agent --check-config did not name the bad option"
+grep -q no-such-option "$WORK/bad.out" || fail "twilight-agent --check-config did not name the bad option"
+# An agent.conf of an earlier version (snake_case keys) still passes, with
+# a note naming each new spelling.
+awk -F' = ' '/^[a-z]/ {gsub("-", "_", $1); print $1 " = " $2; next} {print}' \
+	"$WORK/agent.conf" >"$WORK/old.conf"
+grep -q '^server_url = ' "$WORK/old.conf" || fail "could not write an old-style agent.conf"
+"$AGENT" --config "$WORK/old.conf" --check-config >"$WORK/old.out" 2>&1 ||
+	fail "twilight-agent --check-config rejects an agent.conf in the old spelling:\n$(cat "$WORK/old.out")"
+grep -q 'note: server_url: deprecated spelling: write server-url' "$WORK/old.out" ||
+	fail "no deprecation note for server_url: $(cat "$WORK/old.out")"
 # A dry run over a saved log works from the unpacked binary.
 printf '4,1,100,-;soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.\n' >"$WORK/kmsg.dump"
 "$AGENT" --kmsg-file "$WORK/kmsg.dump" --dry-run >"$WORK/dry.json" 2>"$WORK/dry.err" ||

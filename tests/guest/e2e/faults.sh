@@ -72,7 +72,7 @@ fleet_initramfs || fail "initramfs"
 fleet_server_start "$DATA" "$FLEET_SERVER" || fail "server"
 echo "server on 127.0.0.1:$FLEET_PORT, data on a 16 MiB tmpfs $DATA"
 
-BACKOFF=("backoff_base = 200ms" "backoff_cap = 2s")
+BACKOFF=("backoff-base = 200ms" "backoff-cap = 2s")
 fleet_guest_start fault-a containers N=5 AGENT_KILL=1 PHASE_DELAY=4 -- "${BACKOFF[@]}"
 fleet_guest_start fault-b oomd N=5 PHASE_DELAY=4 -- "${BACKOFF[@]}"
 echo "=== boot to first report (s)"

@@ -127,7 +127,7 @@ static void test_dry_run_kmsg_dump(void **state)
 	const char *args_c[] = { "--dry-run",	"-c", NULL,
 				 "--kmsg-file", file, NULL };
 	json_t *doc, *u, *h;
-	char *cpath;
+	char *cpath, *host_id;
 
 	snprintf(file, sizeof(file), "%s/sample.kmsg", data_dir);
 	doc = dry_run_doc(dir, args);
@@ -155,9 +155,25 @@ static void test_dry_run_kmsg_dump(void **state)
 			json_array_get(json_object_get(doc, "warnings"), 0),
 			"origin")),
 		"kmsg");
+	host_id = strdup(json_string_value(
+		json_object_get(json_object_get(doc, "host"), "host_id")));
+	assert_non_null(host_id);
 	json_decref(doc);
 	/* Nothing was written to the working directory. */
 	assert_int_equal(count_entries(dir), 0);
+	/* A config key given as a flag applies to the dry run too. */
+	{
+		const char *args_k[] = { "--dry-run", "--kmsg-file", file,
+					 "--host-id-key=another fleet", NULL };
+
+		doc = dry_run_doc(dir, args_k);
+		assert_string_not_equal(
+			json_string_value(json_object_get(
+				json_object_get(doc, "host"), "host_id")),
+			host_id);
+		json_decref(doc);
+		free(host_id);
+	}
 
 	/*
 	 * With a config whose state dir is empty and no machine id: still
@@ -168,7 +184,7 @@ static void test_dry_run_kmsg_dump(void **state)
 	test_write(dir, "mountinfo", "");
 	snprintf(
 		conf, sizeof(conf),
-		"state_dir = %s/state\nspool_dir = %s/spool\nmachine_id_path = %s/machine-id\n"
+		"state-dir = %s/state\nspool-dir = %s/spool\nmachine-id-path = %s/machine-id\n"
 		"mountinfo = %s/mountinfo\n",
 		dir, dir, dir, dir);
 	test_write(dir, "agent.conf", conf);
@@ -267,23 +283,23 @@ static void test_check_config(void **state)
 	struct run r;
 
 	test_write(dir, "agent.conf",
-		   "server_url = http://insecure.example\n"
-		   "batch_interval = 0s\n"
+		   "server-url = http://insecure.example\n"
+		   "batch-interval = 0s\n"
 		   "no_such_option = 1\n"
-		   "send_hostname = perhaps\n");
+		   "send-hostname = perhaps\n");
 	run_agent(dir, args, &r);
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "agent.conf:1: server_url:"));
-	assert_non_null(strstr(r.err, "agent.conf:2: batch_interval:"));
+	assert_non_null(strstr(r.err, "agent.conf:1: server-url:"));
+	assert_non_null(strstr(r.err, "agent.conf:2: batch-interval:"));
 	assert_non_null(strstr(r.err, "agent.conf:3: no_such_option:"));
-	assert_non_null(strstr(r.err, "agent.conf:4: send_hostname:"));
+	assert_non_null(strstr(r.err, "agent.conf:4: send-hostname:"));
 	run_free(&r);
 
-	/* Parse errors fixed: now the cross checks speak (missing ca_file ...). */
-	test_write(dir, "agent.conf", "server_url = https://127.0.0.1:8443\n");
+	/* Parse errors fixed: now the cross checks speak (missing ca-file ...). */
+	test_write(dir, "agent.conf", "server-url = https://127.0.0.1:8443\n");
 	run_agent(dir, args, &r);
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "ca_file: required"));
+	assert_non_null(strstr(r.err, "ca-file: required"));
 	run_free(&r);
 
 	/* A complete config. */
@@ -292,15 +308,45 @@ static void test_check_config(void **state)
 	test_mkdir(dir, "spool");
 	snprintf(
 		text, sizeof(text),
-		"server_url = https://127.0.0.1:8443\nca_file = %s/ca.pem\nstate_dir = %s/state\n"
-		"spool_dir = %s/spool\n",
+		"server-url = https://127.0.0.1:8443\nca-file = %s/ca.pem\nstate-dir = %s/state\n"
+		"spool-dir = %s/spool\n",
 		dir, dir, dir);
 	test_write(dir, "agent.conf", text);
 	run_agent(dir, args, &r);
 	if (r.status != 0)
 		fail_msg("good config rejected: %s", r.err);
 	assert_non_null(strstr(r.out, "configuration OK"));
+	assert_int_equal(r.err_len, 0);
 	run_free(&r);
+
+	/* An old file in snake_case: still OK, with a note per old key. */
+	snprintf(
+		text, sizeof(text),
+		"server_url = https://127.0.0.1:8443\nca_file = %s/ca.pem\nstate_dir = %s/state\n"
+		"spool_dir = %s/spool\n",
+		dir, dir, dir);
+	test_write(dir, "agent.conf", text);
+	run_agent(dir, args, &r);
+	if (r.status != 0)
+		fail_msg("old spelling rejected: %s", r.err);
+	assert_non_null(strstr(
+		r.err,
+		"agent.conf:1: note: server_url: deprecated spelling: write server-url"));
+	assert_non_null(strstr(r.err, "agent.conf:4: note: spool_dir:"));
+	run_free(&r);
+
+	/* A key on the command line overrides the file's. */
+	{
+		const char *over[] = { "--check-config", "-c", conf,
+				       "--state-dir=/nonexistent/state", NULL };
+
+		run_agent(dir, over, &r);
+		assert_int_equal(r.status, 1);
+		assert_non_null(strstr(
+			r.err,
+			"state-dir: /nonexistent/state: No such file or directory"));
+		run_free(&r);
+	}
 	free(conf);
 	test_rmtree(dir);
 }
@@ -310,26 +356,45 @@ static void test_print_config_and_args(void **state)
 	char *dir = test_mkdtemp();
 	const char *pargs[] = { "--print-config", NULL };
 	const char *bad[] = { "--no-such-flag", NULL };
-	const char *help[] = { "--help", NULL };
-	struct twl_config_errors errs;
+	const char *bad_value[] = { "--dry-run", "--batch-interval", "0",
+				    NULL };
+	const char *stray[] = { "--dry-run", "stray", NULL };
+	const char *help[] = { "--help", "--no-such-flag", NULL };
+	struct twl_agent_cli cli;
 	struct twl_config c;
+	struct twl_cfg *p;
 	struct run r;
 
 	run_agent(dir, pargs, &r);
 	assert_int_equal(r.status, 0);
-	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(twl_config_parse(&c, r.out, r.out_len, &errs), 0);
+	memset(&cli, 0, sizeof(cli));
+	p = twl_config_session(&c, &cli);
+	assert_non_null(p);
+	assert_int_equal(twl_cfg_parse_text(p, "out", r.out, r.out_len), 0);
+	twl_cfg_free(p);
 	twl_config_fini(&c);
 	run_free(&r);
 
+	/* Bad command lines exit 2 and say why, before anything starts. */
 	run_agent(dir, bad, &r);
 	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--no-such-flag: unknown option"));
 	run_free(&r);
+	run_agent(dir, bad_value, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--batch-interval: bad duration"));
+	assert_int_equal(r.out_len, 0);
+	run_free(&r);
+	run_agent(dir, stray, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unexpected argument \"stray\""));
+	run_free(&r);
+	/* --help wins over a bad flag next to it. */
 	run_agent(dir, help, &r);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "--dry-run"));
-	assert_non_null(strstr(r.out, "census_max_cgroups"));
+	assert_non_null(strstr(r.out, "census-max-cgroups"));
 	run_free(&r);
 	test_rmtree(dir);
 }
@@ -380,9 +445,9 @@ static void test_daemon_sighup_sigterm(void **state)
 	test_write(dir, "token", "token\n");
 	snprintf(
 		conf, sizeof(conf),
-		"server_url = https://127.0.0.1:9\nca_file = %s/ca.pem\n"
-		"enroll_token_file = %s/token\nstate_dir = %s/state\n"
-		"spool_dir = %s/state/spool\nbatch_interval = 1h\nlog_level = debug\n",
+		"server-url = https://127.0.0.1:9\nca-file = %s/ca.pem\n"
+		"enroll-token-file = %s/token\nstate-dir = %s/state\n"
+		"spool-dir = %s/state/spool\nbatch-interval = 1h\nlog-level = debug\n",
 		dir, dir, dir, dir);
 	test_write(dir, "agent.conf", conf);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -416,7 +481,7 @@ static void test_daemon_sighup_sigterm(void **state)
 	usleep(700000);
 	assert_int_equal(kill(agent, SIGHUP), 0); /* valid: reload */
 	usleep(300000);
-	test_write(dir, "agent.conf", "batch_interval = 0\n");
+	test_write(dir, "agent.conf", "batch-interval = 0\n");
 	assert_int_equal(kill(agent, SIGHUP),
 			 0); /* invalid: refused, still running */
 	usleep(300000);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Config table, parser and validator; the example file stays in sync. */
+/*
+ * The agent's option tables, validator and generated texts: kebab-case
+ * keys with the old snake_case spellings still accepted (with a note),
+ * and the example file in sync with the table.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,10 +18,45 @@
 
 #include <twilight/util.h>
 
+#include "../common/docs_sync.h"
 #include "agent_test.h"
 #include "config.h"
 
-static struct twl_config_errors errs;
+static struct twl_agent_cli cli;
+static struct twl_cfg *p;
+
+/* A session over @c (after twl_config_init()); freed by done(). */
+static struct twl_cfg *session(struct twl_config *c)
+{
+	memset(&cli, 0, sizeof(cli));
+	p = twl_config_session(c, &cli);
+	assert_non_null(p);
+	return p;
+}
+
+static int parse(struct twl_config *c, const char *text, size_t len)
+{
+	return twl_cfg_parse_text(session(c), "agent.conf", text, len);
+}
+
+static void done(struct twl_config *c)
+{
+	twl_config_fini(c);
+	twl_cfg_free(p);
+	p = NULL;
+}
+
+/* Was there an error about @key whose text has @why? */
+static bool has_error(const char *key, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_msgs; i++)
+		if (!p->msgs[i].note && !strcmp(p->msgs[i].key, key) &&
+		    strstr(p->msgs[i].text, why))
+			return true;
+	return false;
+}
 
 static void test_defaults(void **state)
 {
@@ -37,27 +76,37 @@ static void test_defaults(void **state)
 	twl_config_fini(&c); /* idempotent */
 }
 
+static void test_tables(void **state)
+{
+	char why[4096];
+
+	if (twl_cfg_check_table(twl_config_options, twl_config_n_options, why,
+				sizeof(why)))
+		fail_msg("config table: %s", why);
+	if (twl_cfg_check_table(twl_agent_cli_options, twl_agent_cli_n_options,
+				why, sizeof(why)))
+		fail_msg("command-line table: %s", why);
+}
+
 static void test_good_file(void **state)
 {
 	static const char text[] =
 		"# comment\n"
 		"\n"
-		"server_url = https://twilight.example:8443\n"
-		"  ca_file=/etc/twilight/ca.pem  \n"
-		"batch_interval = 2m\n"
-		"backoff_base = 500ms\n"
-		"spool_max_bytes = 1G\n"
-		"send_hostname = no\n"
-		"log_level = debug\n"
-		"host_id_key = \"fleet key with spaces\"\n"
-		"census_max_cgroups = 50\r\n";
+		"server-url = https://twilight.example:8443\n"
+		"  ca-file=/etc/twilight/ca.pem  \n"
+		"batch-interval = 2m\n"
+		"backoff-base = 500ms\n"
+		"spool-max-bytes = 1G\n"
+		"send-hostname = no\n"
+		"log-level = debug\n"
+		"host-id-key = \"fleet key with spaces\"\n"
+		"census-max-cgroups = 50\r\n";
 	struct twl_config c;
 
-	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(twl_config_parse(&c, text, sizeof(text) - 1, &errs),
-			 0);
-	assert_int_equal(errs.n, 0);
+	assert_int_equal(parse(&c, text, sizeof(text) - 1), 0);
+	assert_int_equal(p->n_msgs, 0);
 	assert_string_equal(c.server_url, "https://twilight.example:8443");
 	assert_string_equal(c.ca_file, "/etc/twilight/ca.pem");
 	assert_int_equal(c.batch_interval_s, 120);
@@ -67,7 +116,48 @@ static void test_good_file(void **state)
 	assert_int_equal(c.log_level, LOG_DEBUG);
 	assert_string_equal(c.host_id_key, "fleet key with spaces");
 	assert_int_equal(c.census_max_cgroups, 50);
-	twl_config_fini(&c);
+	done(&c);
+}
+
+/* An old config file in snake_case still works, with one note per key. */
+static void test_old_spelling(void **state)
+{
+	static const char text[] =
+		"server_url = https://twilight.example:8443\n"
+		"ca_file = /etc/twilight/ca.pem\n"
+		"enroll_token_file = /etc/twilight/enroll.token\n"
+		"state_dir = /var/lib/a\n"
+		"spool_dir = /var/lib/a/spool\n"
+		"batch_interval = 1s\n"
+		"census_interval = 1h\n"
+		"kmsg_path = /tmp/kmsg\n"
+		"cgroup_root = /sys/fs/cgroup/x\n"
+		"bpf = true\n"
+		"privacy_cgroup = hash\n"
+		"privacy_key = k\n"
+		"log_level = warning\n";
+	struct twl_config c;
+	size_t i;
+
+	assert_int_equal(twl_config_init(&c), 0);
+	assert_int_equal(parse(&c, text, sizeof(text) - 1), 0);
+	assert_false(twl_cfg_failed(p));
+	assert_string_equal(c.server_url, "https://twilight.example:8443");
+	assert_string_equal(c.spool_dir, "/var/lib/a/spool");
+	assert_int_equal(c.batch_interval_s, 1);
+	assert_string_equal(c.kmsg_path, "/tmp/kmsg");
+	assert_true(c.bpf);
+	assert_string_equal(c.privacy_cgroup, "hash");
+	assert_int_equal(c.log_level, LOG_WARNING);
+	/* bpf is spelled the same both ways: 12 notes for 13 lines. */
+	assert_int_equal(p->n_msgs, 12);
+	for (i = 0; i < p->n_msgs; i++)
+		assert_true(p->msgs[i].note);
+	assert_string_equal(p->msgs[0].key, "server_url");
+	assert_non_null(strstr(p->msgs[0].text, "write server-url"));
+	assert_non_null(strstr(p->msgs[11].text, "write log-level"));
+	assert_int_equal(twl_config_validate(&c, false, p), 0);
+	done(&c);
 }
 
 /* Each bad line must produce exactly one error naming line and key. */
@@ -78,22 +168,28 @@ static void test_every_bad_value_named(void **state)
 		const char *key;
 		const char *why; /* substring of the message */
 	} cases[] = {
-		{ "server_url = http://plain.example", "server_url", "https" },
-		{ "ca_file = relative/ca.pem", "ca_file", "absolute" },
-		{ "batch_interval = 0", "batch_interval", "outside" },
-		{ "batch_interval2 = 5", "batch_interval2", "unknown option" },
-		{ "heartbeat_interval = 5 fortnights", "heartbeat_interval",
-		  "unknown unit" },
-		{ "spool_max_bytes = -5", "spool_max_bytes", "non-negative" },
-		{ "send_hostname = maybe", "send_hostname", "true or false" },
-		{ "log_level = loud", "log_level", "one of" },
-		{ "census_max_cgroups = 12x", "census_max_cgroups", "integer" },
-		{ "backoff_cap = 99999999999999999999999", "backoff_cap",
+		{ "server-url = http://plain.example", "server-url", "https" },
+		{ "ca-file = relative/ca.pem", "ca-file", "absolute" },
+		{ "batch-interval = 0", "batch-interval", "outside" },
+		{ "batch-interval2 = 5", "batch-interval2",
+		  "unknown option (see twilight-agent --help)" },
+		{ "heartbeat-interval = 5 fortnights", "heartbeat-interval",
+		  "optional unit s, m, h or d" },
+		{ "spool-max-bytes = -5", "spool-max-bytes",
+		  "expected a size" },
+		{ "send-hostname = maybe", "send-hostname", "true or false" },
+		{ "log-level = loud", "log-level", "one of" },
+		{ "census-max-cgroups = 12x", "census-max-cgroups", "integer" },
+		{ "backoff-cap = 99999999999999999999999", "backoff-cap",
 		  "range" },
-		{ "host_id_key = \"unterminated", "host_id_key",
+		{ "host-id-key = \"unterminated", "host-id-key",
 		  "unterminated" },
 		{ "just some words", "", "key = value" },
-		{ "state_dir =", "state_dir", "empty" },
+		{ "state-dir =", "state-dir", "empty" },
+		{ "census-max-time = 1ms", "census-max-time",
+		  "1ms is outside the allowed range 10ms..1m" },
+		{ "config = /etc/x.conf", "config",
+		  "only be given on the command line" },
 	};
 	size_t i, n = sizeof(cases) / sizeof(cases[0]);
 	char text[4096];
@@ -103,67 +199,64 @@ static void test_every_bad_value_named(void **state)
 	for (i = 0; i < n; i++)
 		o += (size_t)snprintf(text + o, sizeof(text) - o, "%s\n",
 				      cases[i].line);
-	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(twl_config_parse(&c, text, o, &errs), -EINVAL);
-	assert_int_equal(errs.n, n);
+	assert_int_equal(parse(&c, text, o), -EINVAL);
+	assert_int_equal(p->n_msgs, n);
 	for (i = 0; i < n; i++) {
-		assert_int_equal(errs.e[i].line, i + 1);
-		assert_string_equal(errs.e[i].key, cases[i].key);
-		if (!strstr(errs.e[i].msg, cases[i].why))
+		assert_int_equal(p->msgs[i].line, i + 1);
+		assert_string_equal(p->msgs[i].key, cases[i].key);
+		if (!strstr(p->msgs[i].text, cases[i].why))
 			fail_msg("line %zu (%s): message \"%s\" lacks \"%s\"",
-				 i + 1, cases[i].line, errs.e[i].msg,
+				 i + 1, cases[i].line, p->msgs[i].text,
 				 cases[i].why);
 	}
 	/* Bad values leave the defaults in place. */
 	assert_int_equal(c.batch_interval_s, 30);
 	assert_null(c.server_url);
-	twl_config_fini(&c);
+	done(&c);
 }
 
 static void test_privacy(void **state)
 {
-	static const char bad[] = "privacy_comm = scramble\n";
-	static const char hash_nokey[] = "privacy_cgroup = hash\n";
+	static const char bad[] = "privacy-comm = scramble\n";
+	static const char hash_nokey[] = "privacy-cgroup = hash\n";
+	static const char secret[] = "privacy-key = \"s3cr\x01t\"\n";
 	struct twl_config c;
-	size_t i;
-	bool seen = false;
 
-	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(twl_config_init(&c), 0);
 	assert_string_equal(c.privacy_comm, "keep");
 	assert_false(c.bpf); /* never loads BPF unless asked */
-	assert_int_equal(twl_config_parse(&c, bad, sizeof(bad) - 1, &errs),
-			 -EINVAL);
-	assert_non_null(strstr(errs.e[0].msg, "keep|hash|drop"));
-	twl_config_fini(&c);
+	assert_int_equal(parse(&c, bad, sizeof(bad) - 1), -EINVAL);
+	assert_non_null(strstr(p->msgs[0].text, "keep|hash|drop"));
+	done(&c);
 
-	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(twl_config_parse(&c, hash_nokey,
-					  sizeof(hash_nokey) - 1, &errs),
-			 0);
+	assert_int_equal(parse(&c, hash_nokey, sizeof(hash_nokey) - 1), 0);
 	assert_string_equal(c.privacy_cgroup, "hash");
-	assert_int_equal(twl_config_validate(&c, false, &errs), -EINVAL);
-	for (i = 0; i < errs.n; i++)
-		seen |= !strcmp(errs.e[i].key, "privacy_key");
-	assert_true(seen);
-	twl_config_fini(&c);
+	assert_int_equal(twl_config_validate(&c, false, p), -EINVAL);
+	assert_true(has_error("privacy-key", "required when"));
+	done(&c);
+
+	/* The key is a secret: an error about it does not repeat it. */
+	assert_int_equal(twl_config_init(&c), 0);
+	assert_int_equal(parse(&c, secret, sizeof(secret) - 1), -EINVAL);
+	assert_null(strstr(p->msgs[0].text, "s3cr"));
+	done(&c);
 }
 
 static void test_duplicate_key(void **state)
 {
-	static const char text[] = "batch_interval = 10\nbatch_interval = 20\n";
+	/* Also when the old spelling and the new one meet. */
+	static const char text[] = "batch_interval = 10\nbatch-interval = 20\n";
 	struct twl_config c;
 
-	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(twl_config_parse(&c, text, sizeof(text) - 1, &errs),
-			 -EINVAL);
-	assert_int_equal(errs.n, 1);
-	assert_int_equal(errs.e[0].line, 2);
-	assert_non_null(strstr(errs.e[0].msg, "first on line 1"));
-	twl_config_fini(&c);
+	assert_int_equal(parse(&c, text, sizeof(text) - 1), -EINVAL);
+	assert_int_equal(p->n_errors, 1);
+	assert_int_equal(p->msgs[1].line, 2);
+	assert_non_null(strstr(p->msgs[1].text, "first on line 1"));
+	assert_int_equal(c.batch_interval_s, 10);
+	done(&c);
 }
 
 static void test_validate(void **state)
@@ -171,75 +264,82 @@ static void test_validate(void **state)
 	char *dir = test_mkdtemp(), text[1024],
 	     *path = test_path(dir, "agent.conf");
 	struct twl_config c;
-	size_t i;
-	bool seen_ca = false, seen_url = false, seen_pair = false,
-	     seen_backoff = false;
 
 	/* Missing required options, half a client cert pair, base > cap, missing files. */
 	snprintf(
 		text, sizeof(text),
-		"ca_file = %s/no-such-ca.pem\nclient_cert = %s/agent.pem\n"
-		"backoff_base = 10m\nbackoff_cap = 1m\nstate_dir = %s\nspool_dir = %s/spool\n",
+		"ca-file = %s/no-such-ca.pem\nclient-cert = %s/agent.pem\n"
+		"backoff-base = 10m\nbackoff-cap = 1m\nstate-dir = %s\nspool-dir = %s\n",
 		dir, dir, dir, dir);
 	test_write(dir, "agent.conf", text);
-	memset(&errs, 0, sizeof(errs));
-	assert_int_equal(twl_config_load(&c, path, &errs), 0);
-	assert_int_equal(twl_config_validate(&c, true, &errs), -EINVAL);
-	for (i = 0; i < errs.n; i++) {
-		if (!strcmp(errs.e[i].key, "ca_file") &&
-		    strstr(errs.e[i].msg, "No such file"))
-			seen_ca = true;
-		if (!strcmp(errs.e[i].key, "server_url") &&
-		    strstr(errs.e[i].msg, "required"))
-			seen_url = true;
-		if (!strcmp(errs.e[i].key, "client_key"))
-			seen_pair = true;
-		if (!strcmp(errs.e[i].key, "backoff_base"))
-			seen_backoff = true;
-	}
-	assert_true(seen_ca && seen_url && seen_pair && seen_backoff);
-	twl_config_fini(&c);
+	assert_int_equal(twl_config_init(&c), 0);
+	assert_int_equal(twl_cfg_load_file(session(&c), path,
+					   TWL_AGENT_CONFIG_MAX, true),
+			 0);
+	assert_int_equal(twl_config_validate(&c, true, p), -EINVAL);
+	assert_true(has_error("ca-file", "No such file"));
+	assert_true(has_error("server-url", "required"));
+	assert_true(has_error("client-key", "set together"));
+	assert_true(has_error("backoff-base", "larger than backoff-cap"));
+	assert_true(has_error("spool-dir", "must differ from state-dir"));
+	/* Numbers set directly are held to the table's bounds too. */
+	c.census_max_cgroups = 0;
+	p->n_msgs = p->n_errors = 0;
+	assert_int_equal(twl_config_validate(&c, false, p), -EINVAL);
+	assert_true(has_error("census-max-cgroups", "outside"));
+	done(&c);
 
 	/* A missing config file is one error, with the reason. */
-	memset(&errs, 0, sizeof(errs));
 	free(path);
 	path = test_path(dir, "missing.conf");
-	assert_int_equal(twl_config_load(&c, path, &errs), -ENOENT);
-	assert_int_equal(errs.n, 1);
-	twl_config_fini(&c);
+	assert_int_equal(twl_config_init(&c), 0);
+	assert_int_equal(twl_cfg_load_file(session(&c), path,
+					   TWL_AGENT_CONFIG_MAX, true),
+			 -ENOENT);
+	assert_int_equal(p->n_msgs, 1);
+	assert_non_null(strstr(p->msgs[0].text, "No such file"));
+	done(&c);
 	free(path);
 	test_rmtree(dir);
+}
+
+static void print_example(FILE *f, const void *arg)
+{
+	twl_config_print_example(f);
+}
+
+static void print_man(FILE *f, const void *flags)
+{
+	twl_config_print_man(f, flags != NULL);
 }
 
 /* agent/twilight-agent.conf.example is exactly what --print-config prints. */
 static void test_example_in_sync(void **state)
 {
-	const char *src = getenv("TWILIGHT_SOURCE_DIR");
-	char path[4096], *want = NULL, *got = NULL;
-	size_t wlen = 0, glen = 0;
+	char *want = docs_capture(print_example, NULL);
 	struct twl_config c;
-	FILE *f;
 
-	assert_non_null(src);
-	snprintf(path, sizeof(path), "%s/agent/twilight-agent.conf.example",
-		 src);
-	assert_int_equal(twl_read_file(path, 1 << 20, &want, &wlen), 0);
-	f = open_memstream(&got, &glen);
-	assert_non_null(f);
-	twl_config_print_example(f);
-	assert_int_equal(fclose(f), 0);
-	if (glen != wlen || memcmp(got, want, glen))
-		fail_msg(
-			"%s is stale: regenerate it with twilight-agent --print-config",
-			path);
-	/* And it parses without errors. */
-	memset(&errs, 0, sizeof(errs));
+	docs_sync_file("agent/twilight-agent.conf.example", want,
+		       "regenerate it with twilight-agent --print-config");
+	/* And it parses without errors or notes. */
 	assert_int_equal(twl_config_init(&c), 0);
-	assert_int_equal(twl_config_parse(&c, want, wlen, &errs), 0);
+	assert_int_equal(parse(&c, want, strlen(want)), 0);
+	assert_int_equal(p->n_msgs, 0);
 	assert_non_null(c.server_url);
-	twl_config_fini(&c);
+	done(&c);
 	free(want);
-	free(got);
+}
+
+/* twilight-agent(8) lists the flags and the keys the tables generate. */
+static void test_man_in_sync(void **state)
+{
+	char *flags = docs_capture(print_man, "flags");
+	char *keys = docs_capture(print_man, NULL);
+
+	docs_sync_block("docs/man/twilight-agent.8", "options", flags);
+	docs_sync_block("docs/man/twilight-agent.8", "configuration", keys);
+	free(flags);
+	free(keys);
 }
 
 static void test_help_lists_every_option(void **state)
@@ -253,6 +353,8 @@ static void test_help_lists_every_option(void **state)
 	assert_int_equal(fclose(f), 0);
 	for (i = 0; i < twl_config_n_options; i++)
 		assert_non_null(strstr(got, twl_config_options[i].name));
+	for (i = 0; i < twl_agent_cli_n_options; i++)
+		assert_non_null(strstr(got, twl_agent_cli_options[i].name));
 	free(got);
 }
 
@@ -260,12 +362,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_good_file),
+		cmocka_unit_test(test_old_spelling),
 		cmocka_unit_test(test_every_bad_value_named),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_privacy),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_example_in_sync),
+		cmocka_unit_test(test_man_in_sync),
 		cmocka_unit_test(test_help_lists_every_option),
 	};
 
