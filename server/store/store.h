@@ -117,6 +117,25 @@ struct twl_ingest;
 int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);
 
+/* --- annotations (short admin writes; listed by twl_read_annotations()) --- */
+
+/* Most annotations stored (all features); more: -EDQUOT. */
+#define TWL_STORE_MAX_ANNOTATIONS 10000
+
+/*
+ * twl_store_annotation_add - store an annotation; @workload and @fits may
+ * be NULL; @fits otherwise "yes", "no" or "partial" (else -EINVAL). *@id
+ * (may be NULL) gets the new id. -EDQUOT when TWL_STORE_MAX_ANNOTATIONS
+ * are stored already.
+ */
+int twl_store_annotation_add(struct twl_store *s, const char *feature,
+			     const char *workload, const char *text,
+			     const char *fits, const char *author, int64_t now,
+			     int64_t *id);
+
+/* twl_store_annotation_delete - delete annotation @id; -ENOENT if absent. */
+int twl_store_annotation_delete(struct twl_store *s, int64_t id);
+
 /* --- operations --- */
 
 /*

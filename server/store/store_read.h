@@ -27,8 +27,6 @@ struct twl_store;
 #define TWL_READ_LIMIT_MAX 1000
 /* Top-N lists inside a feature or export (cgroups, processes, ...). */
 #define TWL_READ_TOP_N 20
-/* Most annotations stored (all features); more: -EDQUOT. */
-#define TWL_READ_MAX_ANNOTATIONS 10000
 /* Longest filter string accepted (host pattern, kernel, cursor). */
 #define TWL_READ_MAX_FILTER 256
 
@@ -100,19 +98,6 @@ int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 /* twl_read_annotations - {"annotations": [...]} for @feature (NULL = all). */
 int twl_read_annotations(struct twl_store *s, const char *feature,
 			 json_t **out);
-
-/*
- * twl_read_annotation_add - store an annotation; @workload and @fits may be
- * NULL; @fits otherwise "yes", "no" or "partial". *@id gets the new id.
- * -EDQUOT when TWL_READ_MAX_ANNOTATIONS are stored already.
- */
-int twl_read_annotation_add(struct twl_store *s, const char *feature,
-			    const char *workload, const char *text,
-			    const char *fits, const char *author, int64_t now,
-			    int64_t *id);
-
-/* twl_read_annotation_delete - delete annotation @id; -ENOENT if absent. */
-int twl_read_annotation_delete(struct twl_store *s, int64_t id);
 
 /*
  * twl_read_export_data - the export data document (see export.h) at @now

@@ -16,6 +16,7 @@
 #include <twilight/catalog.h>
 
 #include "api/export.h"
+#include "store/store.h"
 #include "store/store_read.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
@@ -1188,14 +1189,14 @@ static int bind_ann_add(sqlite3_stmt *st, void *p)
 	if (r == SQLITE_OK)
 		r = sqlite3_bind_int64(st, 6, a->now);
 	if (r == SQLITE_OK)
-		r = sqlite3_bind_int(st, 7, TWL_READ_MAX_ANNOTATIONS);
+		r = sqlite3_bind_int(st, 7, TWL_STORE_MAX_ANNOTATIONS);
 	return r;
 }
 
-int twl_read_annotation_add(struct twl_store *s, const char *feature,
-			    const char *workload, const char *text,
-			    const char *fits, const char *author, int64_t now,
-			    int64_t *id)
+int twl_store_annotation_add(struct twl_store *s, const char *feature,
+			     const char *workload, const char *text,
+			     const char *fits, const char *author, int64_t now,
+			     int64_t *id)
 {
 	struct ann_args a = { feature, workload, text, fits, author, now, 0 };
 	int64_t newid = 0;
@@ -1222,7 +1223,7 @@ static int bind_ann_del(sqlite3_stmt *st, void *p)
 	return sqlite3_bind_int64(st, 1, *(int64_t *)p);
 }
 
-int twl_read_annotation_delete(struct twl_store *s, int64_t id)
+int twl_store_annotation_delete(struct twl_store *s, int64_t id)
 {
 	int64_t changes = 0;
 	int rc;
