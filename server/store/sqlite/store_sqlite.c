@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,38 +614,28 @@ int twl_store_token_revoke(struct twl_store *s, int64_t id, int64_t now)
 	return ret;
 }
 
+static const struct twl_col token_cols[] = {
+	{ "id", 0, TWL_COL_INT },	    { "name", 1, TWL_COL_TEXT },
+	{ "role", 2, TWL_COL_TEXT },	    { "created", 3, TWL_COL_INT },
+	{ "revoked", 4, TWL_COL_INT_NULL },
+};
+static const struct twl_row token_row = TWL_ROW(token_cols);
+
 /* Contract: see store.h. */
 int twl_store_token_list(struct twl_store *s, json_t **out)
 {
-	sqlite3_stmt *st = s->rs[R_TOKEN_LIST];
 	json_t *arr = json_array();
 	int rc;
 
 	if (!arr)
 		return -ENOMEM;
 	pthread_mutex_lock(&s->rlock);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *revoked =
-			sqlite3_column_type(st, 4) == SQLITE_NULL ?
-				json_null() :
-				json_integer(sqlite3_column_int64(st, 4));
-
-		json_array_append_new(
-			arr, json_pack("{sI ss ss sI so}", "id",
-				       (json_int_t)sqlite3_column_int64(st, 0),
-				       "name",
-				       (const char *)sqlite3_column_text(st, 1),
-				       "role",
-				       (const char *)sqlite3_column_text(st, 2),
-				       "created",
-				       (json_int_t)sqlite3_column_int64(st, 3),
-				       "revoked", revoked));
-	}
-	sqlite3_reset(st);
+	rc = twl_rows_into(s->rs[R_TOKEN_LIST], &token_row, arr, SIZE_MAX,
+			   NULL);
 	pthread_mutex_unlock(&s->rlock);
-	if (rc != SQLITE_DONE) {
+	if (rc) {
 		json_decref(arr);
-		return twl_sqlite_errno(rc);
+		return rc;
 	}
 	*out = arr;
 	return 0;

@@ -12,6 +12,10 @@
 #define TWL_SERVER_STORE_SQLITE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "store/store.h"
@@ -86,5 +90,68 @@ int twl_sqlite_errno(int rc);
 /* A usage row upserted the plain SQL way, with the server's rules: the
  * raw SQLite peer of bench/server-load (store_sqlite.c). */
 extern const char twl_sql_usage_upsert[];
+
+/* --- result rows to JSON (store_sqlite_rows.c) --- */
+
+/* How a result column becomes a JSON value. */
+enum twl_col_type {
+	TWL_COL_TEXT, /* a string; SQL NULL: null */
+	TWL_COL_INT, /* an integer; SQL NULL: 0 */
+	TWL_COL_INT_NULL, /* an integer; SQL NULL: null */
+	TWL_COL_BOOL, /* false for 0 and SQL NULL, else true */
+	TWL_COL_DAY, /* a day number, as the Unix time the day starts */
+	TWL_COL_JSON, /* JSON text (object or array); else null */
+	TWL_COL_JSON_ARRAY, /* JSON text of an array; anything else: [] */
+	TWL_COL_TITLE, /* a catalog feature id, as the feature's title or null */
+};
+
+/* One member of a row's JSON object: @name from result column @col. */
+struct twl_col {
+	const char *name; /* NULL (alone in its row): the row is the value */
+	int col;
+	enum twl_col_type type;
+};
+
+/* A row's JSON: its members, in order. */
+struct twl_row {
+	const struct twl_col *cols;
+	size_t n;
+};
+
+#define TWL_ROW(cols)                                    \
+	{                                                \
+		(cols), sizeof(cols) / sizeof((cols)[0]) \
+	}
+
+/*
+ * twl_step - sqlite3_step(): 0 with *row telling whether a row came, or
+ * a negative errno.
+ */
+int twl_step(sqlite3_stmt *st, bool *row);
+
+/*
+ * twl_row_set - set @r's members into @obj from @st's current row, or
+ * when !@row as if every column were SQL NULL. 0 or -ENOMEM.
+ */
+int twl_row_set(sqlite3_stmt *st, bool row, const struct twl_row *r,
+		json_t *obj);
+
+/* twl_row_json - @st's current row as a new JSON value; NULL: no memory. */
+json_t *twl_row_json(sqlite3_stmt *st, const struct twl_row *r);
+
+/*
+ * twl_rows_into - step @st through its rows, appending each as @r to
+ * @arr, at most @max of them; *@more (may be NULL) tells whether another
+ * row followed. Resets @st. 0 or a negative errno.
+ */
+int twl_rows_into(sqlite3_stmt *st, const struct twl_row *r, json_t *arr,
+		  size_t max, bool *more);
+
+/*
+ * twl_row_into - step @st once and set @r's members of that row into @obj
+ * (no row: as SQL NULLs, e.g. 0 for a count). Resets @st. 0 or a negative
+ * errno.
+ */
+int twl_row_into(sqlite3_stmt *st, const struct twl_row *r, json_t *obj);
 
 #endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

@@ -7,6 +7,7 @@
  * Annotation writes use the admin writer connection.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,39 +366,15 @@ static sqlite3_stmt *stmt(struct rctx *c, int q, int *rc)
 	return *slot;
 }
 
-static int step(sqlite3_stmt *st, bool *row)
-{
-	int r = sqlite3_step(st);
-
-	*row = r == SQLITE_ROW;
-	if (r == SQLITE_ROW || r == SQLITE_DONE)
-		return 0;
-	return twl_sqlite_errno(r);
-}
-
 /* Run @st expecting one row; integer column 0 into *v (0 if NULL). */
 static int one_int(sqlite3_stmt *st, int64_t *v)
 {
 	bool row;
-	int rc = step(st, &row);
+	int rc = twl_step(st, &row);
 
 	*v = (!rc && row) ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);
 	return rc;
-}
-
-static json_t *col_str(sqlite3_stmt *st, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(st, i);
-
-	return t ? json_string(t) : json_null();
-}
-
-static json_t *col_int_or_null(sqlite3_stmt *st, int i)
-{
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return json_null();
-	return json_integer(sqlite3_column_int64(st, i));
 }
 
 /* Append a JSON value; returns -ENOMEM when @v is NULL or append fails. */
@@ -458,36 +435,29 @@ int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap)
 	return 0;
 }
 
-/* Host row (HOST_COLS) as JSON. */
-static json_t *host_row(sqlite3_stmt *st)
-{
-	json_t *o = json_object();
-	json_t *probes;
-	const char *pm = (const char *)sqlite3_column_text(st, 9);
-
-	if (!o)
-		return NULL;
-	probes = pm ? json_loads(pm, JSON_DECODE_ANY, NULL) : NULL;
-	if (!json_is_array(probes)) {
-		json_decref(probes);
-		probes = json_array();
-	}
-	if (set(o, "host_id", col_str(st, 0)) ||
-	    set(o, "hostname", col_str(st, 1)) ||
-	    set(o, "kernel", col_str(st, 2)) ||
-	    set(o, "cgroup_mode", col_str(st, 3)) ||
-	    set(o, "agent_version", col_str(st, 4)) ||
-	    set(o, "first_seen", col_int_or_null(st, 5)) ||
-	    set(o, "last_seen", col_int_or_null(st, 6)) ||
-	    set(o, "records_lost", json_integer(sqlite3_column_int64(st, 7))) ||
-	    set(o, "key_rejected",
-		json_boolean(sqlite3_column_int64(st, 8) != 0)) ||
-	    set(o, "probe_missing", probes)) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
+/*
+ * A host: its first ten members (HOST_COLS) in lists, all of them (the
+ * columns of Q_HOST_ONE) for one host.
+ */
+static const struct twl_col host_cols[] = {
+	{ "host_id", 0, TWL_COL_TEXT },
+	{ "hostname", 1, TWL_COL_TEXT },
+	{ "kernel", 2, TWL_COL_TEXT },
+	{ "cgroup_mode", 3, TWL_COL_TEXT },
+	{ "agent_version", 4, TWL_COL_TEXT },
+	{ "first_seen", 5, TWL_COL_INT_NULL },
+	{ "last_seen", 6, TWL_COL_INT_NULL },
+	{ "records_lost", 7, TWL_COL_INT },
+	{ "key_rejected", 8, TWL_COL_BOOL },
+	{ "probe_missing", 9, TWL_COL_JSON_ARRAY },
+	{ "boot_id", 10, TWL_COL_TEXT },
+	{ "catalog_version", 11, TWL_COL_INT },
+	{ "last_seq", 12, TWL_COL_INT },
+	{ "health", 13, TWL_COL_JSON },
+	{ "census", 14, TWL_COL_JSON },
+};
+static const struct twl_row host_row = { host_cols, 10 };
+static const struct twl_row host_one_row = TWL_ROW(host_cols);
 
 #define HOUR 3600
 
@@ -520,12 +490,18 @@ static int window_count(struct rctx *c, const char *key, bool feature,
 	return one_int(st, out);
 }
 
+static const struct twl_col timeline_cols[] = {
+	{ "day", 0, TWL_COL_DAY },
+	{ "hosts", 1, TWL_COL_INT },
+	{ "uses", 2, TWL_COL_INT },
+};
+static const struct twl_row timeline_row = TWL_ROW(timeline_cols);
+
 /* Days @from..@to (day numbers) of @id's timeline into @arr. */
 static int timeline_into(struct rctx *c, const char *id, int64_t from,
 			 int64_t to, json_t *arr)
 {
 	sqlite3_stmt *st;
-	bool row;
 	int rc = 0;
 
 	st = stmt(c, Q_TIMELINE, &rc);
@@ -534,29 +510,20 @@ static int timeline_into(struct rctx *c, const char *id, int64_t from,
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, from);
 	sqlite3_bind_int64(st, 3, to);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:I, s:I, s:I}", "day",
-				   (json_int_t)sqlite3_column_int64(st, 0) * DAY,
-				   "hosts",
-				   (json_int_t)sqlite3_column_int64(st, 1),
-				   "uses",
-				   (json_int_t)sqlite3_column_int64(st, 2))));
-	}
-out:
-	sqlite3_reset(st);
-	return rc;
+	return twl_rows_into(st, &timeline_row, arr, SIZE_MAX, NULL);
 }
+
+static const struct twl_col kernel_cols[] = {
+	{ "kernel", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+};
+static const struct twl_row kernel_row = TWL_ROW(kernel_cols);
 
 /* Kernel releases of the hosts using feature @id in [@since, @until], top N. */
 static int kernels_into(struct rctx *c, const char *id, int64_t since,
 			int64_t until, json_t *arr)
 {
 	sqlite3_stmt *st;
-	bool row;
 	int rc = 0;
 
 	st = stmt(c, Q_KERNELS, &rc);
@@ -566,18 +533,7 @@ static int kernels_into(struct rctx *c, const char *id, int64_t since,
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int64(st, 3, until);
 	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:o, s:I}", "kernel", col_str(st, 0),
-				   "hosts",
-				   (json_int_t)sqlite3_column_int64(st, 1))));
-	}
-out:
-	sqlite3_reset(st);
-	return rc;
+	return twl_rows_into(st, &kernel_row, arr, SIZE_MAX, NULL);
 }
 
 /* ---- summary -------------------------------------------------------- */
@@ -686,12 +642,31 @@ static void range_of(const struct twl_read_filter *f, int64_t *since,
 	*until = (f && f->until > 0) ? f->until : INT64_MAX;
 }
 
+/* the top-N lists: (name, hosts, uses) rows, named by their list */
+static const struct twl_col top_cgroup_cols[] = {
+	{ "cgroup", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+	{ "uses", 2, TWL_COL_INT },
+};
+static const struct twl_col top_container_cols[] = {
+	{ "container", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+	{ "uses", 2, TWL_COL_INT },
+};
+static const struct twl_col top_process_cols[] = {
+	{ "process", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+	{ "uses", 2, TWL_COL_INT },
+};
+static const struct twl_row top_cgroup_row = TWL_ROW(top_cgroup_cols);
+static const struct twl_row top_container_row = TWL_ROW(top_container_cols);
+static const struct twl_row top_process_row = TWL_ROW(top_process_cols);
+
 /* Top-N list from a (name, hosts, uses) query. */
 static int top_list(struct rctx *c, int q, const char *id, int64_t since,
-		    int64_t until, const char *name_key, json_t *arr)
+		    int64_t until, const struct twl_row *row, json_t *arr)
 {
 	sqlite3_stmt *st;
-	bool row;
 	int rc = 0;
 
 	st = stmt(c, q, &rc);
@@ -701,21 +676,22 @@ static int top_list(struct rctx *c, int q, const char *id, int64_t since,
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int64(st, 3, until);
 	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:o, s:I, s:I}", name_key, col_str(st, 0),
-				   "hosts",
-				   (json_int_t)sqlite3_column_int64(st, 1),
-				   "uses",
-				   (json_int_t)sqlite3_column_int64(st, 2))));
-	}
-out:
-	sqlite3_reset(st);
-	return rc;
+	return twl_rows_into(st, row, arr, SIZE_MAX, NULL);
 }
+
+/* hosts using the feature in a range, and their first and last use */
+static const struct twl_col range_cols[] = {
+	{ "hosts", 0, TWL_COL_INT },
+	{ "first_seen", 1, TWL_COL_INT_NULL },
+	{ "last_seen", 2, TWL_COL_INT_NULL },
+};
+static const struct twl_row range_row = TWL_ROW(range_cols);
+
+static const struct twl_col warn_cols[] = {
+	{ "count", 0, TWL_COL_INT },
+	{ "hosts", 1, TWL_COL_INT },
+};
+static const struct twl_row warn_row = TWL_ROW(warn_cols);
 
 int twl_read_feature(struct twl_store *s, const char *id,
 		     const struct twl_read_filter *flt, json_t **out)
@@ -723,9 +699,8 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	const struct twl_feature *f = twl_catalog_find(id);
 	struct rctx c;
 	sqlite3_stmt *st;
-	json_t *doc = NULL, *arr;
+	json_t *doc = NULL, *arr, *obj;
 	int64_t since, until, uses;
-	bool row;
 	int rc;
 
 	*out = NULL;
@@ -751,12 +726,7 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int64(st, 3, until);
-	TRY(step(st, &row));
-	TRY(set(doc, "hosts",
-		json_integer(row ? sqlite3_column_int64(st, 0) : 0)));
-	TRY(set(doc, "first_seen", row ? col_int_or_null(st, 1) : json_null()));
-	TRY(set(doc, "last_seen", row ? col_int_or_null(st, 2) : json_null()));
-	sqlite3_reset(st);
+	TRY(twl_row_into(st, &range_row, doc));
 
 	STMT(st, Q_DAY_USES);
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
@@ -769,21 +739,18 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int64(st, 3, until);
-	TRY(step(st, &row));
-	TRY(set(doc, "warnings",
-		json_pack("{s:I, s:I}", "count",
-			  (json_int_t)(row ? sqlite3_column_int64(st, 0) : 0),
-			  "hosts",
-			  (json_int_t)(row ? sqlite3_column_int64(st, 1) : 0))));
-	sqlite3_reset(st);
+	TRY(set(doc, "warnings", obj = json_object()));
+	TRY(twl_row_into(st, &warn_row, obj));
 
 	TRY(set(doc, "top_cgroups", arr = json_array()));
-	TRY(top_list(&c, Q_TOP_CGROUPS, f->id, since, until, "cgroup", arr));
-	TRY(set(doc, "containers", arr = json_array()));
-	TRY(top_list(&c, Q_TOP_CONTAINERS, f->id, since, until, "container",
+	TRY(top_list(&c, Q_TOP_CGROUPS, f->id, since, until, &top_cgroup_row,
 		     arr));
+	TRY(set(doc, "containers", arr = json_array()));
+	TRY(top_list(&c, Q_TOP_CONTAINERS, f->id, since, until,
+		     &top_container_row, arr));
 	TRY(set(doc, "processes", arr = json_array()));
-	TRY(top_list(&c, Q_TOP_PROCESSES, f->id, since, until, "process", arr));
+	TRY(top_list(&c, Q_TOP_PROCESSES, f->id, since, until, &top_process_row,
+		     arr));
 
 	TRY(set(doc, "kernels", arr = json_array()));
 	TRY(kernels_into(&c, f->id, since, until, arr));
@@ -813,11 +780,11 @@ int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 {
 	char pat[2 * TWL_READ_MAX_FILTER + 2],
 		kpat[2 * TWL_READ_MAX_FILTER + 2];
-	unsigned limit = limit_of(f), n = 0;
+	unsigned limit = limit_of(f);
 	struct rctx c;
 	sqlite3_stmt *st;
-	json_t *doc = NULL, *arr, *last = NULL;
-	bool row;
+	json_t *doc = NULL, *arr;
+	bool more;
 	int rc;
 
 	*out = NULL;
@@ -857,20 +824,13 @@ int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 	if (f->feature)
 		sqlite3_bind_text(st, 7, f->feature, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 8, (int)limit + 1);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		if (++n > limit) {
-			/* One more row exists: the page ends at the last one kept. */
-			TRY(set(doc, "next_cursor",
-				json_copy(json_object_get(last, "host_id"))));
-			break;
-		}
-		last = host_row(st);
-		TRY(push(arr, last));
-	}
-	sqlite3_reset(st);
+	TRY(twl_rows_into(st, &host_row, arr, limit, &more));
+	/* One more row exists: the page ends at the last one kept. */
+	if (more)
+		TRY(set(doc, "next_cursor",
+			json_copy(json_object_get(
+				json_array_get(arr, json_array_size(arr) - 1),
+				"host_id"))));
 out:
 	rctx_end(&c);
 	if (rc)
@@ -880,12 +840,34 @@ out:
 	return rc;
 }
 
+/* a feature the host used, from the rollup */
+static const struct twl_col host_feature_cols[] = {
+	{ "id", 0, TWL_COL_TEXT },	  { "title", 0, TWL_COL_TITLE },
+	{ "first_used", 1, TWL_COL_INT }, { "last_used", 2, TWL_COL_INT },
+	{ "uses", 3, TWL_COL_INT },
+};
+static const struct twl_row host_feature_row = TWL_ROW(host_feature_cols);
+
+static const struct twl_col host_unknown_cols[] = {
+	{ "text", 0, TWL_COL_TEXT },
+	{ "count", 1, TWL_COL_INT },
+	{ "first_time", 2, TWL_COL_INT },
+	{ "matched_feature", 3, TWL_COL_TEXT },
+};
+static const struct twl_row host_unknown_row = TWL_ROW(host_unknown_cols);
+
+static const struct twl_col host_keys_cols[] = {
+	{ "total", 0, TWL_COL_INT },
+	{ "revoked", 1, TWL_COL_INT },
+	{ "last_enrolled", 2, TWL_COL_INT_NULL },
+};
+static const struct twl_row host_keys_row = TWL_ROW(host_keys_cols);
+
 int twl_read_host(struct twl_store *s, const char *host_id, json_t **out)
 {
 	struct rctx c;
 	sqlite3_stmt *st;
-	json_t *doc = NULL, *arr, *j;
-	const char *t;
+	json_t *doc = NULL, *arr, *census;
 	bool row;
 	int rc;
 
@@ -897,81 +879,37 @@ int twl_read_host(struct twl_store *s, const char *host_id, json_t **out)
 		return rc;
 	STMT(st, Q_HOST_ONE);
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	TRY(step(st, &row));
+	TRY(twl_step(st, &row));
 	if (!row) {
 		rc = -ENOENT;
 		goto out;
 	}
-	doc = host_row(st);
+	doc = twl_row_json(st, &host_one_row);
+	sqlite3_reset(st);
 	if (!doc) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	TRY(set(doc, "boot_id", col_str(st, 10)));
-	TRY(set(doc, "catalog_version",
-		json_integer(sqlite3_column_int64(st, 11))));
-	TRY(set(doc, "last_seq", json_integer(sqlite3_column_int64(st, 12))));
-	t = (const char *)sqlite3_column_text(st, 13);
-	j = t ? json_loads(t, 0, NULL) : NULL;
-	TRY(set(doc, "health", j ? j : json_null()));
-	t = (const char *)sqlite3_column_text(st, 14);
-	j = t ? json_loads(t, 0, NULL) : NULL;
-	if (j) {
-		/* The census can hold thousands of knobs; keep the summary. */
-		json_object_del(j, "knobs");
-		json_object_del(j, "hierarchies");
-	}
-	TRY(set(doc, "census", j ? j : json_null()));
-	sqlite3_reset(st);
+	/* The census can hold thousands of knobs; keep the summary. */
+	census = json_object_get(doc, "census");
+	json_object_del(census, "knobs");
+	json_object_del(census, "hierarchies");
 
 	TRY(set(doc, "features", arr = json_array()));
 	STMT(st, Q_HOST_FEATURES);
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	for (;;) {
-		const struct twl_feature *f;
-
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		f = twl_catalog_find((const char *)sqlite3_column_text(st, 0));
-		TRY(push(arr,
-			 json_pack("{s:o, s:s?, s:I, s:I, s:I}", "id",
-				   col_str(st, 0), "title", f ? f->title : NULL,
-				   "first_used",
-				   (json_int_t)sqlite3_column_int64(st, 1),
-				   "last_used",
-				   (json_int_t)sqlite3_column_int64(st, 2),
-				   "uses",
-				   (json_int_t)sqlite3_column_int64(st, 3))));
-	}
-	sqlite3_reset(st);
+	TRY(twl_rows_into(st, &host_feature_row, arr, SIZE_MAX, NULL));
 
 	TRY(set(doc, "unknown_deprecations", arr = json_array()));
 	STMT(st, Q_HOST_UNKNOWN);
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, TWL_READ_TOP_N);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr, json_pack("{s:o, s:I, s:I, s:o}", "text",
-					col_str(st, 0), "count",
-					(json_int_t)sqlite3_column_int64(st, 1),
-					"first_time",
-					(json_int_t)sqlite3_column_int64(st, 2),
-					"matched_feature", col_str(st, 3))));
-	}
-	sqlite3_reset(st);
+	TRY(twl_rows_into(st, &host_unknown_row, arr, SIZE_MAX, NULL));
 
 	STMT(st, Q_HOST_KEYS);
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	TRY(step(st, &row));
-	TRY(set(doc, "keys",
-		json_pack("{s:I, s:I, s:o}", "total",
-			  (json_int_t)sqlite3_column_int64(st, 0), "revoked",
-			  (json_int_t)sqlite3_column_int64(st, 1),
-			  "last_enrolled", col_int_or_null(st, 2))));
-	sqlite3_reset(st);
+	TRY(set(doc, "keys", arr = json_object()));
+	TRY(twl_row_into(st, &host_keys_row, arr));
 out:
 	rctx_end(&c);
 	if (rc)
@@ -990,7 +928,6 @@ static int health_part(struct rctx *c, int qcount, int qlist, int64_t arg,
 	sqlite3_stmt *st;
 	json_t *part, *arr;
 	int64_t n;
-	bool row;
 	int rc = 0;
 
 	st = stmt(c, qcount, &rc);
@@ -1014,15 +951,7 @@ static int health_part(struct rctx *c, int qcount, int qlist, int64_t arg,
 	} else {
 		sqlite3_bind_int(st, 1, (int)limit);
 	}
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr, host_row(st)));
-	}
-out:
-	sqlite3_reset(st);
-	return rc;
+	return twl_rows_into(st, &host_row, arr, SIZE_MAX, NULL);
 }
 
 int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
@@ -1062,12 +991,17 @@ out:
 	return rc;
 }
 
-/* ---- annotations ---------------------------------------------------- */
+static const struct twl_col annotation_cols[] = {
+	{ "id", 0, TWL_COL_INT },	 { "feature", 1, TWL_COL_TEXT },
+	{ "workload", 2, TWL_COL_TEXT }, { "text", 3, TWL_COL_TEXT },
+	{ "fits", 4, TWL_COL_TEXT },	 { "author", 5, TWL_COL_TEXT },
+	{ "created", 6, TWL_COL_INT },
+};
+static const struct twl_row annotation_row = TWL_ROW(annotation_cols);
 
 static int annotations_into(struct rctx *c, const char *feature, json_t *arr)
 {
 	sqlite3_stmt *st;
-	bool row;
 	int rc = 0;
 
 	st = stmt(c, Q_ANN_LIST, &rc);
@@ -1075,22 +1009,7 @@ static int annotations_into(struct rctx *c, const char *feature, json_t *arr)
 		return rc;
 	if (feature)
 		sqlite3_bind_text(st, 1, feature, -1, SQLITE_STATIC);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I}", "id",
-				   (json_int_t)sqlite3_column_int64(st, 0),
-				   "feature", col_str(st, 1), "workload",
-				   col_str(st, 2), "text", col_str(st, 3),
-				   "fits", col_str(st, 4), "author",
-				   col_str(st, 5), "created",
-				   (json_int_t)sqlite3_column_int64(st, 6))));
-	}
-out:
-	sqlite3_reset(st);
-	return rc;
+	return twl_rows_into(st, &annotation_row, arr, SIZE_MAX, NULL);
 }
 
 int twl_read_annotations(struct twl_store *s, const char *feature, json_t **out)
@@ -1237,14 +1156,28 @@ int twl_store_annotation_delete(struct twl_store *s, int64_t id)
 
 /* ---- export data ---------------------------------------------------- */
 
+static const struct twl_col using_cols[] = {
+	{ "hosts_using", 0, TWL_COL_INT },
+};
+static const struct twl_row using_row = TWL_ROW(using_cols);
+
+static const struct twl_col workload_cols[] = {
+	{ "process", 0, TWL_COL_TEXT },	  { "cgroup", 1, TWL_COL_TEXT },
+	{ "container", 2, TWL_COL_TEXT }, { "hosts", 3, TWL_COL_INT },
+	{ "uses", 4, TWL_COL_INT },
+};
+static const struct twl_row workload_row = TWL_ROW(workload_cols);
+
+static const struct twl_col hostname_cols[] = { { NULL, 0, TWL_COL_TEXT } };
+static const struct twl_row hostname_row = TWL_ROW(hostname_cols);
+
 static int export_feature(struct rctx *c, const struct twl_feature *f,
 			  int64_t since, bool full_cgroups, bool with_hosts,
 			  json_t *fleet, json_t *feats)
 {
 	sqlite3_stmt *st;
 	json_t *o, *arr;
-	int64_t using, uses, first, last;
-	bool row;
+	int64_t uses, first, last;
 	int rc = 0;
 
 	o = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?}", "id", f->id,
@@ -1259,10 +1192,7 @@ static int export_feature(struct rctx *c, const struct twl_feature *f,
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int64(st, 3, INT64_MAX);
-	TRY(step(st, &row));
-	using = row ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	TRY(set(o, "hosts_using", json_integer(using)));
+	TRY(twl_row_into(st, &using_row, o));
 	TRY(set(o, "hosts_v1",
 		json_copy(json_object_get(fleet, "v1_or_hybrid"))));
 	TRY(set(o, "hosts_all", json_copy(json_object_get(fleet, "hosts"))));
@@ -1298,19 +1228,7 @@ static int export_feature(struct rctx *c, const struct twl_feature *f,
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
-	for (;;) {
-		TRY(step(st, &row));
-		if (!row)
-			break;
-		TRY(push(arr,
-			 json_pack("{s:o, s:o, s:o, s:I, s:I}", "process",
-				   col_str(st, 0), "cgroup", col_str(st, 1),
-				   "container", col_str(st, 2), "hosts",
-				   (json_int_t)sqlite3_column_int64(st, 3),
-				   "uses",
-				   (json_int_t)sqlite3_column_int64(st, 4))));
-	}
-	sqlite3_reset(st);
+	TRY(twl_rows_into(st, &workload_row, arr, SIZE_MAX, NULL));
 
 	if (with_hosts) {
 		TRY(set(o, "hosts", arr = json_array()));
@@ -1320,13 +1238,7 @@ static int export_feature(struct rctx *c, const struct twl_feature *f,
 		sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, since);
 		sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
-		for (;;) {
-			TRY(step(st, &row));
-			if (!row)
-				break;
-			TRY(push(arr, col_str(st, 0)));
-		}
-		sqlite3_reset(st);
+		TRY(twl_rows_into(st, &hostname_row, arr, SIZE_MAX, NULL));
 	}
 	TRY(set(o, "annotations", arr = json_array()));
 	rc = annotations_into(c, f->id, arr);
