@@ -315,7 +315,7 @@ fail:
 /*
  * Process-wide SQLite settings. They only take before SQLite initialises,
  * so this runs before main() and before any other constructor that uses
- * SQLite (register_auto_extension() in store_sqlite_read.c, at the
+ * SQLite (register_auto_extension() in store_sqlite_export.c, at the
  * default priority, initialises it; when this ran from
  * twl_store_open() it came too late and was refused). In a process that
  * initialised SQLite even earlier they are refused, and only speed
@@ -467,9 +467,8 @@ void twl_store_close(struct twl_store *s)
 		sqlite3_finalize(s->rs[i]);
 	for (size_t i = 0; i < sizeof(s->as) / sizeof(s->as[0]); i++)
 		sqlite3_finalize(s->as[i]);
-	for (size_t i = 0; i < sizeof(s->read_api) / sizeof(s->read_api[0]);
-	     i++)
-		sqlite3_finalize(s->read_api[i]);
+	for (size_t i = 0; i < TWL_READ_SLOTS; i++)
+		sqlite3_finalize(s->read_api[i].st);
 	sqlite3_close(s->adb);
 	sqlite3_close(s->rdb);
 	sqlite3_close(s->wdb);

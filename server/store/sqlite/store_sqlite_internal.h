@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SQLite backend internals shared by store_sqlite.c (core) and
- * store_sqlite_read.c (read API). Nothing outside the store_sqlite*.c
- * files includes this.
+ * SQLite backend internals shared by store_sqlite.c (core) and the read
+ * API's files: store_sqlite_read.c, _export.c and _annotations.c, on read
+ * contexts (_rctx.c) whose rows become JSON (_rows.c). Nothing outside the
+ * store_sqlite*.c files includes this.
  *
  * Connections: "wdb" is the writer connection, used under wlock (the
  * group-commit writer and admin writes). "rdb" is the reader connection,
@@ -11,9 +12,11 @@
 #ifndef TWL_SERVER_STORE_SQLITE_INTERNAL_H
 #define TWL_SERVER_STORE_SQLITE_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -28,6 +31,17 @@ struct twl_day_delta {
 	char feature[65];
 	int64_t day, uses, last;
 };
+
+/*
+ * A read API statement kept prepared, found by its SQL text's address
+ * (twl_rctx_stmt()). More slots than the read API has queries.
+ */
+struct twl_read_slot {
+	const char *sql;
+	sqlite3_stmt *st;
+};
+
+#define TWL_READ_SLOTS 48
 
 #define TWL_DAY_BATCH_MAX 64
 #define TWL_DAY_TX_MAX 256
@@ -64,14 +78,13 @@ struct twl_store {
 	size_t n_day_batch, n_day_tx;
 	/* prepared reader statements (store_sqlite.c) */
 	sqlite3_stmt *rs[16];
-	/* free for store_sqlite_read.c: prepared read-API statements, finalized by
-	 * twl_store_close() */
-	sqlite3_stmt *read_api[64];
+	/* the read API's statements on rdb (store_sqlite_rctx.c) */
+	struct twl_read_slot read_api[TWL_READ_SLOTS];
 };
 
 /*
  * Lock and return the reader connection; pair with twl_store_read_unlock().
- * Statements prepared on it may be kept in s->read_api[].
+ * Statements prepared on it may be kept in s->read_api[] (twl_rctx_stmt()).
  */
 sqlite3 *twl_store_read_lock(struct twl_store *s);
 void twl_store_read_unlock(struct twl_store *s);
@@ -153,5 +166,107 @@ int twl_rows_into(sqlite3_stmt *st, const struct twl_row *r, json_t *arr,
  * errno.
  */
 int twl_row_into(sqlite3_stmt *st, const struct twl_row *r, json_t *obj);
+
+/*
+ * twl_one_int - step @st for one row: integer column 0 into *@v (0 for
+ * no row or NULL). Resets @st. 0 or a negative errno.
+ */
+int twl_one_int(sqlite3_stmt *st, int64_t *v);
+
+/* Append @v to @arr (taking it); -ENOMEM when @v is NULL or that fails. */
+static inline int twl_jpush(json_t *arr, json_t *v)
+{
+	return (v && !json_array_append_new(arr, v)) ? 0 : -ENOMEM;
+}
+
+/* Set @obj's member @k to @v (taking it); -ENOMEM as twl_jpush(). */
+static inline int twl_jset(json_t *obj, const char *k, json_t *v)
+{
+	return (v && !json_object_set_new(obj, k, v)) ? 0 : -ENOMEM;
+}
+
+/* --- read contexts (store_sqlite_rctx.c) --- */
+
+/*
+ * One answer of the read API: one read transaction, so one snapshot,
+ * either on the store's shared reader (under its lock, statements kept in
+ * s->read_api[]) for short queries, or on a private read-only connection
+ * for queries that scan (feature detail, host lists, health, export), so
+ * that a long scan holds up neither the short reads on the shared reader
+ * nor another scan.
+ */
+struct twl_rctx {
+	struct twl_store *s;
+	sqlite3 *db;
+	bool in_txn;
+	bool priv;
+	struct twl_read_slot own[TWL_READ_SLOTS];
+};
+
+/*
+ * twl_rctx_begin - open @c on @s's shared reader (@priv false) or a
+ * private connection, and BEGIN. 0 or a negative errno (nothing held).
+ */
+int twl_rctx_begin(struct twl_rctx *c, struct twl_store *s, bool priv);
+
+/* twl_rctx_end - end the transaction and release @c. Idempotent. */
+void twl_rctx_end(struct twl_rctx *c);
+
+/*
+ * twl_rctx_stmt - the statement of @sql on @c, prepared once per
+ * connection, reset and unbound. @sql must be a static array (its address
+ * is the key). NULL with *@rc set on failure.
+ */
+sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc);
+
+/* rc = x, and on failure to the function's "out:" label */
+#define TRY(x)                    \
+	do {                      \
+		rc = (x);         \
+		if (rc)           \
+			goto out; \
+	} while (0)
+
+/* var = the statement of sql on the context c (a local), or to "out:" */
+#define STMT(var, sql)                               \
+	do {                                         \
+		var = twl_rctx_stmt(&c, (sql), &rc); \
+		if (!var)                            \
+			goto out;                    \
+	} while (0)
+
+/* --- queries shared by the read API files --- */
+
+/*
+ * twl_rq_range_into - set @r's members from the count, first and last use
+ * of the hosts using feature @id in [@since, @until] into @obj
+ * (store_sqlite_read.c).
+ */
+int twl_rq_range_into(struct twl_rctx *c, const char *id, int64_t since,
+		      int64_t until, const struct twl_row *r, json_t *obj);
+
+/* twl_rq_day_uses - uses of feature @id on days @from..@to (day numbers). */
+int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
+		    int64_t to, int64_t *uses);
+
+/*
+ * twl_rq_first_last - set "first_seen" and "last_seen" of feature @id over
+ * all retained data into @obj (null: never).
+ */
+int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj);
+
+/*
+ * twl_rq_kernels_into - kernel releases of the hosts using feature @id in
+ * [@since, @until], top N, appended to @arr.
+ */
+int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
+			int64_t until, json_t *arr);
+
+/*
+ * twl_rq_annotations_into - the annotations of @feature (NULL: all)
+ * appended to @arr (store_sqlite_annotations.c).
+ */
+int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
+			    json_t *arr);
 
 #endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

@@ -145,6 +145,17 @@ int twl_row_into(sqlite3_stmt *st, const struct twl_row *r, json_t *obj)
 }
 
 /* Contract: see store_sqlite_internal.h. */
+int twl_one_int(sqlite3_stmt *st, int64_t *v)
+{
+	bool row;
+	int rc = twl_step(st, &row);
+
+	*v = (!rc && row) ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Contract: see store_sqlite_internal.h. */
 int twl_step(sqlite3_stmt *st, bool *row)
 {
 	int r = sqlite3_step(st);
