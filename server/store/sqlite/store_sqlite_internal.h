@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SQLite backend internals shared by store_sqlite.c (core) and the read
- * API's files: store_sqlite_read.c, _export.c and _annotations.c, on read
- * contexts (_rctx.c) whose rows become JSON (_rows.c). Nothing outside the
- * store_sqlite*.c files includes this.
+ * SQLite backend internals shared by its files: store_sqlite.c (the
+ * connections, open and close), _ingest.c (the write path), _tokens.c
+ * (tokens and host keys), _maint.c (retention and statistics), and the
+ * read API's: _read.c, _export.c and _annotations.c, on read contexts
+ * (_rctx.c) whose rows become JSON (_rows.c). Nothing outside the
+ * store_sqlite*.c files includes this, but tests.
  *
  * Connections: "wdb" is the writer connection, used under wlock (the
  * group-commit writer and admin writes). "rdb" is the reader connection,
@@ -59,10 +61,13 @@ struct twl_store {
 	 */
 	pthread_mutex_t alock;
 	sqlite3 *adb;
-	sqlite3_stmt *as[2];
 	/* WAL checkpoints of wdb, on their own thread (checkpoint.h) */
 	struct twl_ckpt *ckpt;
-	/* prepared writer statements (store_sqlite.c) */
+	/*
+	 * Statements prepared at open and kept, by the file that runs them;
+	 * twl_store_close() finalizes every statement of its connections.
+	 */
+	/* the ingest path's, on wdb (store_sqlite_ingest.c) */
 	sqlite3_stmt *ws[32];
 	/* the count W_USAGE_BUMP replaced, kept by twl_old_count() */
 	int64_t bumped_from;
@@ -76,8 +81,11 @@ struct twl_store {
 	struct twl_day_delta day_batch[TWL_DAY_BATCH_MAX];
 	struct twl_day_delta day_tx[TWL_DAY_TX_MAX];
 	size_t n_day_batch, n_day_tx;
-	/* prepared reader statements (store_sqlite.c) */
-	sqlite3_stmt *rs[16];
+	/* token and key writes on wdb, look-ups on adb, the token list on rdb
+	 * (store_sqlite_tokens.c) */
+	sqlite3_stmt *tw[4], *as[2], *token_list;
+	/* the database's size, on rdb (store_sqlite_maint.c) */
+	sqlite3_stmt *pages;
 	/* the read API's statements on rdb (store_sqlite_rctx.c) */
 	struct twl_read_slot read_api[TWL_READ_SLOTS];
 };
@@ -100,8 +108,44 @@ void twl_store_admin_write_unlock(struct twl_store *s);
 /* Map an SQLite result code to a negative errno. */
 int twl_sqlite_errno(int rc);
 
+/*
+ * twl_sqlite_prepare_all - prepare @sql[0..@n) on @db into @st[], kept
+ * until twl_store_close(). 0, or -EIO logged with @path and @what.
+ */
+int twl_sqlite_prepare_all(const char *path, sqlite3 *db,
+			   const char *const *sql, int n, sqlite3_stmt **st,
+			   const char *what);
+
+/*
+ * What twl_store_open() has each file prepare, in this order, once the
+ * connections are open and migrated: 0 or a negative errno.
+ */
+int twl_sqlite_ingest_prepare(struct twl_store *s); /* store_sqlite_ingest.c */
+int twl_sqlite_tokens_prepare(struct twl_store *s); /* store_sqlite_tokens.c */
+int twl_sqlite_maint_prepare(struct twl_store *s); /* store_sqlite_maint.c */
+
+/* Step a write statement to its end, then reset and unbind it. */
+static inline int twl_step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
+}
+
+/*
+ * Bind text without a copy: the caller's string lives until the statement
+ * is reset (on the ingest path, in the prepared report, ingest.h). NULL
+ * binds SQL NULL (sqlite3_bind_text does that for a NULL pointer).
+ */
+static inline void twl_bind_static(sqlite3_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
 /* A usage row upserted the plain SQL way, with the server's rules: the
- * raw SQLite peer of bench/server-load (store_sqlite.c). */
+ * raw SQLite peer of bench/server-load (store_sqlite_ingest.c). */
 extern const char twl_sql_usage_upsert[];
 
 /* --- result rows to JSON (store_sqlite_rows.c) --- */
