@@ -176,8 +176,8 @@ int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 
 /*
  * Backend statistic (/metrics): the bytes the store's data takes (SQLite:
- * the database file, without its write-ahead log). -ENOTSUP when the
- * backend cannot tell.
+ * its pages, as the database file holds them once its write-ahead log is
+ * copied back). -ENOTSUP when the backend cannot tell.
  */
 int twl_store_db_size(struct twl_store *s, int64_t *bytes);
 

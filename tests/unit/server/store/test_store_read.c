@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read queries (server/store/sqlite/store_sqlite_read.c) against a real SQLite store
- * filled through the ingest path (twl_store_ingest) with known figures.
+ * The read queries of store_read.h (on SQLite: server/store/sqlite/
+ * store_sqlite_read.c, _export.c, _annotations.c) against a store filled
+ * through the ingest path (twl_store_ingest) with known figures.
  */
 #include <errno.h>
 #include <math.h>
