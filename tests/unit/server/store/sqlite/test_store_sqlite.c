@@ -21,7 +21,7 @@
 
 /*
  * The store's process-wide SQLite settings took, though a constructor
- * (store_sqlite_read.c) initialises SQLite before main(): with memory
+ * (store_sqlite_export.c) initialises SQLite before main(): with memory
  * statistics off, SQLite reports no memory in use.
  */
 static void test_sqlite_config(void **state)
