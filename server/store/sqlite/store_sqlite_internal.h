@@ -5,11 +5,12 @@
  * (tokens and host keys), _maint.c (retention and statistics), and the
  * read API's: _read.c, _export.c and _annotations.c, on read contexts
  * (_rctx.c) whose rows become JSON (_rows.c). Nothing outside the
- * store_sqlite*.c files includes this, but tests.
+ * store_sqlite*.c files includes this, except tests.
  *
  * Connections: "wdb" is the writer connection, used under wlock (the
  * group-commit writer and admin writes). "rdb" is the reader connection,
- * used under rlock; WAL lets it read while the writer writes.
+ * used under rlock; WAL lets it read while the writer writes. "adb"
+ * serves credential look-ups, under alock.
  */
 #ifndef TWL_SERVER_STORE_SQLITE_INTERNAL_H
 #define TWL_SERVER_STORE_SQLITE_INTERNAL_H
