@@ -14,6 +14,7 @@
 
 #include "api/api_read.h"
 #include "http/server.h"
+#include "store/store.h"
 
 #define ANN_MAX_TEXT 4000
 #define ANN_MAX_WORKLOAD 128
@@ -153,8 +154,8 @@ int twl_api_annotations_post(struct twl_server *srv,
 		json_decref(body);
 		return rc > 0 ? 0 : rc;
 	}
-	rc = twl_read_annotation_add(twl_server_store(srv), feature, workload,
-				     text, fits, req->who.name, req->now, &id);
+	rc = twl_store_annotation_add(twl_server_store(srv), feature, workload,
+				      text, fits, req->who.name, req->now, &id);
 	if (rc) {
 		json_decref(body);
 		return twl_api_store_error(resp, rc, "annotation");
@@ -181,7 +182,7 @@ int twl_api_annotations_delete(struct twl_server *srv,
 		return twl_response_error(
 			resp, 404, "not_found", "id",
 			"annotation ids are positive integers");
-	rc = twl_read_annotation_delete(twl_server_store(srv), (int64_t)id);
+	rc = twl_store_annotation_delete(twl_server_store(srv), id);
 	if (rc)
 		return twl_api_store_error(resp, rc, "annotation");
 	return twl_response_json(resp, 200,

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twilight-server storage interface. Handlers and the ingest writer use
- * only these functions; store_sqlite.c implements them on SQLite (a second
- * backend implements the same set). Read-API queries live in store_read.h
- * (read engineer). All functions return 0 or a negative errno and log
- * nothing above debug; callers log once with context.
+ * twilight-server storage interface: what handlers, the group-commit
+ * writer and the CLI ask of the store. A backend implements it in a
+ * folder of its own under store/ (store/sqlite/), together with the read
+ * queries of store_read.h; nothing here depends on its engine. Functions
+ * return 0 or a negative errno unless said otherwise and log nothing
+ * above debug, but for twl_store_open() (the migrations it applies, what
+ * failed) and a backend's own threads (a failure they work around, once);
+ * callers log once with context.
  *
- * Threading: any thread may call the token/key/metrics functions (they
- * use a mutex-guarded connection). The ingest functions between
- * twl_store_write_begin() and twl_store_write_end() belong to the one
- * thread that holds the write lock (the group-commit writer, or a
- * short admin write).
+ * Threading: any thread may call any function, with one exception: the
+ * ingest functions between twl_store_write_begin() and
+ * twl_store_write_end() belong to the thread that called
+ * twl_store_write_begin(), which holds the store's write lock until then
+ * (the group-commit writer). Every other write waits for that lock, so
+ * that thread must not call them in between.
+ *
+ * Backend statistics and tuning (twl_store_set_wal_max(),
+ * twl_store_wal_catchups(), twl_store_db_size()) may be missing in a
+ * backend: then they return -ENOTSUP, and callers leave the setting or
+ * the metric out.
  */
 #ifndef TWL_SERVER_STORE_H
 #define TWL_SERVER_STORE_H
@@ -24,38 +33,47 @@
 struct twl_store;
 
 /*
- * Open (creating if missing) the database at path, set WAL,
- * synchronous=NORMAL and busy_timeout, apply pending migrations and load
- * the catalog seed. Returns 0 and *out, or a negative errno (-EPROTO for
- * a database newer than this binary).
+ * Open the store at @path (SQLite: the database file, created if
+ * missing), apply pending schema migrations and load the catalog seed.
+ * Returns 0 and *out, or a negative errno (-EPROTO for a store whose
+ * schema is newer than this binary; a failed migration changes nothing).
  */
 int twl_store_open(const char *path, struct twl_store **out);
 
 /*
- * twl_store_set_wal_max - let the WAL grow to about bytes under sustained
- * ingest before the writer checkpoints it itself (checkpoint.h; default
- * 256 MiB; at least 8000 pages, raised to that). Returns the limit in
- * pages, or -ENOTSUP when the store has no checkpoint thread (SQLite's
- * own automatic checkpoints apply then).
+ * twl_store_set_wal_max - tuning of a backend with a write-ahead log it
+ * copies back itself: let the log grow to about @bytes under sustained
+ * ingest before the writer copies the rest itself (SQLite:
+ * store/sqlite/checkpoint.h; default 256 MiB, at least 8000 pages).
+ * Returns the limit in the backend's units (SQLite: pages, > 0), or
+ * -ENOTSUP when the backend has no such limit (SQLite without its
+ * checkpoint thread: its automatic checkpoints apply).
  */
 int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes);
 
 /*
- * twl_store_wal_catchups - twl_ckpt_stats() of the store's checkpoint
- * thread: how often the writer checkpointed the WAL itself at wal-max, and
- * the seconds that took. -ENOTSUP without a checkpoint thread.
+ * twl_store_wal_catchups - backend statistic (/metrics): how often the
+ * writer copied the write-ahead log back itself at the limit of
+ * twl_store_set_wal_max(), and the seconds that took in all.
+ * -ENOTSUP when the backend keeps no such count.
  */
 int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds);
 
 /* Close the store. NULL-safe. */
 void twl_store_close(struct twl_store *s);
 
-/* Schema version after migrations (PRAGMA user_version). */
+/*
+ * The store's schema version: the number of the newest migration applied
+ * (schema/migrations/NNN_*.sql), or a negative errno.
+ */
 int twl_store_schema_version(struct twl_store *s);
 
 /* --- tokens (hash = SHA-256 hex of the secret) --- */
 
-/* Insert a token; role is "admin", "viewer" or "agent". *id may be NULL. */
+/*
+ * Insert a token; @role ("admin", "viewer" or "agent") is stored as given
+ * (auth.h checks it). *@id (may be NULL) gets the new token's id.
+ */
 int twl_store_token_add(struct twl_store *s, const char *name, const char *role,
 			const char *hash, int64_t now, int64_t *id);
 
@@ -92,17 +110,25 @@ int twl_store_host_key_revoke(struct twl_store *s, const char *host_id,
 
 /* --- ingest (write lock held) --- */
 
-/* Take the write lock and BEGIN IMMEDIATE. */
+/*
+ * Take the write lock and begin a write transaction. On failure nothing
+ * is held.
+ */
 int twl_store_write_begin(struct twl_store *s);
 
-/* COMMIT (commit=true) or ROLLBACK, then release the write lock. */
+/*
+ * Commit (@commit true) or roll back the transaction, then release the
+ * write lock. 0 after a commit means everything stored in it survives a
+ * crash of the server process (the writer acknowledges only then); a
+ * failed commit rolls back.
+ */
 int twl_store_write_end(struct twl_store *s, bool commit);
 
 /*
  * Store one validated report (twl_report_parse() output) for host_id in
- * its own SAVEPOINT. Returns 0 when stored, 1 when batch_id was already
- * stored (nothing changed), or a negative errno with the savepoint rolled
- * back (the surrounding transaction stays usable).
+ * a nested transaction of its own. Returns 0 when stored, 1 when batch_id
+ * was already stored (nothing changed), or a negative errno with this
+ * report rolled back alone (the surrounding transaction stays usable).
  */
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now);
@@ -117,17 +143,42 @@ struct twl_ingest;
 int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);
 
+/* --- annotations (short admin writes; listed by twl_read_annotations()) --- */
+
+/* Most annotations stored (all features); more: -EDQUOT. */
+#define TWL_STORE_MAX_ANNOTATIONS 10000
+
+/*
+ * twl_store_annotation_add - store an annotation; @workload and @fits may
+ * be NULL; @fits otherwise "yes", "no" or "partial" (else -EINVAL). *@id
+ * (may be NULL) gets the new id. -EDQUOT when TWL_STORE_MAX_ANNOTATIONS
+ * are stored already.
+ */
+int twl_store_annotation_add(struct twl_store *s, const char *feature,
+			     const char *workload, const char *text,
+			     const char *fits, const char *author, int64_t now,
+			     int64_t *id);
+
+/* twl_store_annotation_delete - delete annotation @id; -ENOENT if absent. */
+int twl_store_annotation_delete(struct twl_store *s, int64_t id);
+
 /* --- operations --- */
 
 /*
- * Retention: delete batch ids received before now - batch_days (at least
- * 35 days is enforced by the config), and warnings/usage/unknown rows
- * older than data_days (0 = keep). *deleted may be NULL.
+ * Retention, in a write transaction of its own: delete batch ids received
+ * before now - batch_days (at least 35 days is enforced by the config),
+ * and warnings, usage counters, unknown messages and per-host feature
+ * rollups older than data_days (0 = keep). *deleted (may be NULL) gets
+ * how many rows went.
  */
 int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 		    int data_days, int64_t *deleted);
 
-/* Database size in bytes (page_count * page_size). */
+/*
+ * Backend statistic (/metrics): the bytes the store's data takes (SQLite:
+ * its pages, as the database file holds them once its write-ahead log is
+ * copied back). -ENOTSUP when the backend cannot tell.
+ */
 int twl_store_db_size(struct twl_store *s, int64_t *bytes);
 
 #endif /* TWL_SERVER_STORE_H */

@@ -2,14 +2,16 @@
 /*
  * twilight-server read API storage interface: the queries behind
  * GET /api/v1/{summary,features,hosts,health,annotations,export}. Handlers
- * (api_read.c, annotations.c) and the export CLI call only these; the
- * SQLite implementation is store_sqlite_read.c (prepared statements on the
- * store's reader connection; annotation writes on the admin writer). A
- * second backend implements the same set.
+ * (api_read.c, annotations.c) and the export CLI call only these; a
+ * backend implements all of them (SQLite: store/sqlite/store_sqlite_read.c,
+ * _export.c, _annotations.c). Annotation writes are in store.h.
  *
- * Every function returns 0 or a negative errno (-ENOENT: no such object,
- * -EINVAL: bad filter) and logs nothing; JSON results are new references
- * the caller must json_decref(). Times are Unix seconds.
+ * Every answer is one consistent snapshot of the store, taken while ingest
+ * goes on; any thread may call these, concurrently with each other and
+ * with the writer. Every function returns 0 or a negative errno (-ENOENT:
+ * no such object, -EINVAL: bad filter) and logs nothing; on success *out
+ * is a new reference the caller must json_decref(), on failure NULL.
+ * Times are Unix seconds.
  */
 #ifndef TWL_SERVER_STORE_READ_H
 #define TWL_SERVER_STORE_READ_H
@@ -27,8 +29,6 @@ struct twl_store;
 #define TWL_READ_LIMIT_MAX 1000
 /* Top-N lists inside a feature or export (cgroups, processes, ...). */
 #define TWL_READ_TOP_N 20
-/* Most annotations stored (all features); more: -EDQUOT. */
-#define TWL_READ_MAX_ANNOTATIONS 10000
 /* Longest filter string accepted (host pattern, kernel, cursor). */
 #define TWL_READ_MAX_FILTER 256
 
@@ -45,8 +45,9 @@ struct twl_read_filter {
 };
 
 /*
- * twl_glob_to_like - convert glob @glob (* and ? wildcards) to a LIKE
- * pattern with escape character '\' (% _ and \ in @glob are escaped).
+ * twl_glob_to_like - for backends whose filters use SQL LIKE: convert glob
+ * @glob (* and ? wildcards) to a LIKE pattern with escape character '\'
+ * (% _ and \ in @glob are escaped).
  * Without a wildcard the pattern matches @glob as a prefix when @prefix,
  * else exactly. Returns 0 or -ENAMETOOLONG when @out (@cap bytes) is too
  * small.
@@ -57,18 +58,21 @@ int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap);
  * twl_read_summary - fleet summary at @now: {"generated", "hosts":
  * {"total", "reporting_1d", "reporting_7d", "reporting_30d",
  * "by_cgroup_mode": {"v1","hybrid","v2","unknown"} (hosts reporting in the
- * last 30 days)}, "features": [per catalog feature: {"id", "title",
- * "status", "replacement", "hosts_1d", "hosts_7d", "hosts_30d",
- * "share_v1_30d" (hosts_30d / v1+hybrid hosts reporting in 30 days, or
- * null), "uses", "workloads", "first_seen", "last_seen"}]}.
+ * last 30 days), "v1_or_hybrid_30d"}, "features": [per catalog feature:
+ * {"id", "title", "status", "replacement", "hosts_1d", "hosts_7d",
+ * "hosts_30d", "uses", "workloads", "share_v1_30d" (hosts_30d / v1+hybrid
+ * hosts reporting in 30 days, or null), "first_seen", "last_seen" (null:
+ * never), "trend" (the last 30 days' timeline)}]}. Windows are counted in
+ * whole hours: from the start of the hour of @now minus the window.
  */
 int twl_read_summary(struct twl_store *s, int64_t now, json_t **out);
 
 /*
- * twl_read_feature - detail of catalog feature @id over the filter's time
- * range (default: all retained data): hosts, uses, first/last seen,
- * top cgroups, containers, processes, kernels, timeline by day.
- * -ENOENT if @id is not in the catalog.
+ * twl_read_feature - detail of catalog feature @id over @f's since/until
+ * (@f may be NULL; default: all retained data): its catalog entry, the
+ * range, hosts, first/last seen, uses, kernel warnings, top cgroups,
+ * containers, processes, kernels, timeline by day. -ENOENT if @id is not
+ * in the catalog.
  */
 int twl_read_feature(struct twl_store *s, const char *id,
 		     const struct twl_read_filter *f, json_t **out);
@@ -77,49 +81,42 @@ int twl_read_feature(struct twl_store *s, const char *id,
  * twl_read_hosts - one page of hosts ordered by host_id, filtered by
  * @f (since/until on last_seen, feature used in that range, hostname
  * pattern, kernel, cgroup mode): {"hosts": [...], "next_cursor": s|null}.
+ * -EINVAL for a filter string longer than TWL_READ_MAX_FILTER, -ENOENT
+ * for a feature not in the catalog.
  */
 int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 		   json_t **out);
 
 /*
- * twl_read_host - one host: kernel, cgroup mode, agent health, features
- * used (from the rollup) and unknown deprecation messages. -ENOENT if the
- * host never reported.
+ * twl_read_host - one host: its list entry (twl_read_hosts()), boot,
+ * agent health, census summary, features used (from the rollup), unknown
+ * deprecation messages and its keys. -ENOENT if the host never reported.
  */
 int twl_read_host(struct twl_store *s, const char *host_id, json_t **out);
 
 /*
- * twl_read_health - fleet health at @now: counts and one page (@f->limit)
- * each of agents silent for more than @silent_after seconds, agents
- * reporting lost kmsg records, agents whose key was rejected, agents with
- * missing probes.
+ * twl_read_health - fleet health at @now: counts and one page (@f->limit;
+ * @f may be NULL) each of agents silent for more than @silent_after
+ * seconds, agents reporting lost kmsg records, agents whose key was
+ * rejected, agents with missing probes. -EINVAL if @silent_after <= 0.
  */
 int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 		    const struct twl_read_filter *f, json_t **out);
 
-/* twl_read_annotations - {"annotations": [...]} for @feature (NULL = all). */
+/*
+ * twl_read_annotations - {"annotations": [...]} for @feature (NULL = all),
+ * by feature, then time of creation.
+ */
 int twl_read_annotations(struct twl_store *s, const char *feature,
 			 json_t **out);
-
-/*
- * twl_read_annotation_add - store an annotation; @workload and @fits may be
- * NULL; @fits otherwise "yes", "no" or "partial". *@id gets the new id.
- * -EDQUOT when TWL_READ_MAX_ANNOTATIONS are stored already.
- */
-int twl_read_annotation_add(struct twl_store *s, const char *feature,
-			    const char *workload, const char *text,
-			    const char *fits, const char *author, int64_t now,
-			    int64_t *id);
-
-/* twl_read_annotation_delete - delete annotation @id; -ENOENT if absent. */
-int twl_read_annotation_delete(struct twl_store *s, int64_t id);
 
 /*
  * twl_read_export_data - the export data document (see export.h) at @now
  * over the last @window_days days, for @feature (NULL = every catalog
  * feature). Workloads are grouped by process, cgroup kind and container
  * runtime unless @full_cgroups; "hosts" (names) are filled only when
- * @with_hosts. -ENOENT if @feature is not in the catalog.
+ * @with_hosts. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if
+ * @feature is not in the catalog.
  */
 int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 			 const char *feature, bool full_cgroups,

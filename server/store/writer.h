@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Group commit: one writer thread takes every queued batch (up to
- * commit_max), stores each in its own SAVEPOINT inside one transaction,
- * COMMITs, and only then calls each batch's done callback. An
- * acknowledgement therefore always follows a durable commit (WAL,
- * synchronous=NORMAL: durable against process death; see README for power
- * loss). Also runs retention once an hour.
+ * commit_max), stores each in a nested transaction of its own inside one
+ * write transaction (store.h: a failing batch rolls back alone), commits,
+ * and only then calls each batch's done callback. An acknowledgement
+ * therefore always follows a durable commit (twl_store_write_end():
+ * durable against a crash of the process; see README for power loss).
+ * Also runs retention once an hour.
  */
 #ifndef TWL_SERVER_WRITER_H
 #define TWL_SERVER_WRITER_H
@@ -30,12 +31,15 @@ typedef void (*twl_writer_done_fn)(void *arg, int result,
 				   struct twl_ingest *in);
 
 struct twl_writer_opts {
-	unsigned commit_max;
-	unsigned queue_max;
-	unsigned batch_days;
-	unsigned data_days;
+	unsigned commit_max; /* most batches in one commit */
+	unsigned queue_max; /* most batches waiting; more: -EAGAIN */
+	unsigned batch_days, data_days; /* retention: twl_store_prune() */
 };
 
+/*
+ * Start the writer thread on @s, counting into @m (both outlive the
+ * writer). NULL with errno set when it cannot start.
+ */
 struct twl_writer *twl_writer_new(struct twl_store *s, struct twl_metrics *m,
 				  const struct twl_writer_opts *o);
 

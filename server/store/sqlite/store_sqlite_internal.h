@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SQLite backend internals shared by store_sqlite.c (core) and
- * store_sqlite_read.c (read API). Nothing outside the store_sqlite*.c
- * files includes this.
+ * SQLite backend internals shared by its files: store_sqlite.c (the
+ * connections, open and close), _ingest.c (the write path), _tokens.c
+ * (tokens and host keys), _maint.c (retention and statistics), and the
+ * read API's: _read.c, _export.c and _annotations.c, on read contexts
+ * (_rctx.c) whose rows become JSON (_rows.c). Nothing outside the
+ * store_sqlite*.c files includes this, except tests.
  *
  * Connections: "wdb" is the writer connection, used under wlock (the
  * group-commit writer and admin writes). "rdb" is the reader connection,
- * used under rlock; WAL lets it read while the writer writes.
+ * used under rlock; WAL lets it read while the writer writes. "adb"
+ * serves credential look-ups, under alock.
  */
 #ifndef TWL_SERVER_STORE_SQLITE_INTERNAL_H
 #define TWL_SERVER_STORE_SQLITE_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "store/store.h"
@@ -24,6 +34,17 @@ struct twl_day_delta {
 	char feature[65];
 	int64_t day, uses, last;
 };
+
+/*
+ * A read API statement kept prepared, found by its SQL text's address
+ * (twl_rctx_stmt()). More slots than the read API has queries.
+ */
+struct twl_read_slot {
+	const char *sql;
+	sqlite3_stmt *st;
+};
+
+#define TWL_READ_SLOTS 48
 
 #define TWL_DAY_BATCH_MAX 64
 #define TWL_DAY_TX_MAX 256
@@ -41,10 +62,13 @@ struct twl_store {
 	 */
 	pthread_mutex_t alock;
 	sqlite3 *adb;
-	sqlite3_stmt *as[2];
 	/* WAL checkpoints of wdb, on their own thread (checkpoint.h) */
 	struct twl_ckpt *ckpt;
-	/* prepared writer statements (store_sqlite.c) */
+	/*
+	 * Statements prepared at open and kept, by the file that runs them;
+	 * twl_store_close() finalizes every statement of its connections.
+	 */
+	/* the ingest path's, on wdb (store_sqlite_ingest.c) */
 	sqlite3_stmt *ws[32];
 	/* the count W_USAGE_BUMP replaced, kept by twl_old_count() */
 	int64_t bumped_from;
@@ -58,16 +82,18 @@ struct twl_store {
 	struct twl_day_delta day_batch[TWL_DAY_BATCH_MAX];
 	struct twl_day_delta day_tx[TWL_DAY_TX_MAX];
 	size_t n_day_batch, n_day_tx;
-	/* prepared reader statements (store_sqlite.c) */
-	sqlite3_stmt *rs[16];
-	/* free for store_sqlite_read.c: prepared read-API statements, finalized by
-	 * twl_store_close() */
-	sqlite3_stmt *read_api[64];
+	/* token and key writes on wdb, look-ups on adb, the token list on rdb
+	 * (store_sqlite_tokens.c) */
+	sqlite3_stmt *tw[4], *as[2], *token_list;
+	/* the database's size, on rdb (store_sqlite_maint.c) */
+	sqlite3_stmt *pages;
+	/* the read API's statements on rdb (store_sqlite_rctx.c) */
+	struct twl_read_slot read_api[TWL_READ_SLOTS];
 };
 
 /*
  * Lock and return the reader connection; pair with twl_store_read_unlock().
- * Statements prepared on it may be kept in s->read_api[].
+ * Statements prepared on it may be kept in s->read_api[] (twl_rctx_stmt()).
  */
 sqlite3 *twl_store_read_lock(struct twl_store *s);
 void twl_store_read_unlock(struct twl_store *s);
@@ -83,8 +109,209 @@ void twl_store_admin_write_unlock(struct twl_store *s);
 /* Map an SQLite result code to a negative errno. */
 int twl_sqlite_errno(int rc);
 
+/*
+ * twl_sqlite_prepare_all - prepare @sql[0..@n) on @db into @st[], kept
+ * until twl_store_close(). 0, or -EIO logged with @path and @what.
+ */
+int twl_sqlite_prepare_all(const char *path, sqlite3 *db,
+			   const char *const *sql, int n, sqlite3_stmt **st,
+			   const char *what);
+
+/*
+ * What twl_store_open() has each file prepare, in this order, once the
+ * connections are open and migrated: 0 or a negative errno.
+ */
+int twl_sqlite_ingest_prepare(struct twl_store *s); /* store_sqlite_ingest.c */
+int twl_sqlite_tokens_prepare(struct twl_store *s); /* store_sqlite_tokens.c */
+int twl_sqlite_maint_prepare(struct twl_store *s); /* store_sqlite_maint.c */
+
+/* Step a write statement to its end, then reset and unbind it. */
+static inline int twl_step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
+}
+
+/*
+ * Bind text without a copy: the caller's string lives until the statement
+ * is reset (on the ingest path, in the prepared report, ingest.h). NULL
+ * binds SQL NULL (sqlite3_bind_text does that for a NULL pointer).
+ */
+static inline void twl_bind_static(sqlite3_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
 /* A usage row upserted the plain SQL way, with the server's rules: the
- * raw SQLite peer of bench/server-load (store_sqlite.c). */
+ * raw SQLite peer of bench/server-load (store_sqlite_ingest.c). */
 extern const char twl_sql_usage_upsert[];
+
+/* --- result rows to JSON (store_sqlite_rows.c) --- */
+
+/* How a result column becomes a JSON value. */
+enum twl_col_type {
+	TWL_COL_TEXT, /* a string; SQL NULL: null */
+	TWL_COL_INT, /* an integer; SQL NULL: 0 */
+	TWL_COL_INT_NULL, /* an integer; SQL NULL: null */
+	TWL_COL_BOOL, /* false for 0 and SQL NULL, else true */
+	TWL_COL_DAY, /* a day number, as the Unix time the day starts */
+	TWL_COL_JSON, /* JSON text (object or array); else null */
+	TWL_COL_JSON_ARRAY, /* JSON text of an array; anything else: [] */
+	TWL_COL_TITLE, /* a catalog feature id, as the feature's title or null */
+};
+
+/* One member of a row's JSON object: @name from result column @col. */
+struct twl_col {
+	const char *name; /* NULL (alone in its row): the row is the value */
+	int col;
+	enum twl_col_type type;
+};
+
+/* A row's JSON: its members, in order. */
+struct twl_row {
+	const struct twl_col *cols;
+	size_t n;
+};
+
+#define TWL_ROW(cols)                                    \
+	{                                                \
+		(cols), sizeof(cols) / sizeof((cols)[0]) \
+	}
+
+/*
+ * twl_step - sqlite3_step(): 0 with *row telling whether a row came, or
+ * a negative errno.
+ */
+int twl_step(sqlite3_stmt *st, bool *row);
+
+/*
+ * twl_row_set - set @r's members into @obj from @st's current row, or
+ * when !@row as if every column were SQL NULL. 0 or -ENOMEM.
+ */
+int twl_row_set(sqlite3_stmt *st, bool row, const struct twl_row *r,
+		json_t *obj);
+
+/* twl_row_json - @st's current row as a new JSON value; NULL: no memory. */
+json_t *twl_row_json(sqlite3_stmt *st, const struct twl_row *r);
+
+/*
+ * twl_rows_into - step @st through its rows, appending each as @r to
+ * @arr, at most @max of them; *@more (may be NULL) tells whether another
+ * row followed. Resets @st. 0 or a negative errno.
+ */
+int twl_rows_into(sqlite3_stmt *st, const struct twl_row *r, json_t *arr,
+		  size_t max, bool *more);
+
+/*
+ * twl_row_into - step @st once and set @r's members of that row into @obj
+ * (no row: as SQL NULLs, e.g. 0 for a count). Resets @st. 0 or a negative
+ * errno.
+ */
+int twl_row_into(sqlite3_stmt *st, const struct twl_row *r, json_t *obj);
+
+/*
+ * twl_one_int - step @st for one row: integer column 0 into *@v (0 for
+ * no row or NULL). Resets @st. 0 or a negative errno.
+ */
+int twl_one_int(sqlite3_stmt *st, int64_t *v);
+
+/* Append @v to @arr (taking it); -ENOMEM when @v is NULL or that fails. */
+static inline int twl_jpush(json_t *arr, json_t *v)
+{
+	return (v && !json_array_append_new(arr, v)) ? 0 : -ENOMEM;
+}
+
+/* Set @obj's member @k to @v (taking it); -ENOMEM as twl_jpush(). */
+static inline int twl_jset(json_t *obj, const char *k, json_t *v)
+{
+	return (v && !json_object_set_new(obj, k, v)) ? 0 : -ENOMEM;
+}
+
+/* --- read contexts (store_sqlite_rctx.c) --- */
+
+/*
+ * One answer of the read API: one read transaction, so one snapshot,
+ * either on the store's shared reader (under its lock, statements kept in
+ * s->read_api[]) for short queries, or on a private read-only connection
+ * for queries that scan (feature detail, host lists, health, export), so
+ * that a long scan holds up neither the short reads on the shared reader
+ * nor another scan.
+ */
+struct twl_rctx {
+	struct twl_store *s;
+	sqlite3 *db;
+	bool in_txn;
+	bool priv;
+	struct twl_read_slot own[TWL_READ_SLOTS];
+};
+
+/*
+ * twl_rctx_begin - open @c on @s's shared reader (@priv false) or a
+ * private connection, and BEGIN. 0 or a negative errno (nothing held).
+ */
+int twl_rctx_begin(struct twl_rctx *c, struct twl_store *s, bool priv);
+
+/* twl_rctx_end - end the transaction and release @c. Idempotent. */
+void twl_rctx_end(struct twl_rctx *c);
+
+/*
+ * twl_rctx_stmt - the statement of @sql on @c, prepared once per
+ * connection, reset and unbound. @sql must be a static array (its address
+ * is the key). NULL with *@rc set on failure.
+ */
+sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc);
+
+/* rc = x, and on failure to the function's "out:" label */
+#define TRY(x)                    \
+	do {                      \
+		rc = (x);         \
+		if (rc)           \
+			goto out; \
+	} while (0)
+
+/* var = the statement of sql on the context c (a local), or to "out:" */
+#define STMT(var, sql)                               \
+	do {                                         \
+		var = twl_rctx_stmt(&c, (sql), &rc); \
+		if (!var)                            \
+			goto out;                    \
+	} while (0)
+
+/* --- queries shared by the read API files --- */
+
+/*
+ * twl_rq_range_into - set @r's members from the count, first and last use
+ * of the hosts using feature @id in [@since, @until] into @obj
+ * (store_sqlite_read.c).
+ */
+int twl_rq_range_into(struct twl_rctx *c, const char *id, int64_t since,
+		      int64_t until, const struct twl_row *r, json_t *obj);
+
+/* twl_rq_day_uses - uses of feature @id on days @from..@to (day numbers). */
+int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
+		    int64_t to, int64_t *uses);
+
+/*
+ * twl_rq_first_last - set "first_seen" and "last_seen" of feature @id over
+ * all retained data into @obj (null: never).
+ */
+int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj);
+
+/*
+ * twl_rq_kernels_into - kernel releases of the hosts using feature @id in
+ * [@since, @until], top N, appended to @arr.
+ */
+int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
+			int64_t until, json_t *arr);
+
+/*
+ * twl_rq_annotations_into - the annotations of @feature (NULL: all)
+ * appended to @arr (store_sqlite_annotations.c).
+ */
+int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
+			    json_t *arr);
 
 #endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

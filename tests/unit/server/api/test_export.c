@@ -268,7 +268,7 @@ static char *read_golden(const char *name)
 			"TWILIGHT_SOURCE_DIR is not set: run this test through ctest\n");
 		fail();
 	}
-	snprintf(path, sizeof(path), "%s/tests/unit/server-read/golden/%s", src,
+	snprintf(path, sizeof(path), "%s/tests/unit/server/api/golden/%s", src,
 		 name);
 	if (twl_read_file(path, 1 << 20, &buf, NULL)) {
 		print_error("cannot read golden file %s\n", path);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read queries (server/store/sqlite/store_sqlite_read.c) against a real SQLite store
- * filled through the ingest path (twl_store_ingest) with known figures.
+ * The read queries of store_read.h (on SQLite: server/store/sqlite/
+ * store_sqlite_read.c, _export.c, _annotations.c) against a store filled
+ * through the ingest path (twl_store_ingest) with known figures.
  */
 #include <errno.h>
 #include <math.h>
@@ -605,16 +606,16 @@ static void test_annotations(void **state)
 	json_t *doc, *a;
 	int64_t id1, id2;
 
-	assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL,
-						 "JVM heap sizing", "no",
-						 "alice", NOW, &id1),
+	assert_int_equal(twl_store_annotation_add(f->s, SOFT, NULL,
+						  "JVM heap sizing", "no",
+						  "alice", NOW, &id1),
 			 0);
-	assert_int_equal(twl_read_annotation_add(f->s, OOM, "oomd",
-						 "user-space OOM", NULL, "bob",
-						 NOW + 1, &id2),
+	assert_int_equal(twl_store_annotation_add(f->s, OOM, "oomd",
+						  "user-space OOM", NULL, "bob",
+						  NOW + 1, &id2),
 			 0);
-	assert_int_equal(twl_read_annotation_add(f->s, OOM, NULL, "x", "maybe",
-						 "bob", NOW, NULL),
+	assert_int_equal(twl_store_annotation_add(f->s, OOM, NULL, "x", "maybe",
+						  "bob", NOW, NULL),
 			 -EINVAL);
 	assert_true(id2 > id1);
 	assert_int_equal(twl_read_annotations(f->s, NULL, &doc), 0);
@@ -632,8 +633,8 @@ static void test_annotations(void **state)
 	assert_true(json_is_null(json_object_get(a, "workload")));
 	assert_int_equal(GETI(a, "created"), NOW);
 	json_decref(doc);
-	assert_int_equal(twl_read_annotation_delete(f->s, id2), 0);
-	assert_int_equal(twl_read_annotation_delete(f->s, id2), -ENOENT);
+	assert_int_equal(twl_store_annotation_delete(f->s, id2), 0);
+	assert_int_equal(twl_store_annotation_delete(f->s, id2), -ENOENT);
 	assert_int_equal(twl_read_annotations(f->s, OOM, &doc), 0);
 	assert_int_equal(json_array_size(json_object_get(doc, "annotations")),
 			 0);
@@ -647,19 +648,20 @@ static void test_annotation_cap(void **state)
 	int64_t id;
 	int i;
 
-	for (i = 0; i < TWL_READ_MAX_ANNOTATIONS; i++)
-		assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL, "n",
-							 NULL, "alice", NOW,
-							 NULL),
+	for (i = 0; i < TWL_STORE_MAX_ANNOTATIONS; i++)
+		assert_int_equal(twl_store_annotation_add(f->s, SOFT, NULL, "n",
+							  NULL, "alice", NOW,
+							  NULL),
 				 0);
-	assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL, "one more",
-						 NULL, "alice", NOW, &id),
+	assert_int_equal(twl_store_annotation_add(f->s, SOFT, NULL, "one more",
+						  NULL, "alice", NOW, &id),
 			 -EDQUOT);
-	assert_int_equal(twl_read_annotation_delete(f->s, 1), 0);
-	assert_int_equal(twl_read_annotation_add(f->s, SOFT, NULL, "fits again",
-						 NULL, "alice", NOW, &id),
+	assert_int_equal(twl_store_annotation_delete(f->s, 1), 0);
+	assert_int_equal(twl_store_annotation_add(f->s, SOFT, NULL,
+						  "fits again", NULL, "alice",
+						  NOW, &id),
 			 0);
-	assert_int_equal(id, TWL_READ_MAX_ANNOTATIONS + 1);
+	assert_int_equal(id, TWL_STORE_MAX_ANNOTATIONS + 1);
 }
 
 static void test_export_data(void **state)
@@ -674,9 +676,9 @@ static void test_export_data(void **state)
 	assert_int_equal(twl_read_export_data(f->s, NOW, 0, NULL, false, false,
 					      &doc),
 			 -EINVAL);
-	assert_int_equal(twl_read_annotation_add(f->s, SOFT, "java",
-						 "heap sizing", "partial",
-						 "alice", NOW, NULL),
+	assert_int_equal(twl_store_annotation_add(f->s, SOFT, "java",
+						  "heap sizing", "partial",
+						  "alice", NOW, NULL),
 			 0);
 	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, false, false,
 					      &doc),

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Annotations on SQLite: listed on a read context like the read API
+ * (twl_read_annotations(), store_read.h; every export carries them),
+ * added and deleted on the writer connection in short transactions of
+ * their own (twl_store_annotation_*(), store.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "store/store_read.h"
+#include "store/sqlite/store_sqlite_internal.h"
+
+static const char q_ann_list[] =
+	"SELECT id, feature_id, workload, text, fits, author, created"
+	" FROM annotations WHERE (?1 IS NULL OR feature_id = ?1)"
+	" ORDER BY feature_id, created, id LIMIT 10000"; /* the cap */
+
+static const struct twl_col annotation_cols[] = {
+	{ "id", 0, TWL_COL_INT },	 { "feature", 1, TWL_COL_TEXT },
+	{ "workload", 2, TWL_COL_TEXT }, { "text", 3, TWL_COL_TEXT },
+	{ "fits", 4, TWL_COL_TEXT },	 { "author", 5, TWL_COL_TEXT },
+	{ "created", 6, TWL_COL_INT },
+};
+static const struct twl_row annotation_row = TWL_ROW(annotation_cols);
+
+/* Contract: see store_sqlite_internal.h. */
+int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
+			    json_t *arr)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	st = twl_rctx_stmt(c, q_ann_list, &rc);
+	if (!st)
+		return rc;
+	if (feature)
+		sqlite3_bind_text(st, 1, feature, -1, SQLITE_STATIC);
+	return twl_rows_into(st, &annotation_row, arr, SIZE_MAX, NULL);
+}
+
+/* Contract: see store_read.h. */
+int twl_read_annotations(struct twl_store *s, const char *feature, json_t **out)
+{
+	struct twl_rctx c;
+	json_t *doc;
+	int rc;
+
+	*out = NULL;
+	doc = json_pack("{s:[]}", "annotations");
+	if (!doc)
+		return -ENOMEM;
+	rc = twl_rctx_begin(&c, s, false);
+	if (!rc) {
+		rc = twl_rq_annotations_into(
+			&c, feature, json_object_get(doc, "annotations"));
+		twl_rctx_end(&c);
+	}
+	if (rc)
+		json_decref(doc);
+	else
+		*out = doc;
+	return rc;
+}
+
+/* Run one write statement on the admin writer in its own transaction. */
+static int admin_write(struct twl_store *s, const char *sql,
+		       int (*bind)(sqlite3_stmt *, void *), void *arg,
+		       int64_t *changes_or_id, bool want_id)
+{
+	sqlite3 *db = twl_store_admin_write_lock(s);
+	sqlite3_stmt *st = NULL;
+	int r, rc = 0;
+
+	if (!db)
+		return -EIO;
+	r = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (r != SQLITE_OK) {
+		rc = twl_sqlite_errno(r);
+		goto unlock;
+	}
+	r = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (r == SQLITE_OK)
+		r = bind(st, arg);
+	if (r == SQLITE_OK)
+		r = sqlite3_step(st);
+	if (r != SQLITE_DONE) {
+		rc = twl_sqlite_errno(r);
+		sqlite3_finalize(st);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		goto unlock;
+	}
+	if (want_id && !sqlite3_changes(db)) {
+		/* The insert's WHERE refused it: the cap is reached. */
+		rc = -EDQUOT;
+		sqlite3_finalize(st);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		goto unlock;
+	}
+	*changes_or_id = want_id ? sqlite3_last_insert_rowid(db) :
+				   sqlite3_changes(db);
+	sqlite3_finalize(st);
+	r = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (r != SQLITE_OK) {
+		rc = twl_sqlite_errno(r);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
+unlock:
+	twl_store_admin_write_unlock(s);
+	return rc;
+}
+
+struct ann_args {
+	const char *feature, *workload, *text, *fits, *author;
+	int64_t now, id;
+};
+
+static int bind_ann_add(sqlite3_stmt *st, void *p)
+{
+	struct ann_args *a = p;
+	int r;
+
+	r = sqlite3_bind_text(st, 1, a->feature, -1, SQLITE_STATIC);
+	if (r == SQLITE_OK)
+		r = a->workload ? sqlite3_bind_text(st, 2, a->workload, -1,
+						    SQLITE_STATIC) :
+				  sqlite3_bind_null(st, 2);
+	if (r == SQLITE_OK)
+		r = sqlite3_bind_text(st, 3, a->text, -1, SQLITE_STATIC);
+	if (r == SQLITE_OK)
+		r = a->fits ? sqlite3_bind_text(st, 4, a->fits, -1,
+						SQLITE_STATIC) :
+			      sqlite3_bind_null(st, 4);
+	if (r == SQLITE_OK)
+		r = sqlite3_bind_text(st, 5, a->author, -1, SQLITE_STATIC);
+	if (r == SQLITE_OK)
+		r = sqlite3_bind_int64(st, 6, a->now);
+	if (r == SQLITE_OK)
+		r = sqlite3_bind_int(st, 7, TWL_STORE_MAX_ANNOTATIONS);
+	return r;
+}
+
+/* Contract: see store.h. */
+int twl_store_annotation_add(struct twl_store *s, const char *feature,
+			     const char *workload, const char *text,
+			     const char *fits, const char *author, int64_t now,
+			     int64_t *id)
+{
+	struct ann_args a = { feature, workload, text, fits, author, now, 0 };
+	int64_t newid = 0;
+	int rc;
+
+	if (!feature || !text || !author)
+		return -EINVAL;
+	if (fits && strcmp(fits, "yes") && strcmp(fits, "no") &&
+	    strcmp(fits, "partial"))
+		return -EINVAL;
+	rc = admin_write(
+		s,
+		"INSERT INTO annotations(feature_id, workload, text, fits, author,"
+		" created) SELECT ?1, ?2, ?3, ?4, ?5, ?6"
+		" WHERE (SELECT count(*) FROM annotations) < ?7",
+		bind_ann_add, &a, &newid, true);
+	if (!rc && id)
+		*id = newid;
+	return rc;
+}
+
+static int bind_ann_del(sqlite3_stmt *st, void *p)
+{
+	return sqlite3_bind_int64(st, 1, *(int64_t *)p);
+}
+
+/* Contract: see store.h. */
+int twl_store_annotation_delete(struct twl_store *s, int64_t id)
+{
+	int64_t changes = 0;
+	int rc;
+
+	rc = admin_write(s, "DELETE FROM annotations WHERE id = ?1",
+			 bind_ann_del, &id, &changes, false);
+	if (!rc && !changes)
+		rc = -ENOENT;
+	return rc;
+}

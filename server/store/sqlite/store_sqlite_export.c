@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The linux-mm export's data on SQLite (twl_read_export_data(), see
+ * store_read.h and api/export.h): the fleet over a window and, per catalog
+ * feature, its hosts, kernels and workloads. Workloads are grouped by
+ * cgroup kind and container runtime in SQL, through two functions
+ * registered on every connection.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include <twilight/catalog.h>
+
+#include "api/export.h"
+#include "store/store_read.h"
+#include "store/sqlite/store_sqlite_internal.h"
+
+#define DAY 86400
+
+/* ---- SQL functions for kind grouping, on every connection ----------- */
+
+static void sql_cgroup_kind(sqlite3_context *ctx, int argc,
+			    sqlite3_value **argv)
+{
+	const char *p = (const char *)sqlite3_value_text(argv[0]);
+
+	sqlite3_result_text(ctx, twl_cgroup_kind(p), -1, SQLITE_STATIC);
+}
+
+static void sql_container_kind(sqlite3_context *ctx, int argc,
+			       sqlite3_value **argv)
+{
+	const char *p = (const char *)sqlite3_value_text(argv[0]);
+	char out[64];
+
+	twl_container_kind(p, out, sizeof(out));
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+static int register_functions(sqlite3 *db, char **err,
+			      const struct sqlite3_api_routines *api)
+{
+	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+	int rc;
+
+	rc = sqlite3_create_function(db, "twl_cgroup_kind", 1, flags, NULL,
+				     sql_cgroup_kind, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "twl_container_kind", 1, flags,
+					     NULL, sql_container_kind, NULL,
+					     NULL);
+	return rc;
+}
+
+/*
+ * Registered before main() so that every connection opened afterwards
+ * (the store's reader included) has the functions.
+ */
+__attribute__((constructor)) static void register_auto_extension(void)
+{
+	sqlite3_auto_extension((void (*)(void))register_functions);
+}
+
+/* ---- queries ------------------------------------------------------ */
+
+/*
+ * The hosts' indexes hold last_hour, not last_seen (migration 008).
+ * A count "last_seen >= T" is the whole hours after T's from the
+ * index alone, plus T's own hour filtered exactly in the rows: a
+ * look-up per host of that hour only. INDEXED BY, as for
+ * feature_host (q_fh_range, store_sqlite_read.c).
+ */
+static const char q_hosts_since[] =
+	"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+	" WHERE last_hour > ?1 / 3600) +"
+	" (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+	" WHERE last_hour = ?1 / 3600 AND last_seen >= ?1)";
+
+static const char q_hosts_mode[] =
+	"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
+	" WHERE cgroup_mode = ?1 AND last_hour > ?2 / 3600) +"
+	" (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
+	" WHERE cgroup_mode = ?1 AND last_hour = ?2 / 3600"
+	" AND last_seen >= ?2)";
+
+static const char q_exp_workloads_kind[] =
+	"SELECT comm, twl_cgroup_kind(writer_cgroup) AS k,"
+	" twl_container_kind(container) AS c,"
+	" count(DISTINCT host_id), sum(count) FROM usage"
+	" WHERE feature_id = ?1 AND last_seen >= ?2"
+	" GROUP BY comm, k, c ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3";
+
+static const char q_exp_workloads_full[] =
+	"SELECT comm, writer_cgroup, container,"
+	" count(DISTINCT host_id), sum(count) FROM usage"
+	" WHERE feature_id = ?1 AND last_seen >= ?2"
+	" GROUP BY comm, writer_cgroup, container"
+	" ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3";
+
+static const char q_exp_hostnames[] =
+	"SELECT h.hostname FROM feature_host fh"
+	" INDEXED BY feature_host_last_hour"
+	" JOIN hosts h ON h.host_id = fh.host_id"
+	" WHERE fh.feature_id = ?1 AND fh.last_hour >= ?2 / 3600"
+	" AND fh.last_used >= ?2"
+	" ORDER BY fh.uses DESC, h.hostname LIMIT ?3";
+
+/* ---- export data ---------------------------------------------------- */
+
+/* of twl_rq_range_into(): the count of hosts only */
+static const struct twl_col using_cols[] = {
+	{ "hosts_using", 0, TWL_COL_INT },
+};
+static const struct twl_row using_row = TWL_ROW(using_cols);
+
+static const struct twl_col workload_cols[] = {
+	{ "process", 0, TWL_COL_TEXT },	  { "cgroup", 1, TWL_COL_TEXT },
+	{ "container", 2, TWL_COL_TEXT }, { "hosts", 3, TWL_COL_INT },
+	{ "uses", 4, TWL_COL_INT },
+};
+static const struct twl_row workload_row = TWL_ROW(workload_cols);
+
+static const struct twl_col hostname_cols[] = { { NULL, 0, TWL_COL_TEXT } };
+static const struct twl_row hostname_row = TWL_ROW(hostname_cols);
+
+/* The lists of feature @f since @since into its export object @o. */
+static int export_lists(struct twl_rctx *c, const struct twl_feature *f,
+			int64_t since, bool full_cgroups, bool with_hosts,
+			json_t *o)
+{
+	sqlite3_stmt *st;
+	json_t *arr;
+	int rc = 0;
+
+	TRY(twl_jset(o, "kernels", arr = json_array()));
+	TRY(twl_rq_kernels_into(c, f->id, since, INT64_MAX, arr));
+
+	TRY(twl_jset(o, "workloads", arr = json_array()));
+	st = twl_rctx_stmt(
+		c, full_cgroups ? q_exp_workloads_full : q_exp_workloads_kind,
+		&rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
+	TRY(twl_rows_into(st, &workload_row, arr, SIZE_MAX, NULL));
+
+	if (with_hosts) {
+		TRY(twl_jset(o, "hosts", arr = json_array()));
+		st = twl_rctx_stmt(c, q_exp_hostnames, &rc);
+		if (!st)
+			return rc;
+		sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, since);
+		sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
+		TRY(twl_rows_into(st, &hostname_row, arr, SIZE_MAX, NULL));
+	}
+	TRY(twl_jset(o, "annotations", arr = json_array()));
+	rc = twl_rq_annotations_into(c, f->id, arr);
+out:
+	return rc;
+}
+
+static int export_feature(struct twl_rctx *c, const struct twl_feature *f,
+			  int64_t since, bool full_cgroups, bool with_hosts,
+			  json_t *fleet, json_t *feats)
+{
+	json_t *o;
+	int64_t uses;
+	int rc = 0;
+
+	o = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?}", "id", f->id,
+		      "title", f->title, "status", f->status, "kernel_version",
+		      f->kernel_version, "commit", f->commit, "replacement",
+		      f->replacement, "replacement_note", f->replacement_note);
+	TRY(twl_jpush(feats, o));
+	TRY(twl_rq_range_into(c, f->id, since, INT64_MAX, &using_row, o));
+	TRY(twl_jset(o, "hosts_v1",
+		     json_copy(json_object_get(fleet, "v1_or_hybrid"))));
+	TRY(twl_jset(o, "hosts_all",
+		     json_copy(json_object_get(fleet, "hosts"))));
+	TRY(twl_rq_day_uses(c, f->id, since / DAY, INT64_MAX / DAY, &uses));
+	TRY(twl_jset(o, "uses", json_integer(uses)));
+	TRY(twl_rq_first_last(c, f->id, o));
+	rc = export_lists(c, f, since, full_cgroups, with_hosts, o);
+out:
+	return rc;
+}
+
+/* Contract: see store_read.h. */
+int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
+			 const char *feature, bool full_cgroups,
+			 bool with_hosts, json_t **out)
+{
+	static const char *const modes[] = { "v1", "hybrid", "v2" };
+	const struct twl_feature *only = NULL;
+	int64_t since, all, v, known = 0, v1 = 0;
+	struct twl_rctx c;
+	sqlite3_stmt *st;
+	json_t *doc = NULL, *fleet, *feats;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (!window_days || window_days > 3660)
+		return -EINVAL;
+	if (feature) {
+		only = twl_catalog_find(feature);
+		if (!only)
+			return -ENOENT;
+	}
+	since = now - (int64_t)window_days * DAY;
+	rc = twl_rctx_begin(&c, s, true);
+	if (rc)
+		return rc;
+	doc = json_pack("{s:I, s:I, s:I, s:{}, s:[]}", "generated",
+			(json_int_t)now, "window_days", (json_int_t)window_days,
+			"catalog_version", (json_int_t)twl_catalog_version(),
+			"fleet", "features");
+	if (!doc) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	fleet = json_object_get(doc, "fleet");
+	feats = json_object_get(doc, "features");
+	STMT(st, q_hosts_since);
+	sqlite3_bind_int64(st, 1, since);
+	TRY(twl_one_int(st, &all));
+	TRY(twl_jset(fleet, "hosts", json_integer(all)));
+	STMT(st, q_hosts_mode);
+	for (i = 0; i < 3; i++) {
+		char key[32];
+
+		sqlite3_bind_text(st, 1, modes[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, since);
+		TRY(twl_one_int(st, &v));
+		snprintf(key, sizeof(key), "hosts_%s", modes[i]);
+		TRY(twl_jset(fleet, key, json_integer(v)));
+		known += v;
+		if (i < 2)
+			v1 += v;
+	}
+	TRY(twl_jset(fleet, "hosts_unknown", json_integer(all - known)));
+	TRY(twl_jset(fleet, "v1_or_hybrid", json_integer(v1)));
+	for (i = 0; i < twl_catalog_count(); i++) {
+		const struct twl_feature *f = twl_catalog_at(i);
+
+		if (only && f != only)
+			continue;
+		TRY(export_feature(&c, f, since, full_cgroups, with_hosts,
+				   fleet, feats));
+	}
+out:
+	twl_rctx_end(&c);
+	if (rc)
+		json_decref(doc);
+	else
+		*out = doc;
+	return rc;
+}

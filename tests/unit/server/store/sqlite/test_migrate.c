@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Schema migrations (server/store/sqlite/migrate.c) as twl_store_open()
+ * applies them: a fresh database, reopening (nothing twice), a newer
+ * database refused, a failing migration rolled back whole, and the rows
+ * of older schemas carried over and ingested into.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include <twilight/catalog.h>
+
+#include "sqlite_fixture.h"
+#include "store/sqlite/migrate.h"
+#include "store/store.h"
+
+static void test_migrations(void **state)
+{
+	struct twl_store *s = NULL;
+	sqlite3 *db;
+
+	unlink(dbpath);
+	assert_true(twl_migrate_latest() >= 1);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(twl_store_schema_version(s), twl_migrate_latest());
+	twl_store_close(s);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(
+		q("SELECT count(*) FROM sqlite_master WHERE name IN ('hosts','host_keys',"
+		  "'tokens','batches','warnings','unknown_deprecations','usage',"
+		  "'census_knobs','feature_host')"),
+		9);
+	/* the catalog seed matches the compiled catalog */
+	assert_int_equal(q("SELECT count(*) FROM catalog_feature"),
+			 (int64_t)twl_catalog_count());
+	/* reopening applies nothing twice */
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	twl_store_close(s);
+	assert_int_equal(q("SELECT count(*) FROM catalog_feature"),
+			 (int64_t)twl_catalog_count());
+	/* a database from a newer binary is refused, not damaged */
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 999", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(twl_store_open(dbpath, &s), -EPROTO);
+	assert_int_equal(q("PRAGMA user_version"), 999);
+	unlink(dbpath);
+}
+
+/* Usage rows of a version-3 database survive migration 004 and are updated. */
+static void test_usage_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	const char *host = "0123";
+	json_t *r;
+
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 3)
+			exec_sql(m->sql);
+	exec_sql(
+		"PRAGMA user_version = 3;"
+		" INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		" comm, uid, writer_cgroup, container, last_pid, count, failed,"
+		" condition_met, first_seen, last_seen) VALUES('0123',"
+		" '2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'write', '/system.slice/mysql.service',"
+		" 'systemd', 0, '/init.scope', 'systemd:init.scope', 1, 12, 0, 12,"
+		" 1764732041, 1764735500)");
+	/* a migration that fails rolls back whole: the rows stay at version 3 */
+	exec_sql("CREATE TABLE usage_v4(x)");
+	assert_int_equal(twl_store_open(dbpath, &s), -EIO);
+	assert_int_equal(q("PRAGMA user_version"), 3);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 12);
+	exec_sql("DROP TABLE usage_v4");
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 12);
+	assert_int_equal(
+		q("SELECT count(*) FROM feature_comm WHERE comm = 'systemd'"),
+		1);
+	r = report_x10(host, "cc01");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count(*) FROM usage WHERE comm = 'systemd'"),
+			 1);
+	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'systemd'"),
+			 120);
+	assert_int_equal(q("SELECT count(*) FROM usage"), 3);
+	/* the triggers of 004 keep feature_comm: plus the two new rows' names */
+	assert_int_equal(q("SELECT count(*) FROM feature_comm"), 3);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+/* feature_host and hosts rows of a version-5 database get their hour
+ * (006, 008) and feature_host its host-first key (010). */
+static void test_feature_host_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	const char *host = "0123";
+	json_t *r;
+
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 5)
+			exec_sql(m->sql);
+	/* two hosts of one feature, days apart, through 002's triggers */
+	exec_sql(
+		"PRAGMA user_version = 5;"
+		" INSERT INTO feature_host(feature_id, host_id, first_used,"
+		" last_used, uses) VALUES"
+		" ('memcg_v1.soft_limit', 'aa', 1764000000, 1764500000, 5),"
+		" ('memcg_v1.soft_limit', 'bb', 1764000000, 1764735000, 7),"
+		" ('memcg_v1.oom_control', 'aa', 1764000000, 1764100000, 1);"
+		" INSERT INTO hosts(host_id, cgroup_mode, first_seen, last_seen)"
+		" VALUES ('aa', 'v1', 1764000000, 1764500000),"
+		" ('bb', 'hybrid', 1764000000, 1764735000)");
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(q("SELECT last_hour FROM hosts WHERE host_id = 'bb'"),
+			 1764735000 / 3600);
+	assert_int_equal(q("SELECT hosts FROM host_hour WHERE cgroup_mode ="
+			   " 'hybrid' AND hour = 1764735000 / 3600"),
+			 1);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	assert_int_equal(q("SELECT count(*) FROM feature_host"), 3);
+	assert_int_equal(q("SELECT sum(uses) FROM feature_host"), 13);
+	/* keyed by host first (migration 010): a host's rows are neighbours */
+	assert_int_equal(
+		q("SELECT group_concat(name, ',') = 'host_id,feature_id' FROM"
+		  " (SELECT name FROM pragma_index_info("
+		  "'sqlite_autoindex_feature_host_1') ORDER BY seqno)"),
+		1);
+	assert_int_equal(q("SELECT last_hour FROM feature_host WHERE host_id"
+			   " = 'bb'"),
+			 1764735000 / 3600);
+	/* the day sums are kept, the latest use lands on its day */
+	assert_int_equal(q("SELECT sum(uses) FROM feature_day"), 13);
+	assert_int_equal(q("SELECT sum(hosts) FROM feature_day"), 3);
+	assert_int_equal(
+		q("SELECT last_used FROM feature_day WHERE feature_id"
+		  " = 'memcg_v1.soft_limit' AND day = 1764735000 / 86400"),
+		1764735000);
+	check_buckets();
+	assert_int_equal(q("SELECT count(*) FROM pragma_integrity_check"
+			   " WHERE integrity_check = 'ok'"),
+			 1);
+	/* and ingest goes on: host 0123 joins both features */
+	r = report(host, "ff01");
+	ingest_one(s, host, r);
+	json_decref(r);
+	assert_int_equal(q("SELECT count(*) FROM feature_host"
+			   " WHERE feature_id = 'memcg_v1.soft_limit'"),
+			 3);
+	check_buckets();
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_usage_migration),
+		cmocka_unit_test(test_feature_host_migration),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
