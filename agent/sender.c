@@ -323,20 +323,6 @@ static void describe(const struct twl_http_result *res, char *out, size_t cap)
 		snprintf(out, cap, "HTTP %ld", res->status);
 }
 
-/* Copy server text for logs and files: printable ASCII only, capped. */
-static void printable(const char *in, size_t n, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 1 < cap; i++, o++) {
-		unsigned char c = (unsigned char)in[i];
-
-		out[o] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	if (cap)
-		out[o] = 0;
-}
-
 /* Make sure a host key is loaded, enrolling if needed. 0 or ms to wait. */
 static int ensure_key(struct twl_sender *s, uint64_t now)
 {
@@ -415,7 +401,8 @@ static int ensure_key(struct twl_sender *s, uint64_t now)
 		snprintf(s->last_error, sizeof(s->last_error),
 			 "enrolment refused: %s%s", what,
 			 ret == -EPROTO ? " without a usable host_key" : "");
-		printable(res->body, res->body_len, body, sizeof(body));
+		twl_printable_copy(res->body, res->body_len, body,
+				   sizeof(body));
 		twl_log(LOG_ERR,
 			"sender: %s: %s; check server_url and the server version",
 			s->last_error, body);
@@ -483,7 +470,7 @@ static int reject_batch(struct twl_sender *s, uint64_t id,
 
 	describe(res, what, sizeof(what));
 	n = (size_t)snprintf(why, sizeof(why), "%s: ", what);
-	printable(res->body, res->body_len, why + n, sizeof(why) - n);
+	twl_printable_copy(res->body, res->body_len, why + n, sizeof(why) - n);
 	s->send_failures++;
 	snprintf(s->last_error, sizeof(s->last_error), "batch rejected: %.200s",
 		 why);

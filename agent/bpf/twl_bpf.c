@@ -155,25 +155,6 @@ static void set_reason_all(struct twl_bpf *b, const char *reason)
 				 sizeof(b->probes[i].reason), "%s", reason);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-	size_t i, n = strlen(dir);
-
-	if (n == 0 || n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, dir, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (tmp[i] != '/' && tmp[i] != '\0')
-			continue;
-		tmp[i] = '\0';
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return -errno;
-		tmp[i] = dir[i];
-	}
-	return 0;
-}
-
 static int pin_path(const struct twl_bpf *b, const char *name, char *out,
 		    size_t cap)
 {
@@ -197,7 +178,7 @@ static void setup_pinning(struct twl_bpf *b, const struct twl_bpf_cfg *cfg)
 			"bpf: /sys/fs/bpf is not a BPF filesystem: counts will not survive an agent restart; mount bpffs there");
 		return;
 	}
-	err = mkdir_p(b->pin_dir);
+	err = twl_mkdir_p(b->pin_dir, 0700);
 	if (err) {
 		twl_log(LOG_WARNING,
 			"bpf: cannot create pin directory %s: %s; counts will not survive an agent restart",

@@ -274,26 +274,6 @@ static const struct member report_members[] = {
 static const struct objspec report_spec =
 	SPEC("the report", report_members, check_report);
 
-/*
- * Copy @len bytes of @s into @out (capacity @cap, NUL-terminated) with
- * every byte that is not printable ASCII replaced by '?': paths and
- * reasons carry text from the sender and must stay safe to log and to put
- * back into JSON whatever was cut.
- */
-static void ascii_copy(char *out, size_t cap, const char *s, size_t len)
-{
-	size_t i;
-
-	if (!cap)
-		return;
-	for (i = 0; i < len && i + 1 < cap; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		out[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-	}
-	out[i] = '\0';
-}
-
 /* Append one segment to the rendered path (cut when 256 bytes are full). */
 static void render_key(struct ctx *c, const char *key)
 {
@@ -303,8 +283,8 @@ static void render_key(struct ctx *c, const char *key)
 		int n = snprintf(c->path + c->plen, room, "%s",
 				 c->plen ? "." : "");
 
-		ascii_copy(c->path + c->plen + n, room - (size_t)n, key,
-			   strlen(key));
+		twl_printable_copy(key, strlen(key), c->path + c->plen + n,
+				   room - (size_t)n);
 		c->plen += strlen(c->path + c->plen);
 	}
 }
@@ -354,7 +334,8 @@ fail(struct ctx *c, const char *code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	ascii_copy(e->reason, sizeof(e->reason), reason, strlen(reason));
+	twl_printable_copy(reason, strlen(reason), e->reason,
+			   sizeof(e->reason));
 	return -EINVAL;
 }
 
@@ -440,7 +421,7 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 		return fail(c, TWL_VERR_BAD_VALUE, "%s must not be empty",
 			    what);
 	if ((m->str_flags & S_ID) && !is_id(s, len))
-		return ascii_copy(q, sizeof(q), s, len),
+		return twl_printable_copy(s, len, q, sizeof(q)),
 		       fail(c, TWL_VERR_BAD_VALUE,
 			    "\"%s\" is not an identifier: use lowercase hex digits and '-' only",
 			    q);
@@ -452,7 +433,7 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 		if (!m->enums[i]) {
 			char allowed[96] = "";
 
-			ascii_copy(q, sizeof(q), s, len);
+			twl_printable_copy(s, len, q, sizeof(q));
 			for (i = 0; m->enums[i]; i++)
 				snprintf(allowed + strlen(allowed),
 					 sizeof(allowed) - strlen(allowed),
@@ -463,7 +444,7 @@ static int check_str(struct ctx *c, const struct member *m, const char *s,
 		}
 	}
 	if ((m->str_flags & S_FEATURE) && !twl_catalog_find(s))
-		return ascii_copy(q, sizeof(q), s, len),
+		return twl_printable_copy(s, len, q, sizeof(q)),
 		       fail(c, TWL_VERR_UNKNOWN_FEATURE,
 			    "\"%s\" is not a feature id of the receiver's catalog (version %u); upgrade the receiver's catalog or fix the sender",
 			    q, twl_catalog_version());
@@ -776,8 +757,8 @@ static void scan_path(struct ctx *c, struct scan_level *lv, int depth,
 		if (lv[i].type == '[') {
 			path_push_index(c, lv[i].index);
 		} else {
-			ascii_copy(lv[i].key, sizeof(lv[i].key),
-				   buf + lv[i].key_off, lv[i].key_len);
+			twl_printable_copy(buf + lv[i].key_off, lv[i].key_len,
+					   lv[i].key, sizeof(lv[i].key));
 			path_push_key(c, lv[i].key);
 		}
 	}
