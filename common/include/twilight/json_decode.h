@@ -53,7 +53,7 @@ json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
 /*
  * The same decoder, positioned in a buffer, for a caller that walks the
  * known structure of a document itself (the report fast path in
- * wire_validate.c) and hands the rest to twl_json_parser_value(). Every
+ * wire_decode.c) and hands the rest to twl_json_parser_value(). Every
  * call skips leading whitespace; after the first failure every call
  * fails and *err (if given) holds the first error. Members are private.
  */
