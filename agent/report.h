@@ -19,7 +19,10 @@
 #include "identity.h"
 #include "kmsg_parse.h"
 
-#define TWL_AGENT_VERSION "0.1.0"
+/* The agent's version, PROJECT_VERSION: agent/CMakeLists.txt defines it. */
+#ifndef TWL_AGENT_VERSION
+#error "TWL_AGENT_VERSION is defined by agent/CMakeLists.txt (twl_agent_version)"
+#endif
 
 struct twl_report;
 
