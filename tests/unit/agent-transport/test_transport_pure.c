@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Pure parts of the transport: answer classification, Retry-After, gzip,
- * 413 batch splitting (halves stay valid reports), host key and token
- * files. No network here (see tests/integration/agent-transport).
+ * host key and token files (413 batch splitting: tests/unit/agent/
+ * test_report.c). No network here (see tests/integration/agent-transport).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,166 +145,6 @@ static void test_gzip_roundtrip(void **state)
 	free(gz);
 }
 
-static char *load_example(const char *name, size_t *len)
-{
-	const char *src = getenv("TWILIGHT_SOURCE_DIR");
-	char *path = NULL, *buf;
-
-	if (!src)
-		fail_msg("TWILIGHT_SOURCE_DIR is not set (run through ctest)");
-	assert_true(asprintf(&path, "%s/schema/examples/%s", src, name) > 0);
-	buf = tu_slurp(path, len);
-	if (!buf)
-		fail_msg("cannot read %s", path);
-	free(path);
-	return buf;
-}
-
-static size_t units_of(json_t *doc)
-{
-	json_t *census = json_object_get(doc, "census");
-	size_t n = json_array_size(json_object_get(doc, "warnings")) +
-		   json_array_size(json_object_get(doc, "unknown")) +
-		   json_array_size(json_object_get(doc, "usage"));
-
-	if (json_is_object(census)) {
-		size_t k = json_array_size(json_object_get(census, "knobs"));
-
-		n += k ? k : 1;
-	}
-	return n;
-}
-
-/*
- * Split recursively down to single elements: every half is a valid report,
- * ids are fresh and deterministic, and the leaves hold each element once.
- */
-static void split_down(const char *json, size_t *leaves, json_t *all_items)
-{
-	struct twl_verr err;
-	char *a = NULL, *b = NULL, *a2 = NULL, *b2 = NULL;
-	json_t *doc = twl_report_parse(json, strlen(json), &err);
-	int ret;
-
-	if (!doc)
-		fail_msg("half is not a valid report: %s at %s: %s", err.code,
-			 err.field, err.reason);
-	ret = twl_report_split(json, strlen(json), &a, &b);
-	if (units_of(doc) < 2) {
-		const char *arrs[] = { "warnings", "unknown", "usage" };
-
-		assert_int_equal(ret, -E2BIG);
-		for (size_t i = 0; i < 3; i++) {
-			json_t *arr = json_object_get(doc, arrs[i]);
-
-			if (json_array_size(arr))
-				json_array_append(all_items,
-						  json_array_get(arr, 0));
-		}
-		if (json_is_object(json_object_get(doc, "census")))
-			json_array_append(all_items,
-					  json_object_get(doc, "census"));
-		(*leaves)++;
-		json_decref(doc);
-		return;
-	}
-	assert_int_equal(ret, 0);
-	/* Same input, same halves (ids derived, not random). */
-	assert_int_equal(twl_report_split(json, strlen(json), &a2, &b2), 0);
-	assert_string_equal(a, a2);
-	assert_string_equal(b, b2);
-	{
-		json_t *ja = json_loads(a, 0, NULL),
-		       *jb = json_loads(b, 0, NULL);
-		const char *ida =
-			json_string_value(json_object_get(ja, "batch_id"));
-		const char *idb =
-			json_string_value(json_object_get(jb, "batch_id"));
-		const char *id0 =
-			json_string_value(json_object_get(doc, "batch_id"));
-
-		assert_non_null(ida);
-		assert_non_null(idb);
-		assert_string_not_equal(ida, idb);
-		assert_string_not_equal(ida, id0);
-		assert_string_not_equal(idb, id0);
-		assert_int_equal(units_of(ja) + units_of(jb), units_of(doc));
-		assert_true(units_of(ja) >= 1 && units_of(jb) >= 1);
-		assert_true(units_of(ja) < units_of(doc) &&
-			    units_of(jb) < units_of(doc));
-		/* Host and health go to both halves. */
-		assert_true(json_equal(json_object_get(ja, "host"),
-				       json_object_get(doc, "host")));
-		assert_true(json_equal(json_object_get(jb, "health"),
-				       json_object_get(doc, "health")));
-		json_decref(ja);
-		json_decref(jb);
-	}
-	split_down(a, leaves, all_items);
-	split_down(b, leaves, all_items);
-	free(a);
-	free(b);
-	free(a2);
-	free(b2);
-	json_decref(doc);
-}
-
-static void test_split_full_example(void **state)
-{
-	size_t len = 0, leaves = 0;
-	char *json = load_example("full.json", &len);
-	json_t *doc = json_loads(json, 0, NULL), *items = json_array();
-	size_t n_w, n_u, n_us, n_k;
-
-	assert_non_null(doc);
-	n_w = json_array_size(json_object_get(doc, "warnings"));
-	n_u = json_array_size(json_object_get(doc, "unknown"));
-	n_us = json_array_size(json_object_get(doc, "usage"));
-	n_k = json_array_size(
-		json_object_get(json_object_get(doc, "census"), "knobs"));
-	assert_true(n_w + n_u + n_us + n_k >=
-		    4); /* the example exercises every array */
-	split_down(json, &leaves, items);
-	assert_int_equal(leaves, n_w + n_u + n_us + n_k);
-	/* Every warning, unknown and usage element comes out exactly once. */
-	{
-		const char *arrs[] = { "warnings", "unknown", "usage" };
-
-		for (size_t i = 0; i < 3; i++) {
-			json_t *arr = json_object_get(doc, arrs[i]);
-
-			for (size_t j = 0; j < json_array_size(arr); j++) {
-				int hits = 0;
-
-				for (size_t m = 0; m < json_array_size(items);
-				     m++)
-					hits += json_equal(
-						json_array_get(items, m),
-						json_array_get(arr, j));
-				assert_int_equal(hits, 1);
-			}
-		}
-	}
-	json_decref(items);
-	json_decref(doc);
-	free(json);
-}
-
-static void test_split_refuses(void **state)
-{
-	char *a = (char *)1, *b = (char *)1;
-	const char *one =
-		"{\"v\":1,\"batch_id\":\"ab\",\"warnings\":[1],\"unknown\":[],\"usage\":[]}";
-
-	assert_int_equal(twl_report_split(one, strlen(one), &a, &b), -E2BIG);
-	assert_null(a);
-	assert_null(b);
-	assert_int_equal(twl_report_split("[]", 2, &a, &b), -EINVAL);
-	assert_int_equal(twl_report_split("{\"warnings\":[1,2]}", 18, &a, &b),
-			 -EINVAL);
-	assert_int_equal(twl_report_split("{bad", 4, &a, &b), -EINVAL);
-}
-
 static void test_secret_valid(void **state)
 {
 	char big[TWL_HOST_KEY_MAX + 2];
@@ -380,8 +220,6 @@ int main(void)
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_error_code),
 		cmocka_unit_test(test_gzip_roundtrip),
-		cmocka_unit_test(test_split_full_example),
-		cmocka_unit_test(test_split_refuses),
 		cmocka_unit_test(test_secret_valid),
 		cmocka_unit_test(test_hostkey_files),
 	};
