@@ -38,10 +38,7 @@ struct twl_sender {
 
 static uint64_t default_now_ms(void *ctx)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return twl_mono_ms();
 }
 
 static int64_t default_wall_s(void *ctx)

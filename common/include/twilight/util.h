@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <syslog.h>
@@ -133,8 +134,9 @@ int twl_parse_addr_port(const char *s, struct sockaddr_storage *ss,
 			socklen_t *len);
 
 /*
- * ---- Directories and text copies, one implementation for agent and
- * server (spool, BPF pin directory; server answers and wire errors). ----
+ * ---- Directories, text copies and the monotonic clock, one
+ * implementation for agent and server (spool, BPF pin directory; server
+ * answers and wire errors; the agent's timers). ----
  */
 
 /*
@@ -153,5 +155,11 @@ int twl_mkdir_p(const char *path, mode_t mode);
  * bytes written before the NUL.
  */
 size_t twl_printable_copy(const char *in, size_t len, char *out, size_t cap);
+
+/*
+ * twl_mono_ms - CLOCK_MONOTONIC in milliseconds: deadlines and intervals
+ * that wall-clock changes cannot move.
+ */
+uint64_t twl_mono_ms(void);
 
 #endif /* TWILIGHT_UTIL_H */
