@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pure parts of the transport: answer classification, Retry-After, gzip,
- * host key and token files (413 batch splitting: tests/unit/agent/
- * test_report.c). No network here (see tests/integration/agent-transport).
+ * Pure parts of the transport: answer classification, Retry-After and
+ * gzip. No network here (see tests/integration/agent-transport).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +12,6 @@
 #include <jansson.h>
 #include <zlib.h>
 
-#include <twilight/wire.h>
-
-#include "enroll.h"
-#include "sender.h"
 #include "transport.h"
 #include "tu_common.h"
 
@@ -145,74 +140,6 @@ static void test_gzip_roundtrip(void **state)
 	free(gz);
 }
 
-static void test_secret_valid(void **state)
-{
-	char big[TWL_HOST_KEY_MAX + 2];
-
-	assert_true(twl_secret_valid("abc-DEF_123.~", 13));
-	assert_false(twl_secret_valid("", 0));
-	assert_false(twl_secret_valid("a b", 3));
-	assert_false(twl_secret_valid("a\r\nX-Evil: 1", 12));
-	assert_false(twl_secret_valid("caf\xc3\xa9", 5));
-	memset(big, 'k', sizeof(big));
-	assert_true(twl_secret_valid(big, TWL_HOST_KEY_MAX));
-	assert_false(twl_secret_valid(big, TWL_HOST_KEY_MAX + 1));
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void test_hostkey_files(void **state)
-{
-	char *dir = tu_mkdtemp("hostkey"), *path = NULL, *key = NULL;
-	struct stat st;
-
-	assert_non_null(dir);
-	assert_int_equal(twl_hostkey_load(dir, &key), -ENOENT);
-	assert_int_equal(twl_hostkey_store(dir, "bad key"), -EINVAL);
-	assert_int_equal(twl_hostkey_store(dir, "k-0123456789"), 0);
-	assert_true(asprintf(&path, "%s/host.key", dir) > 0);
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(twl_hostkey_load(dir, &key), 0);
-	assert_string_equal(key, "k-0123456789");
-	free(key);
-	write_text(path, "  tok-with-spaces-around \n\n");
-	assert_int_equal(twl_read_secret(path, &key), 0);
-	assert_string_equal(key, "tok-with-spaces-around");
-	free(key);
-	write_text(path, "two words\n");
-	assert_int_equal(twl_read_secret(path, &key), -EINVAL);
-	assert_null(key);
-	write_text(path, "\n");
-	assert_int_equal(twl_hostkey_load(dir, &key), -EINVAL);
-	assert_int_equal(twl_hostkey_forget(dir), 0);
-	assert_int_equal(twl_hostkey_forget(dir), 0);
-	/* A missing state directory is created (0700). */
-	{
-		char *sub = NULL;
-
-		assert_true(asprintf(&sub, "%s/sub", dir) > 0);
-		assert_int_equal(twl_hostkey_store(sub, "k-sub"), 0);
-		assert_int_equal(stat(sub, &st), 0);
-		assert_int_equal(st.st_mode & 0777, 0700);
-		assert_int_equal(twl_hostkey_load(sub, &key), 0);
-		assert_string_equal(key, "k-sub");
-		free(key);
-		free(sub);
-	}
-	assert_int_equal(access(path, F_OK), -1);
-	free(path);
-	tu_rmrf(dir);
-	free(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,8 +147,6 @@ int main(void)
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_error_code),
 		cmocka_unit_test(test_gzip_roundtrip),
-		cmocka_unit_test(test_secret_valid),
-		cmocka_unit_test(test_hostkey_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
