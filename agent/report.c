@@ -30,6 +30,7 @@ struct twl_report {
 	json_t *census;
 };
 
+/* Contract: see report.h. */
 struct twl_report *twl_report_new(void)
 {
 	struct twl_report *r = calloc(1, sizeof(*r));
@@ -48,6 +49,7 @@ struct twl_report *twl_report_new(void)
 	return r;
 }
 
+/* Contract: see report.h. */
 void twl_report_free(struct twl_report *r)
 {
 	if (!r)
@@ -58,6 +60,7 @@ void twl_report_free(struct twl_report *r)
 	free(r);
 }
 
+/* Contract: see report.h. */
 void twl_report_reset(struct twl_report *r)
 {
 	json_array_clear(r->warnings);
@@ -67,6 +70,7 @@ void twl_report_reset(struct twl_report *r)
 	r->census = NULL;
 }
 
+/* Contract: see report.h. */
 size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap)
 {
 	const unsigned char *s = (const unsigned char *)in;
@@ -105,6 +109,7 @@ static json_int_t wire_time(int64_t t)
 	return t < 0 ? 0 : wire_int((uint64_t)t);
 }
 
+/* Contract: see report.h. */
 int twl_report_add_warning(struct twl_report *r,
 			   const struct twl_kmsg_record *rec,
 			   const struct twl_match *m, int64_t time)
@@ -155,6 +160,7 @@ int twl_report_add_warning(struct twl_report *r,
 	return 0;
 }
 
+/* Contract: see report.h. */
 int twl_report_add_unknown(struct twl_report *r,
 			   const struct twl_kmsg_record *rec, int64_t time)
 {
@@ -187,6 +193,7 @@ int twl_report_add_unknown(struct twl_report *r,
 	return 0;
 }
 
+/* Contract: see report.h. */
 int twl_report_add_usage(struct twl_report *r, json_t *entry)
 {
 	if (json_array_size(r->usage) >= TWL_WIRE_MAX_USAGE)
@@ -194,23 +201,27 @@ int twl_report_add_usage(struct twl_report *r, json_t *entry)
 	return json_array_append(r->usage, entry) ? -ENOMEM : 0;
 }
 
+/* Contract: see report.h. */
 void twl_report_set_census(struct twl_report *r, json_t *census)
 {
 	json_decref(r->census);
 	r->census = census;
 }
 
+/* Contract: see report.h. */
 bool twl_report_has_census(const struct twl_report *r)
 {
 	return r->census != NULL;
 }
 
+/* Contract: see report.h. */
 size_t twl_report_count(const struct twl_report *r)
 {
 	return json_array_size(r->warnings) + r->n_unknown +
 	       json_array_size(r->usage);
 }
 
+/* Contract: see report.h. */
 json_t *twl_report_to_json(const struct twl_report *r,
 			   const struct twl_report_meta *meta, json_t *health)
 {

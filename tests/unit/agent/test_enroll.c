@@ -207,6 +207,9 @@ static void test_enroll_ok(void **state)
 	head = tu_fake_https_request(&f->srv, 1, "req");
 	assert_non_null(strstr(head, "POST /api/v1/enroll HTTP/1.1"));
 	assert_non_null(strstr(head, "Authorization: Bearer enroll-tok-123"));
+	/* the version is the build's (CMake's PROJECT_VERSION) */
+	assert_non_null(strstr(
+		head, "User-Agent: twilight-agent/" TWL_AGENT_VERSION "\r\n"));
 	free(head);
 	body = tu_fake_https_request(&f->srv, 1, "body");
 	j = json_loads(body, 0, NULL);
