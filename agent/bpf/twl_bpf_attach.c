@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,14 +17,6 @@
 #include "twl_bpf_internal.h"
 #include "usage.skel.h"
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* The first attach time (for twl_bpf_probe_missing()), kept across runs. */
 static void note_attach_time(struct twl_bpf *b)
 {
@@ -34,7 +25,7 @@ static void note_attach_time(struct twl_bpf *b)
 
 	if (b->meta_fd < 0 || bpf_map_lookup_elem(b->meta_fd, &idx, &t) || t)
 		return;
-	t = mono_ns();
+	t = twl_mono_ns();
 	bpf_map_update_elem(b->meta_fd, &idx, &t, BPF_ANY);
 }
 

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include <twilight/catalog.h>
+#include <twilight/util.h>
 
 #include "twl_bpf_internal.h"
 
@@ -191,7 +192,6 @@ int twl_bpf_collect(struct twl_bpf *b, json_t *usage_array, const char *boot_id,
 		    unsigned flags)
 {
 	struct file_name names[TWL_BPF_FILE_ENTRIES];
-	struct timespec rt, mt;
 	int64_t boot_rt;
 	struct snap *s = NULL;
 	size_t n_names, n = 0, i;
@@ -201,10 +201,7 @@ int twl_bpf_collect(struct twl_bpf *b, json_t *usage_array, const char *boot_id,
 		return -ENODEV;
 	if (!usage_array || !boot_id)
 		return -EINVAL;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mt);
-	boot_rt = ((int64_t)rt.tv_sec - mt.tv_sec) * 1000000000LL +
-		  (rt.tv_nsec - mt.tv_nsec);
+	boot_rt = twl_boot_time_ns();
 	n_names = read_files(b, names, TWL_BPF_FILE_ENTRIES);
 	err = read_usage(b, &s, &n);
 	if (err)

@@ -162,4 +162,14 @@ size_t twl_printable_copy(const char *in, size_t len, char *out, size_t cap);
  */
 uint64_t twl_mono_ms(void);
 
+/* twl_mono_ns - CLOCK_MONOTONIC in nanoseconds (the kernel's clock). */
+uint64_t twl_mono_ns(void);
+
+/*
+ * twl_boot_time_ns - when the machine booted, in Unix nanoseconds: the
+ * real-time clock less the monotonic one, now. Kernel timestamps (kmsg,
+ * BPF) are monotonic; adding one gives its wall-clock time.
+ */
+int64_t twl_boot_time_ns(void);
+
 #endif /* TWILIGHT_UTIL_H */

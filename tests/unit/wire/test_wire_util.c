@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -296,6 +297,24 @@ static void test_printable_copy(void **state)
 	assert_int_equal(out[0], 'z');
 }
 
+/* The clocks: monotonic never goes back, and boot + monotonic is now. */
+static void test_clocks(void **state)
+{
+	uint64_t ms = twl_mono_ms(), ns = twl_mono_ns();
+	struct timespec rt;
+	int64_t boot = twl_boot_time_ns(), now_ns;
+
+	assert_true(twl_mono_ms() >= ms);
+	assert_true(ns / 1000000 >= ms);
+	assert_true(twl_mono_ns() >= ns);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	now_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
+	assert_true(boot > 0 && boot < now_ns);
+	/* a kernel timestamp taken now maps to now (same second) */
+	assert_true(llabs(boot + (int64_t)twl_mono_ns() - now_ns) <
+		    1000000000LL);
+}
+
 static void test_log(void **state)
 {
 	char tmpl[] = "/tmp/twl-log-test.XXXXXX", *text = NULL;
@@ -368,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_printable_copy),
+		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_parse_addr_port),
 	};
