@@ -20,7 +20,7 @@
  * lexer pushed back for "empty" and reads on), so it accepts [1\0] and
  * {"a":true\0}; this decoder rejects every NUL outside a string.
  * tests/fuzz/wire/fuzz_json_decode.c checks that differentially against
- * jansson; tests/unit/wire/test_json_decode.c holds the edge cases.
+ * jansson; tests/unit/common/test_json_decode.c holds the edge cases.
  */
 #ifndef TWILIGHT_JSON_DECODE_H
 #define TWILIGHT_JSON_DECODE_H
