@@ -26,17 +26,12 @@ struct twl_pump {
 
 int64_t twl_pump_time_of(uint64_t mono_us)
 {
-	struct timespec rt, mono;
-	int64_t boot_us, t;
+	int64_t now = (int64_t)time(NULL), t;
 
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	boot_us = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000 +
-		  ((int64_t)rt.tv_nsec - mono.tv_nsec) / 1000;
 	if (mono_us > (uint64_t)INT64_MAX / 2)
-		return rt.tv_sec;
-	t = (boot_us + (int64_t)mono_us) / 1000000;
-	return t > rt.tv_sec ? rt.tv_sec : t;
+		return now;
+	t = (twl_boot_time_ns() / 1000 + (int64_t)mono_us) / 1000000;
+	return t > now ? now : t;
 }
 
 struct twl_pump *twl_pump_new(const struct twl_pump_cfg *cfg,

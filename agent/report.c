@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Batch collection and the wire-format v1 document (see report.h). */
+/*
+ * Batch collection, the wire-format v1 document, and splitting a document
+ * in two for a server that refuses it as too large (see report.h).
+ */
 #include "report.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +30,7 @@ struct twl_report {
 	json_t *census;
 };
 
+/* Contract: see report.h. */
 struct twl_report *twl_report_new(void)
 {
 	struct twl_report *r = calloc(1, sizeof(*r));
@@ -44,6 +49,7 @@ struct twl_report *twl_report_new(void)
 	return r;
 }
 
+/* Contract: see report.h. */
 void twl_report_free(struct twl_report *r)
 {
 	if (!r)
@@ -54,6 +60,7 @@ void twl_report_free(struct twl_report *r)
 	free(r);
 }
 
+/* Contract: see report.h. */
 void twl_report_reset(struct twl_report *r)
 {
 	json_array_clear(r->warnings);
@@ -63,6 +70,7 @@ void twl_report_reset(struct twl_report *r)
 	r->census = NULL;
 }
 
+/* Contract: see report.h. */
 size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap)
 {
 	const unsigned char *s = (const unsigned char *)in;
@@ -101,6 +109,7 @@ static json_int_t wire_time(int64_t t)
 	return t < 0 ? 0 : wire_int((uint64_t)t);
 }
 
+/* Contract: see report.h. */
 int twl_report_add_warning(struct twl_report *r,
 			   const struct twl_kmsg_record *rec,
 			   const struct twl_match *m, int64_t time)
@@ -151,6 +160,7 @@ int twl_report_add_warning(struct twl_report *r,
 	return 0;
 }
 
+/* Contract: see report.h. */
 int twl_report_add_unknown(struct twl_report *r,
 			   const struct twl_kmsg_record *rec, int64_t time)
 {
@@ -183,6 +193,7 @@ int twl_report_add_unknown(struct twl_report *r,
 	return 0;
 }
 
+/* Contract: see report.h. */
 int twl_report_add_usage(struct twl_report *r, json_t *entry)
 {
 	if (json_array_size(r->usage) >= TWL_WIRE_MAX_USAGE)
@@ -190,23 +201,27 @@ int twl_report_add_usage(struct twl_report *r, json_t *entry)
 	return json_array_append(r->usage, entry) ? -ENOMEM : 0;
 }
 
+/* Contract: see report.h. */
 void twl_report_set_census(struct twl_report *r, json_t *census)
 {
 	json_decref(r->census);
 	r->census = census;
 }
 
+/* Contract: see report.h. */
 bool twl_report_has_census(const struct twl_report *r)
 {
 	return r->census != NULL;
 }
 
+/* Contract: see report.h. */
 size_t twl_report_count(const struct twl_report *r)
 {
 	return json_array_size(r->warnings) + r->n_unknown +
 	       json_array_size(r->usage);
 }
 
+/* Contract: see report.h. */
 json_t *twl_report_to_json(const struct twl_report *r,
 			   const struct twl_report_meta *meta, json_t *health)
 {
@@ -247,4 +262,131 @@ json_t *twl_report_to_json(const struct twl_report *r,
 			"census", r->census ? r->census : json_null(), "health",
 			health ? json_incref(health) : json_object());
 	return doc;
+}
+
+/* ---- splitting a report for HTTP 413 ---- */
+
+static const char *const split_arrays[] = { "warnings", "unknown", "usage" };
+
+static int half_id(const char *orig, const char *suffix, char out[33])
+{
+	char buf[160], hex[65];
+	int n = snprintf(buf, sizeof(buf), "%s%s", orig, suffix);
+
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	twl_sha256_hex(buf, (size_t)n, hex);
+	memcpy(out, hex, 32);
+	out[32] = 0;
+	return 0;
+}
+
+/*
+ * Build one half: a copy of @doc whose arrays keep only the elements with a
+ * global index in [@lo, @hi) (order: warnings, unknown, usage, census).
+ */
+static char *make_half(json_t *doc, size_t lo, size_t hi, const char *bid)
+{
+	json_t *h = json_deep_copy(doc), *census;
+	size_t base = 0;
+	char *out = NULL;
+
+	if (!h)
+		return NULL;
+	for (size_t k = 0; k < 3; k++) {
+		json_t *arr = json_object_get(h, split_arrays[k]);
+		json_t *keep = json_array();
+		size_t n = json_array_size(arr);
+
+		if (!keep)
+			goto out;
+		for (size_t i = 0; i < n; i++)
+			if (base + i >= lo && base + i < hi)
+				json_array_append(keep, json_array_get(arr, i));
+		base += n;
+		if (arr && json_object_set_new(h, split_arrays[k], keep))
+			goto out;
+		if (!arr)
+			json_decref(keep);
+	}
+	census = json_object_get(h, "census");
+	if (json_is_object(census)) {
+		json_t *knobs = json_object_get(census, "knobs");
+		size_t n = json_array_size(knobs);
+
+		if (n) {
+			json_t *keep = json_array();
+			bool any = false;
+
+			if (!keep)
+				goto out;
+			for (size_t i = 0; i < n; i++)
+				if (base + i >= lo && base + i < hi) {
+					json_array_append(
+						keep, json_array_get(knobs, i));
+					any = true;
+				}
+			if (json_object_set_new(census, "knobs", keep))
+				goto out;
+			if (!any &&
+			    json_object_set_new(h, "census", json_null()))
+				goto out;
+		} else if (!(base >= lo && base < hi)) {
+			if (json_object_set_new(h, "census", json_null()))
+				goto out;
+		}
+	}
+	if (json_object_set_new(h, "batch_id", json_string(bid)))
+		goto out;
+	out = json_dumps(h, JSON_COMPACT);
+out:
+	json_decref(h);
+	return out;
+}
+
+/* Contract: see report.h. */
+int twl_report_split(const char *json, size_t len, char **a, char **b)
+{
+	json_t *doc, *census;
+	const char *bid;
+	char ida[33], idb[33];
+	size_t total = 0;
+	int ret;
+
+	*a = *b = NULL;
+	doc = json_loadb(json, len, 0, NULL);
+	if (!json_is_object(doc)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	bid = json_string_value(json_object_get(doc, "batch_id"));
+	if (!bid || half_id(bid, "/a", ida) || half_id(bid, "/b", idb)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (size_t k = 0; k < 3; k++)
+		total += json_array_size(json_object_get(doc, split_arrays[k]));
+	census = json_object_get(doc, "census");
+	if (json_is_object(census)) {
+		size_t nk = json_array_size(json_object_get(census, "knobs"));
+
+		total += nk ? nk : 1;
+	}
+	if (total < 2) {
+		ret = -E2BIG;
+		goto out;
+	}
+	*a = make_half(doc, 0, total / 2, ida);
+	*b = make_half(doc, total / 2, total, idb);
+	if (!*a || !*b) {
+		free(*a);
+		free(*b);
+		*a = *b = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(doc);
+	return ret;
 }

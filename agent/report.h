@@ -19,7 +19,10 @@
 #include "identity.h"
 #include "kmsg_parse.h"
 
-#define TWL_AGENT_VERSION "0.1.0"
+/* The agent's version, PROJECT_VERSION: agent/CMakeLists.txt defines it. */
+#ifndef TWL_AGENT_VERSION
+#error "TWL_AGENT_VERSION is defined by agent/CMakeLists.txt (twl_agent_version)"
+#endif
 
 struct twl_report;
 
@@ -91,5 +94,18 @@ json_t *twl_report_to_json(const struct twl_report *r,
  * bytes. Returns the length written.
  */
 size_t twl_text_sanitize(const char *in, size_t len, char *out, size_t cap);
+
+/*
+ * twl_report_split() - split a wire-format report in two for a 413: the
+ * elements of warnings[], unknown[], usage[] and census.knobs[] (or the
+ * census as a whole when it has no knobs) are divided in order, first half
+ * to *@a, the rest to *@b (new strings, free() them); host and health are
+ * copied to both; each half's batch_id is derived from the original's
+ * (sha256(batch_id + "/a" or "/b"), 32 hex), so splitting the same batch
+ * again after a crash yields the same ids and resends stay idempotent.
+ * Returns 0, -E2BIG when there are fewer than two elements to divide,
+ * -EINVAL for a document that is not a report object, or -ENOMEM.
+ */
+int twl_report_split(const char *json, size_t len, char **a, char **b);
 
 #endif /* TWL_AGENT_REPORT_H */

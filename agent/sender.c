@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Durable delivery: spool, enrolment, retry rules and batch splitting. */
+/* Durable delivery: spool, enrolment and the retry rules (sender.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include <twilight/util.h>
 
 #include "enroll.h"
+#include "report.h"
 #include "sender.h"
 #include "spool.h"
 #include "transport.h"
@@ -37,10 +38,7 @@ struct twl_sender {
 
 static uint64_t default_now_ms(void *ctx)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return twl_mono_ms();
 }
 
 static int64_t default_wall_s(void *ctx)
@@ -94,14 +92,119 @@ static const char *check_cfg(const struct twl_sender_cfg *c)
 	return NULL;
 }
 
-struct twl_sender *twl_sender_new(const struct twl_sender_cfg *cfg)
+/*
+ * Copy the strings of @cfg into @s and point s->cfg at the copies (the
+ * hostname defaults to this machine's name). 0 or -ENOMEM.
+ */
+static int copy_strings(struct twl_sender *s, const struct twl_sender_cfg *cfg)
+{
+	char hn[256];
+	int ret;
+
+	if (!cfg->hostname) {
+		if (gethostname(hn, sizeof(hn)) < 0)
+			hn[0] = 0;
+		hn[sizeof(hn) - 1] = 0;
+	}
+	ret = dup_opt(cfg->server_url, &s->server_url);
+	ret = ret ?: dup_opt(cfg->ca_file, &s->ca_file);
+	ret = ret ?: dup_opt(cfg->client_cert, &s->client_cert);
+	ret = ret ?: dup_opt(cfg->client_key, &s->client_key);
+	ret = ret ?: dup_opt(cfg->enroll_token_file, &s->token_file);
+	ret = ret ?: dup_opt(cfg->state_dir, &s->state_dir);
+	ret = ret ?: dup_opt(cfg->spool_dir, &s->spool_dir);
+	ret = ret ?: dup_opt(cfg->host_id, &s->host_id);
+	ret = ret ?: dup_opt(cfg->hostname ? cfg->hostname : hn, &s->hostname);
+	if (ret)
+		return ret;
+	s->cfg.server_url = s->server_url;
+	s->cfg.ca_file = s->ca_file;
+	s->cfg.client_cert = s->client_cert;
+	s->cfg.client_key = s->client_key;
+	s->cfg.enroll_token_file = s->token_file;
+	s->cfg.state_dir = s->state_dir;
+	s->cfg.spool_dir = s->spool_dir;
+	s->cfg.host_id = s->host_id;
+	s->cfg.hostname = s->hostname;
+	return 0;
+}
+
+/* The documented default of every field of @c left 0, and the hooks. */
+static void apply_defaults(struct twl_sender_cfg *c)
+{
+	if (!c->spool_max_bytes)
+		c->spool_max_bytes = TWL_SENDER_DEF_SPOOL_MAX_BYTES;
+	if (!c->spool_max_age_s)
+		c->spool_max_age_s = TWL_SENDER_DEF_SPOOL_MAX_AGE_S;
+	if (!c->backoff_base_ms)
+		c->backoff_base_ms = TWL_SENDER_DEF_BACKOFF_BASE_MS;
+	if (!c->backoff_cap_ms)
+		c->backoff_cap_ms = TWL_SENDER_DEF_BACKOFF_CAP_MS;
+	if (c->backoff_cap_ms < c->backoff_base_ms)
+		c->backoff_cap_ms = c->backoff_base_ms;
+	if (!c->connect_timeout_ms)
+		c->connect_timeout_ms = TWL_SENDER_DEF_CONNECT_TIMEOUT_MS;
+	if (!c->timeout_ms)
+		c->timeout_ms = TWL_SENDER_DEF_TIMEOUT_MS;
+	if (!c->now_ms)
+		c->now_ms = default_now_ms;
+	if (!c->wall_s)
+		c->wall_s = default_wall_s;
+	if (!c->rand_upto)
+		c->rand_upto = default_rand_upto;
+}
+
+/* Open the spool (logged when it fails). 0 or a negative errno. */
+static int open_spool(struct twl_sender *s)
+{
+	struct twl_spool_opts so = { 0 };
+	int err;
+
+	so.dir = s->spool_dir;
+	so.max_bytes = s->cfg.spool_max_bytes;
+	so.max_age_s = s->cfg.spool_max_age_s;
+	so.quarantine_max = s->cfg.quarantine_max_files;
+	so.wall_s = s->cfg.wall_s;
+	so.ctx = s->cfg.hook_ctx;
+	s->spool = twl_spool_open(&so);
+	if (s->spool)
+		return 0;
+	err = errno;
+	twl_log(LOG_ERR, "sender: cannot open spool %s: %s%s", s->spool_dir,
+		strerror(err),
+		err == EBUSY ?
+			" (another agent uses it; stop it or pick another spool-dir)" :
+			"; check the directory and its permissions");
+	return -err;
+}
+
+/* Set up the HTTPS client (logged when it fails). 0 or a negative errno. */
+static int open_transport(struct twl_sender *s)
 {
 	struct twl_transport_cfg tc = { 0 };
-	struct twl_spool_opts so = { 0 };
+	int err;
+
+	tc.server_url = s->server_url;
+	tc.ca_file = s->ca_file;
+	tc.client_cert = s->client_cert;
+	tc.client_key = s->client_key;
+	tc.connect_timeout_ms = s->cfg.connect_timeout_ms;
+	tc.timeout_ms = s->cfg.timeout_ms;
+	s->tr = twl_transport_new(&tc);
+	if (s->tr)
+		return 0;
+	err = errno;
+	twl_log(LOG_ERR, "sender: cannot set up HTTPS client for %s: %s",
+		s->server_url, strerror(err));
+	return -err;
+}
+
+/* Contract: see sender.h. */
+struct twl_sender *twl_sender_new(const struct twl_sender_cfg *cfg)
+{
 	struct twl_sender *s;
 	const char *bad;
-	char hn[256];
-	int ret = 0;
+	int ret;
 
 	if (!cfg) {
 		errno = EINVAL;
@@ -121,82 +224,16 @@ struct twl_sender *twl_sender_new(const struct twl_sender_cfg *cfg)
 		return NULL;
 	}
 	s->cfg = *cfg;
-	if (!cfg->hostname) {
-		if (gethostname(hn, sizeof(hn)) < 0)
-			hn[0] = 0;
-		hn[sizeof(hn) - 1] = 0;
-	}
-	ret = dup_opt(cfg->server_url, &s->server_url);
-	ret = ret ?: dup_opt(cfg->ca_file, &s->ca_file);
-	ret = ret ?: dup_opt(cfg->client_cert, &s->client_cert);
-	ret = ret ?: dup_opt(cfg->client_key, &s->client_key);
-	ret = ret ?: dup_opt(cfg->enroll_token_file, &s->token_file);
-	ret = ret ?: dup_opt(cfg->state_dir, &s->state_dir);
-	ret = ret ?: dup_opt(cfg->spool_dir, &s->spool_dir);
-	ret = ret ?: dup_opt(cfg->host_id, &s->host_id);
-	ret = ret ?: dup_opt(cfg->hostname ? cfg->hostname : hn, &s->hostname);
+	ret = copy_strings(s, cfg);
 	if (ret)
 		goto fail;
-	s->cfg.server_url = s->server_url;
-	s->cfg.ca_file = s->ca_file;
-	s->cfg.client_cert = s->client_cert;
-	s->cfg.client_key = s->client_key;
-	s->cfg.enroll_token_file = s->token_file;
-	s->cfg.state_dir = s->state_dir;
-	s->cfg.spool_dir = s->spool_dir;
-	s->cfg.host_id = s->host_id;
-	s->cfg.hostname = s->hostname;
-	if (!s->cfg.spool_max_bytes)
-		s->cfg.spool_max_bytes = TWL_SENDER_DEF_SPOOL_MAX_BYTES;
-	if (!s->cfg.spool_max_age_s)
-		s->cfg.spool_max_age_s = TWL_SENDER_DEF_SPOOL_MAX_AGE_S;
-	if (!s->cfg.backoff_base_ms)
-		s->cfg.backoff_base_ms = TWL_SENDER_DEF_BACKOFF_BASE_MS;
-	if (!s->cfg.backoff_cap_ms)
-		s->cfg.backoff_cap_ms = TWL_SENDER_DEF_BACKOFF_CAP_MS;
-	if (s->cfg.backoff_cap_ms < s->cfg.backoff_base_ms)
-		s->cfg.backoff_cap_ms = s->cfg.backoff_base_ms;
-	if (!s->cfg.connect_timeout_ms)
-		s->cfg.connect_timeout_ms = TWL_SENDER_DEF_CONNECT_TIMEOUT_MS;
-	if (!s->cfg.timeout_ms)
-		s->cfg.timeout_ms = TWL_SENDER_DEF_TIMEOUT_MS;
-	if (!s->cfg.now_ms)
-		s->cfg.now_ms = default_now_ms;
-	if (!s->cfg.wall_s)
-		s->cfg.wall_s = default_wall_s;
-	if (!s->cfg.rand_upto)
-		s->cfg.rand_upto = default_rand_upto;
-
-	so.dir = s->spool_dir;
-	so.max_bytes = s->cfg.spool_max_bytes;
-	so.max_age_s = s->cfg.spool_max_age_s;
-	so.quarantine_max = s->cfg.quarantine_max_files;
-	so.wall_s = s->cfg.wall_s;
-	so.ctx = s->cfg.hook_ctx;
-	s->spool = twl_spool_open(&so);
-	if (!s->spool) {
-		ret = -errno;
-		twl_log(LOG_ERR, "sender: cannot open spool %s: %s%s",
-			s->spool_dir, strerror(errno),
-			errno == EBUSY ?
-				" (another agent uses it; stop it or pick another spool-dir)" :
-				"; check the directory and its permissions");
+	apply_defaults(&s->cfg);
+	ret = open_spool(s);
+	if (ret)
 		goto fail;
-	}
-	tc.server_url = s->server_url;
-	tc.ca_file = s->ca_file;
-	tc.client_cert = s->client_cert;
-	tc.client_key = s->client_key;
-	tc.connect_timeout_ms = s->cfg.connect_timeout_ms;
-	tc.timeout_ms = s->cfg.timeout_ms;
-	s->tr = twl_transport_new(&tc);
-	if (!s->tr) {
-		ret = -errno;
-		twl_log(LOG_ERR,
-			"sender: cannot set up HTTPS client for %s: %s",
-			s->server_url, strerror(errno));
+	ret = open_transport(s);
+	if (ret)
 		goto fail;
-	}
 	if (twl_hostkey_load(s->state_dir, &s->host_key) == -EINVAL)
 		twl_log(LOG_WARNING,
 			"sender: %s/host.key is empty or invalid; will enrol again",
@@ -208,6 +245,7 @@ fail:
 	return NULL;
 }
 
+/* Contract: see sender.h. */
 void twl_sender_free(struct twl_sender *s)
 {
 	if (!s)
@@ -230,6 +268,7 @@ void twl_sender_free(struct twl_sender *s)
 	free(s);
 }
 
+/* Contract: see sender.h. */
 int twl_sender_submit(struct twl_sender *s, const char *json, size_t len)
 {
 	int ret;
@@ -242,7 +281,7 @@ int twl_sender_submit(struct twl_sender *s, const char *json, size_t len)
 			"sender: cannot spool a %zu-byte batch in %s: %s%s",
 			len, s->spool_dir, strerror(-ret),
 			ret == -E2BIG ?
-				" (larger than spool-max-bytes; raise it)" :
+				" (larger than spool_max_bytes; raise it)" :
 				"; check free space and permissions");
 	return ret;
 }
@@ -323,26 +362,66 @@ static void describe(const struct twl_http_result *res, char *out, size_t cap)
 		snprintf(out, cap, "HTTP %ld", res->status);
 }
 
-/* Copy server text for logs and files: printable ASCII only, capped. */
-static void printable(const char *in, size_t n, char *out, size_t cap)
+/* Keep the key the server gave (stored for restarts when possible). */
+static void keep_key(struct twl_sender *s, char *key)
 {
-	size_t o = 0;
+	int ret = twl_hostkey_store(s->state_dir, key);
 
-	for (size_t i = 0; i < n && o + 1 < cap; i++, o++) {
-		unsigned char c = (unsigned char)in[i];
+	if (ret)
+		twl_log(LOG_ERR,
+			"sender: enrolled but cannot save %s/host.key: %s; the agent will enrol again after a restart",
+			s->state_dir, strerror(-ret));
+	else
+		twl_log(LOG_INFO, "sender: enrolled host %s with %s",
+			s->host_id, s->server_url);
+	s->host_key = key;
+	s->reject_n = 0;
+}
 
-		out[o] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+/*
+ * Enrolment refused or failed (@ret from twl_enroll(), not 0 or -ENOMEM):
+ * say why and back off. Returns the ms to wait.
+ */
+static int enroll_failed(struct twl_sender *s, int ret,
+			 const struct twl_http_result *res, uint64_t now)
+{
+	char what[160], body[200];
+
+	describe(res, what, sizeof(what));
+	s->send_failures++;
+	switch (ret) {
+	case -EACCES:
+		s->key_rejected = true;
+		snprintf(s->last_error, sizeof(s->last_error),
+			 "key rejected: enrolment token refused (%s)", what);
+		twl_log(LOG_ERR,
+			"sender: %s; check %s against the server's enrolment tokens",
+			s->last_error, s->token_file);
+		return back_off_reject(s, now);
+	case -EAGAIN:
+		snprintf(s->last_error, sizeof(s->last_error),
+			 "enrolment failed: %s", what);
+		twl_log(LOG_WARNING, "sender: %s; will retry", s->last_error);
+		return back_off_retry(s, res, now);
+	default:
+		snprintf(s->last_error, sizeof(s->last_error),
+			 "enrolment refused: %s%s", what,
+			 ret == -EPROTO ? " without a usable host_key" : "");
+		twl_printable_copy(res->body, res->body_len, body,
+				   sizeof(body));
+		twl_log(LOG_ERR,
+			"sender: %s: %s; check server_url and the server version",
+			s->last_error, body);
+		return back_off_reject(s, now);
 	}
-	if (cap)
-		out[o] = 0;
 }
 
 /* Make sure a host key is loaded, enrolling if needed. 0 or ms to wait. */
 static int ensure_key(struct twl_sender *s, uint64_t now)
 {
 	struct twl_http_result *res = NULL;
-	char *token = NULL, *key = NULL, what[160], body[200];
-	int ret, wait;
+	char *token = NULL, *key = NULL;
+	int ret;
 
 	if (s->host_key)
 		return 0;
@@ -354,7 +433,7 @@ static int ensure_key(struct twl_sender *s, uint64_t now)
 			s->last_error, sizeof(s->last_error),
 			"no host key in %s/host.key and no enrolment token configured",
 			s->state_dir);
-		twl_log(LOG_ERR, "sender: %s; set enroll-token-file",
+		twl_log(LOG_ERR, "sender: %s; set enroll_token_file",
 			s->last_error);
 		return back_off_reject(s, now);
 	}
@@ -374,53 +453,11 @@ static int ensure_key(struct twl_sender *s, uint64_t now)
 		goto out;
 	}
 	ret = twl_enroll(s->tr, token, s->host_id, s->hostname, &key, res);
-	if (ret != -ENOMEM)
-		describe(res, what, sizeof(what));
-	switch (ret) {
-	case 0:
-		ret = twl_hostkey_store(s->state_dir, key);
-		if (ret)
-			twl_log(LOG_ERR,
-				"sender: enrolled but cannot save %s/host.key: %s; the agent will enrol again after a restart",
-				s->state_dir, strerror(-ret));
-		else
-			twl_log(LOG_INFO, "sender: enrolled host %s with %s",
-				s->host_id, s->server_url);
-		s->host_key = key;
+	if (!ret) {
+		keep_key(s, key);
 		key = NULL;
-		s->reject_n = 0;
-		ret = 0;
-		break;
-	case -EACCES:
-		s->send_failures++;
-		s->key_rejected = true;
-		snprintf(s->last_error, sizeof(s->last_error),
-			 "key rejected: enrolment token refused (%s)", what);
-		twl_log(LOG_ERR,
-			"sender: %s; check %s against the server's enrolment tokens",
-			s->last_error, s->token_file);
-		ret = back_off_reject(s, now);
-		break;
-	case -EAGAIN:
-		s->send_failures++;
-		snprintf(s->last_error, sizeof(s->last_error),
-			 "enrolment failed: %s", what);
-		twl_log(LOG_WARNING, "sender: %s; will retry", s->last_error);
-		ret = back_off_retry(s, res, now);
-		break;
-	case -ENOMEM:
-		break;
-	default:
-		s->send_failures++;
-		snprintf(s->last_error, sizeof(s->last_error),
-			 "enrolment refused: %s%s", what,
-			 ret == -EPROTO ? " without a usable host_key" : "");
-		printable(res->body, res->body_len, body, sizeof(body));
-		twl_log(LOG_ERR,
-			"sender: %s: %s; check server-url and the server version",
-			s->last_error, body);
-		ret = back_off_reject(s, now);
-		break;
+	} else if (ret != -ENOMEM) {
+		ret = enroll_failed(s, ret, res, now);
 	}
 out:
 	if (token) {
@@ -429,10 +466,9 @@ out:
 	}
 	free(key);
 	free(res);
-	wait = ret;
-	if (wait == 0 && !s->host_key)
-		wait = 1; /* defensive: never report success without a key */
-	return wait;
+	if (ret == 0 && !s->host_key)
+		ret = 1; /* defensive: never report success without a key */
+	return ret;
 }
 
 /* Handle a 413: spool both halves, then delete the original. */
@@ -483,7 +519,7 @@ static int reject_batch(struct twl_sender *s, uint64_t id,
 
 	describe(res, what, sizeof(what));
 	n = (size_t)snprintf(why, sizeof(why), "%s: ", what);
-	printable(res->body, res->body_len, why + n, sizeof(why) - n);
+	twl_printable_copy(res->body, res->body_len, why + n, sizeof(why) - n);
 	s->send_failures++;
 	snprintf(s->last_error, sizeof(s->last_error), "batch rejected: %.200s",
 		 why);
@@ -493,44 +529,54 @@ static int reject_batch(struct twl_sender *s, uint64_t id,
 	return twl_spool_quarantine(s->spool, id, why);
 }
 
-/* One attempt at the oldest batch. Returns <0 error, 0 go on, >0 wait ms. */
-static int send_oldest(struct twl_sender *s)
+/* 401/403 for a batch: keep it, back off; after a 401 enrol again. */
+static int key_refused(struct twl_sender *s, const struct twl_http_result *res,
+		       uint64_t now)
 {
-	struct twl_http_result *res = NULL;
-	unsigned char *gz = NULL;
-	char *json = NULL, what[160];
-	size_t len = 0, gzlen = 0;
-	uint64_t id, now = now_ms(s);
+	char what[160];
 	int ret;
 
-	ret = twl_spool_oldest(s->spool, &id);
-	if (ret)
-		return TWL_SENDER_IDLE_MS;
-	ret = ensure_key(s, now);
-	if (ret)
-		return ret;
-	ret = twl_spool_load(s->spool, id, &json, &len);
-	if (ret == -EBADMSG || ret == -ENOENT)
-		return 0; /* quarantined or gone: next batch */
-	if (ret) {
-		twl_log(LOG_ERR,
-			"sender: cannot read spooled batch %020llu in %s: %s",
-			(unsigned long long)id, s->spool_dir, strerror(-ret));
-		return ret;
+	s->send_failures++;
+	s->key_rejected = true;
+	describe(res, what, sizeof(what));
+	ret = back_off_reject(s, now);
+	/*
+	 * 401: the server does not know this key (revoked, or its database
+	 * was rebuilt) and asks for a new enrolment; with a token at hand,
+	 * enrol again at the next attempt (the token is the trust root:
+	 * revoking it stops this). 403 means the key is known but not
+	 * allowed (role, client certificate, host mismatch): a new key would
+	 * not help, so keep it and wait for the operator.
+	 */
+	if (res->status == 401 && s->token_file &&
+	    access(s->token_file, R_OK) == 0) {
+		twl_hostkey_forget(s->state_dir);
+		explicit_bzero(s->host_key, strlen(s->host_key));
+		free(s->host_key);
+		s->host_key = NULL;
+		snprintf(s->last_error, sizeof(s->last_error),
+			 "key rejected: %s; will enrol again", what);
+	} else {
+		snprintf(s->last_error, sizeof(s->last_error),
+			 "key rejected: %s; batches kept", what);
 	}
-	ret = twl_gzip(json, len, &gz, &gzlen);
-	if (ret)
-		goto out;
-	res = malloc(sizeof(*res));
-	if (!res) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = twl_transport_post(s->tr, REPORTS_PATH, s->host_key, gz, gzlen,
-				 true, res);
-	if (ret == -ENOMEM)
-		goto out;
-	now = now_ms(s);
+	twl_log(LOG_ERR,
+		"sender: %s (retry in %d ms); if it persists, check the host's registration on the server",
+		s->last_error, ret);
+	return ret;
+}
+
+/*
+ * What the server's answer @res to batch @id (@json, @len bytes) means for
+ * the batch (the rules in sender.h). <0 error, 0 go on, >0 wait ms.
+ */
+static int handle_answer(struct twl_sender *s, uint64_t id, const char *json,
+			 size_t len, const struct twl_http_result *res)
+{
+	uint64_t now = now_ms(s);
+	char what[160];
+	int ret = 0;
+
 	switch (twl_classify(res)) {
 	case TWL_V_DELIVERED:
 		ret = twl_spool_remove(s->spool, id);
@@ -552,34 +598,7 @@ static int send_oldest(struct twl_sender *s)
 			s->last_error, ret);
 		break;
 	case TWL_V_KEY_REJECTED:
-		s->send_failures++;
-		s->key_rejected = true;
-		describe(res, what, sizeof(what));
-		ret = back_off_reject(s, now);
-		/*
-		 * 401: the server does not know this key (revoked, or its
-		 * database was rebuilt) and asks for a new enrolment; with a
-		 * token at hand, enrol again at the next attempt (the token
-		 * is the trust root: revoking it stops this). 403 means the
-		 * key is known but not allowed (role, client certificate,
-		 * host mismatch): a new key would not help, so keep it and
-		 * wait for the operator.
-		 */
-		if (res->status == 401 && s->token_file &&
-		    access(s->token_file, R_OK) == 0) {
-			twl_hostkey_forget(s->state_dir);
-			explicit_bzero(s->host_key, strlen(s->host_key));
-			free(s->host_key);
-			s->host_key = NULL;
-			snprintf(s->last_error, sizeof(s->last_error),
-				 "key rejected: %s; will enrol again", what);
-		} else {
-			snprintf(s->last_error, sizeof(s->last_error),
-				 "key rejected: %s; batches kept", what);
-		}
-		twl_log(LOG_ERR,
-			"sender: %s (retry in %d ms); if it persists, check the host's registration on the server",
-			s->last_error, ret);
+		ret = key_refused(s, res, now);
 		break;
 	case TWL_V_SPLIT:
 		ret = split_batch(s, id, json, len);
@@ -588,6 +607,46 @@ static int send_oldest(struct twl_sender *s)
 		ret = reject_batch(s, id, res);
 		break;
 	}
+	return ret;
+}
+
+/* One attempt at the oldest batch. Returns <0 error, 0 go on, >0 wait ms. */
+static int send_oldest(struct twl_sender *s)
+{
+	struct twl_http_result *res = NULL;
+	unsigned char *gz = NULL;
+	char *json = NULL;
+	size_t len = 0, gzlen = 0;
+	uint64_t id;
+	int ret;
+
+	ret = twl_spool_oldest(s->spool, &id);
+	if (ret)
+		return TWL_SENDER_IDLE_MS;
+	ret = ensure_key(s, now_ms(s));
+	if (ret)
+		return ret;
+	ret = twl_spool_load(s->spool, id, &json, &len);
+	if (ret == -EBADMSG || ret == -ENOENT)
+		return 0; /* quarantined or gone: next batch */
+	if (ret) {
+		twl_log(LOG_ERR,
+			"sender: cannot read spooled batch %020llu in %s: %s",
+			(unsigned long long)id, s->spool_dir, strerror(-ret));
+		return ret;
+	}
+	ret = twl_gzip(json, len, &gz, &gzlen);
+	if (ret)
+		goto out;
+	res = malloc(sizeof(*res));
+	if (!res) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = twl_transport_post(s->tr, REPORTS_PATH, s->host_key, gz, gzlen,
+				 true, res);
+	if (ret != -ENOMEM)
+		ret = handle_answer(s, id, json, len, res);
 out:
 	free(res);
 	free(gz);
@@ -595,6 +654,7 @@ out:
 	return ret;
 }
 
+/* Contract: see sender.h. */
 int twl_sender_run_once(struct twl_sender *s, int budget_ms)
 {
 	uint64_t start = now_ms(s), now;
@@ -616,6 +676,7 @@ int twl_sender_run_once(struct twl_sender *s, int budget_ms)
 	}
 }
 
+/* Contract: see sender.h. */
 void twl_sender_stats(const struct twl_sender *s, struct twl_sender_stats *st)
 {
 	struct twl_spool_counts c;
@@ -633,130 +694,4 @@ void twl_sender_stats(const struct twl_sender *s, struct twl_sender_stats *st)
 	st->key_rejected = s->key_rejected;
 	st->enrolled = s->host_key != NULL;
 	snprintf(st->last_error, sizeof(st->last_error), "%s", s->last_error);
-}
-
-/* ---- splitting a report for HTTP 413 ---- */
-
-static const char *const split_arrays[] = { "warnings", "unknown", "usage" };
-
-static int half_id(const char *orig, const char *suffix, char out[33])
-{
-	char buf[160], hex[65];
-	int n = snprintf(buf, sizeof(buf), "%s%s", orig, suffix);
-
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		return -EINVAL;
-	twl_sha256_hex(buf, (size_t)n, hex);
-	memcpy(out, hex, 32);
-	out[32] = 0;
-	return 0;
-}
-
-/*
- * Build one half: a copy of @doc whose arrays keep only the elements with a
- * global index in [@lo, @hi) (order: warnings, unknown, usage, census).
- */
-static char *make_half(json_t *doc, size_t lo, size_t hi, const char *bid)
-{
-	json_t *h = json_deep_copy(doc), *census;
-	size_t base = 0;
-	char *out = NULL;
-
-	if (!h)
-		return NULL;
-	for (size_t k = 0; k < 3; k++) {
-		json_t *arr = json_object_get(h, split_arrays[k]);
-		json_t *keep = json_array();
-		size_t n = json_array_size(arr);
-
-		if (!keep)
-			goto out;
-		for (size_t i = 0; i < n; i++)
-			if (base + i >= lo && base + i < hi)
-				json_array_append(keep, json_array_get(arr, i));
-		base += n;
-		if (arr && json_object_set_new(h, split_arrays[k], keep))
-			goto out;
-		if (!arr)
-			json_decref(keep);
-	}
-	census = json_object_get(h, "census");
-	if (json_is_object(census)) {
-		json_t *knobs = json_object_get(census, "knobs");
-		size_t n = json_array_size(knobs);
-
-		if (n) {
-			json_t *keep = json_array();
-			bool any = false;
-
-			if (!keep)
-				goto out;
-			for (size_t i = 0; i < n; i++)
-				if (base + i >= lo && base + i < hi) {
-					json_array_append(
-						keep, json_array_get(knobs, i));
-					any = true;
-				}
-			if (json_object_set_new(census, "knobs", keep))
-				goto out;
-			if (!any &&
-			    json_object_set_new(h, "census", json_null()))
-				goto out;
-		} else if (!(base >= lo && base < hi)) {
-			if (json_object_set_new(h, "census", json_null()))
-				goto out;
-		}
-	}
-	if (json_object_set_new(h, "batch_id", json_string(bid)))
-		goto out;
-	out = json_dumps(h, JSON_COMPACT);
-out:
-	json_decref(h);
-	return out;
-}
-
-int twl_report_split(const char *json, size_t len, char **a, char **b)
-{
-	json_t *doc, *census;
-	const char *bid;
-	char ida[33], idb[33];
-	size_t total = 0;
-	int ret;
-
-	*a = *b = NULL;
-	doc = json_loadb(json, len, 0, NULL);
-	if (!json_is_object(doc)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	bid = json_string_value(json_object_get(doc, "batch_id"));
-	if (!bid || half_id(bid, "/a", ida) || half_id(bid, "/b", idb)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	for (size_t k = 0; k < 3; k++)
-		total += json_array_size(json_object_get(doc, split_arrays[k]));
-	census = json_object_get(doc, "census");
-	if (json_is_object(census)) {
-		size_t nk = json_array_size(json_object_get(census, "knobs"));
-
-		total += nk ? nk : 1;
-	}
-	if (total < 2) {
-		ret = -E2BIG;
-		goto out;
-	}
-	*a = make_half(doc, 0, total / 2, ida);
-	*b = make_half(doc, total / 2, total, idb);
-	if (!*a || !*b) {
-		free(*a);
-		free(*b);
-		*a = *b = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = 0;
-out:
-	json_decref(doc);
-	return ret;
 }

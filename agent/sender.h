@@ -23,7 +23,8 @@
  *                               key is discarded and the agent re-enrols at
  *                               the next attempt; 403 (key known but not
  *                               allowed) keeps the key
- *   413                         batch split in two (new batch ids), halves
+ *   413                         batch split in two (new batch ids, see
+ *                               twl_report_split() in report.h), halves
  *                               spooled before the original is deleted
  *   other 4xx                   batch moved to spool_dir/quarantine, the
  *                               server's error body logged
@@ -125,19 +126,6 @@ void twl_sender_stats(const struct twl_sender *s, struct twl_sender_stats *st);
 
 /* twl_sender_free() - release everything; NULL-safe. Spool stays on disk. */
 void twl_sender_free(struct twl_sender *s);
-
-/*
- * twl_report_split() - split a wire-format report in two for a 413: the
- * elements of warnings[], unknown[], usage[] and census.knobs[] (or the
- * census as a whole when it has no knobs) are divided in order, first half
- * to *@a, the rest to *@b (new strings, free() them); host and health are
- * copied to both; each half's batch_id is derived from the original's
- * (sha256(batch_id + "/a" or "/b"), 32 hex), so splitting the same batch
- * again after a crash yields the same ids and resends stay idempotent.
- * Returns 0, -E2BIG when there are fewer than two elements to divide,
- * -EINVAL for a document that is not a report object, or -ENOMEM.
- */
-int twl_report_split(const char *json, size_t len, char **a, char **b);
 
 /* When the spool is empty, twl_sender_run_once() asks to be called again after this. */
 #define TWL_SENDER_IDLE_MS 60000

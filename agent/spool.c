@@ -238,30 +238,6 @@ static int read_full(int fd, void *p, size_t n, size_t *got)
 	return 0;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char *copy = strdup(path);
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
-			ret = -errno;
-			goto out;
-		}
-		*p = '/';
-	}
-	if (mkdir(copy, mode) < 0 && errno != EEXIST)
-		ret = -errno;
-out:
-	free(copy);
-	return ret;
-}
-
 static ssize_t ent_index(const struct twl_spool *sp, uint64_t id)
 {
 	size_t lo = 0, hi = sp->n;
@@ -539,7 +515,7 @@ struct twl_spool *twl_spool_open(const struct twl_spool_opts *o)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = mkdir_p(sp->qdir, 0700);
+	ret = twl_mkdir_p(sp->qdir, 0700);
 	if (ret)
 		goto fail;
 	sp->dirfd = open(sp->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

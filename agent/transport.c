@@ -24,6 +24,7 @@ static bool starts_with_ci(const char *s, const char *prefix)
 	return strncasecmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* Contract: see transport.h. */
 struct twl_transport *twl_transport_new(const struct twl_transport_cfg *cfg)
 {
 	struct twl_transport *t;
@@ -65,6 +66,7 @@ nomem:
 	return NULL;
 }
 
+/* Contract: see transport.h. */
 void twl_transport_free(struct twl_transport *t)
 {
 	if (!t)
@@ -123,27 +125,11 @@ static size_t on_header(char *ptr, size_t size, size_t nitems, void *ud)
 	return n;
 }
 
-int twl_transport_post(struct twl_transport *t, const char *path,
-		       const char *bearer, const void *body, size_t len,
-		       bool gzip, struct twl_http_result *res)
+/* The request's headers into *@out (free with curl_slist_free_all). */
+static int make_headers(bool gzip, const char *auth, struct curl_slist **out)
 {
 	struct curl_slist *hdrs = NULL, *h;
-	char *url = NULL, *auth = NULL;
-	char errbuf[CURL_ERROR_SIZE] = "";
-	CURLcode cc;
-	CURL *c = t->curl;
-	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
-	if (asprintf(&url, "%s%s", t->url_base, path) < 0) {
-		url = NULL;
-		return -ENOMEM;
-	}
-	if (bearer && asprintf(&auth, "Authorization: Bearer %s", bearer) < 0) {
-		auth = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
 	h = curl_slist_append(hdrs, "Content-Type: application/json");
 	if (h)
 		hdrs = h;
@@ -160,10 +146,19 @@ int twl_transport_post(struct twl_transport *t, const char *path,
 	if (h) /* no "Expect: 100-continue" round trip */
 		h = curl_slist_append(hdrs, "Expect:");
 	if (!h) {
-		ret = -ENOMEM;
-		goto out;
+		curl_slist_free_all(hdrs);
+		return -ENOMEM;
 	}
-	hdrs = h;
+	*out = h;
+	return 0;
+}
+
+/* Every option of one POST of @len bytes at @body to @url. */
+static void set_options(struct twl_transport *t, const char *url,
+			const void *body, size_t len, struct curl_slist *hdrs,
+			struct twl_http_result *res, char *errbuf)
+{
+	CURL *c = t->curl;
 
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -186,15 +181,40 @@ int twl_transport_post(struct twl_transport *t, const char *path,
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_USERAGENT,
-			 "twilight-agent/"
-			 "0.1");
+			 "twilight-agent/" TWL_AGENT_VERSION);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, res);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+}
 
-	cc = curl_easy_perform(c);
+/* Contract: see transport.h. */
+int twl_transport_post(struct twl_transport *t, const char *path,
+		       const char *bearer, const void *body, size_t len,
+		       bool gzip, struct twl_http_result *res)
+{
+	struct curl_slist *hdrs = NULL;
+	char *url = NULL, *auth = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	CURLcode cc;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (asprintf(&url, "%s%s", t->url_base, path) < 0) {
+		url = NULL;
+		return -ENOMEM;
+	}
+	if (bearer && asprintf(&auth, "Authorization: Bearer %s", bearer) < 0) {
+		auth = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = make_headers(gzip, auth, &hdrs);
+	if (ret)
+		goto out;
+	set_options(t, url, body, len, hdrs, res, errbuf);
+	cc = curl_easy_perform(t->curl);
 	res->curl_code = (int)cc;
 	if (cc != CURLE_OK) {
 		/* A truncated answer is not an answer: the batch is retried. */
@@ -204,10 +224,11 @@ int twl_transport_post(struct twl_transport *t, const char *path,
 			 errbuf[0] ? errbuf : "no detail");
 		ret = -EIO;
 	} else {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
+		curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE,
+				  &res->status);
 	}
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(t->curl, CURLOPT_ERRORBUFFER, NULL);
+	curl_easy_setopt(t->curl, CURLOPT_HTTPHEADER, NULL);
 out:
 	curl_slist_free_all(hdrs);
 	free(url);
@@ -218,6 +239,7 @@ out:
 	return ret;
 }
 
+/* Contract: see transport.h. */
 int twl_gzip(const void *in, size_t len, unsigned char **out, size_t *out_len)
 {
 	z_stream zs = { 0 };
@@ -250,6 +272,7 @@ int twl_gzip(const void *in, size_t len, unsigned char **out, size_t *out_len)
 	return 0;
 }
 
+/* Contract: see transport.h. */
 int twl_retry_after_ms(const char *value, int64_t now_s, uint64_t cap_ms,
 		       uint64_t *ms)
 {
@@ -282,6 +305,7 @@ int twl_retry_after_ms(const char *value, int64_t now_s, uint64_t cap_ms,
 	return 0;
 }
 
+/* Contract: see transport.h. */
 const char *twl_error_code(const char *body, size_t len, char *out, size_t cap)
 {
 	json_t *doc;
@@ -302,6 +326,7 @@ const char *twl_error_code(const char *body, size_t len, char *out, size_t cap)
 	return out;
 }
 
+/* Contract: see transport.h. */
 enum twl_verdict twl_classify(const struct twl_http_result *res)
 {
 	long st = res->status;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types shared by the BPF usage counters (usage.bpf.c) and their loader
- * (twl_bpf.c). Included from BPF code (after vmlinux.h) and from user
+ * (twl_bpf_*.c). Included from BPF code (after vmlinux.h) and from user
  * space (after <linux/types.h>), so only __u32/__u64/char here.
  *
  * The maps are pinned under /sys/fs/bpf/twilight/v1/ and outlive the agent:

@@ -4,7 +4,7 @@
  * (schema/wire-format.md usage[]): cgroup paths captured leaf first,
  * container identity from a cgroup path, privacy (hash or drop) of cgroup
  * paths and process names. No I/O; table-tested in
- * tests/unit/agent-bpf/.
+ * tests/unit/agent/bpf/.
  */
 #ifndef TWILIGHT_AGENT_BPF_USAGE_CONV_H
 #define TWILIGHT_AGENT_BPF_USAGE_CONV_H

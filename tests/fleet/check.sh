@@ -5,7 +5,7 @@
 FLEET_EXPECT_AWK=$FLEET_SRC/tests/fleet/expect.awk
 
 # The agent's own census reads of v1 knob files are not usage: its BPF
-# collector leaves them out (agent/bpf/twl_bpf.c, is_own_read), so any
+# collector leaves them out (agent/bpf/twl_bpf_read.c, is_own_read), so any
 # count under the agent's process name ("twilight-agent") is a failure.
 
 # fleet_maps: control file -> feature maps from the server's catalog.

@@ -20,7 +20,7 @@
  * lexer pushed back for "empty" and reads on), so it accepts [1\0] and
  * {"a":true\0}; this decoder rejects every NUL outside a string.
  * tests/fuzz/wire/fuzz_json_decode.c checks that differentially against
- * jansson; tests/unit/wire/test_json_decode.c holds the edge cases.
+ * jansson; tests/unit/common/test_json_decode.c holds the edge cases.
  */
 #ifndef TWILIGHT_JSON_DECODE_H
 #define TWILIGHT_JSON_DECODE_H
@@ -53,7 +53,7 @@ json_t *twl_json_decode_nested(const char *buf, size_t len, int max_nesting,
 /*
  * The same decoder, positioned in a buffer, for a caller that walks the
  * known structure of a document itself (the report fast path in
- * wire_validate.c) and hands the rest to twl_json_parser_value(). Every
+ * wire_decode.c) and hands the rest to twl_json_parser_value(). Every
  * call skips leading whitespace; after the first failure every call
  * fails and *err (if given) holds the first error. Members are private.
  */

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <syslog.h>
@@ -144,5 +145,44 @@ int twl_read_file(const char *path, size_t max, char **out, size_t *len);
  */
 int twl_parse_addr_port(const char *s, struct sockaddr_storage *ss,
 			socklen_t *len);
+
+/*
+ * ---- Directories, text copies and the monotonic clock, one
+ * implementation for agent and server (spool, BPF pin directory; server
+ * answers and wire errors; the agent's timers). ----
+ */
+
+/*
+ * twl_mkdir_p - create directory @path and each missing parent with
+ * @mode (less the umask), like mkdir -p. An existing directory is fine;
+ * an existing non-directory in the way is -ENOTDIR. Returns 0 or a
+ * negative errno (-EINVAL for an empty @path, -ENOMEM).
+ */
+int twl_mkdir_p(const char *path, mode_t mode);
+
+/*
+ * twl_printable_copy - copy @len bytes of @in into @out (capacity @cap,
+ * NUL-terminated when @cap > 0) with every byte that is not printable
+ * ASCII (0x20..0x7e) replaced by '?', cut at @cap - 1 bytes: text from a
+ * peer becomes safe to log and to put into JSON. Returns the number of
+ * bytes written before the NUL.
+ */
+size_t twl_printable_copy(const char *in, size_t len, char *out, size_t cap);
+
+/*
+ * twl_mono_ms - CLOCK_MONOTONIC in milliseconds: deadlines and intervals
+ * that wall-clock changes cannot move.
+ */
+uint64_t twl_mono_ms(void);
+
+/* twl_mono_ns - CLOCK_MONOTONIC in nanoseconds (the kernel's clock). */
+uint64_t twl_mono_ns(void);
+
+/*
+ * twl_boot_time_ns - when the machine booted, in Unix nanoseconds: the
+ * real-time clock less the monotonic one, now. Kernel timestamps (kmsg,
+ * BPF) are monotonic; adding one gives its wall-clock time.
+ */
+int64_t twl_boot_time_ns(void);
 
 #endif /* TWILIGHT_UTIL_H */

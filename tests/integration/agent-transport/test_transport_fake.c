@@ -25,14 +25,13 @@
 #include "enroll.h"
 #include "sender.h"
 #include "tu_common.h"
-
-static char *pki; /* generated once per run */
+#include "tu_fake_https.h"
 
 enum rand_mode { RAND_MAX_BOUND, RAND_ZERO };
 
 struct fx {
 	char *dir, *logdir, *script, *portfile, *state, *spool, *token;
-	pid_t srv;
+	struct tu_fake_https srv;
 	char url[64];
 	uint64_t now;
 	int64_t wall;
@@ -96,7 +95,7 @@ static int setup(void **state)
 	write_text(f->token, "enroll-tok-123\n");
 	f->now = 1000000;
 	f->wall = 1764732000;
-	f->srv = -1;
+	f->srv.pid = -1;
 	*state = f;
 	return 0;
 }
@@ -104,13 +103,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	int st;
 
 	twl_sender_free(f->s);
-	if (f->srv > 0) {
-		kill(f->srv, SIGTERM);
-		waitpid(f->srv, &st, 0);
-	}
+	tu_fake_https_stop(&f->srv);
 	tu_rmrf(f->dir);
 	free(f->dir);
 	free(f->logdir);
@@ -124,64 +119,14 @@ static int teardown(void **state)
 }
 
 /* Start the fake server with @lines as its script ("server" or "other-server" cert). */
-enum { SRV_PLAIN = 0, SRV_CLIENT_CERT = 1, SRV_PROXY = 2 };
-
 static void start_server(struct fx *f, const char *cert, int mode,
 			 const char *const *lines)
 {
-	FILE *fp = fopen(f->script, "w");
-	char *crt = NULL, *key = NULL, *ca = NULL;
-	int port = 0;
-
-	assert_non_null(fp);
-	for (; *lines; lines++)
-		fprintf(fp, "%s\n", *lines);
-	assert_int_equal(fclose(fp), 0);
-	assert_true(asprintf(&crt, "%s/%s.pem", pki, cert) > 0);
-	assert_true(asprintf(&key, "%s/%s.key", pki, cert) > 0);
-	assert_true(asprintf(&ca, "%s/ca.pem", pki) > 0);
-	f->srv = fork();
-	assert_true(f->srv >= 0);
-	if (f->srv == 0) {
-		const char *argv[16] = { FAKE_HTTPS,  "--cert",	  crt,
-					 "--key",     key,	  "--port-file",
-					 f->portfile, "--script", f->script,
-					 "--log-dir", f->logdir };
-		int n = 11;
-
-		if (mode & SRV_CLIENT_CERT) {
-			argv[n++] = "--client-ca";
-			argv[n++] = ca;
-		}
-		if (mode & SRV_PROXY)
-			argv[n++] = "--proxy";
-		argv[n] = NULL;
-		execv(FAKE_HTTPS, (char *const *)argv);
-		_exit(127);
-	}
-	for (int i = 0; i < 1000 && !port; i++) {
-		char *txt = tu_slurp(f->portfile, NULL);
-
-		if (txt)
-			port = atoi(txt);
-		free(txt);
-		if (!port) {
-			int st;
-
-			if (waitpid(f->srv, &st, WNOHANG) == f->srv)
-				fail_msg(
-					"fake_https exited before listening (status %d)",
-					st);
-			usleep(10000);
-		}
-	}
-	if (!port)
-		fail_msg("fake_https did not write %s within 10 s",
-			 f->portfile);
-	snprintf(f->url, sizeof(f->url), "https://127.0.0.1:%d", port);
-	free(crt);
-	free(key);
-	free(ca);
+	f->srv.script = f->script;
+	f->srv.portfile = f->portfile;
+	f->srv.logdir = f->logdir;
+	tu_fake_https_start(&f->srv, tu_pki, cert, mode, lines);
+	snprintf(f->url, sizeof(f->url), "%s", f->srv.url);
 }
 
 struct opts {
@@ -212,11 +157,11 @@ static void make_sender(struct fx *f, const struct opts *o)
 		.hook_ctx = f,
 	};
 
-	assert_true(asprintf(&ca, "%s/ca.pem", pki) > 0);
+	assert_true(asprintf(&ca, "%s/ca.pem", tu_pki) > 0);
 	cfg.ca_file = ca;
 	if (o && o->client_cert) {
-		assert_true(asprintf(&cc, "%s/client.pem", pki) > 0);
-		assert_true(asprintf(&ck, "%s/client.key", pki) > 0);
+		assert_true(asprintf(&cc, "%s/client.pem", tu_pki) > 0);
+		assert_true(asprintf(&ck, "%s/client.key", tu_pki) > 0);
 		cfg.client_cert = cc;
 		cfg.client_key = ck;
 	}
@@ -282,14 +227,7 @@ static int n_requests(struct fx *f)
 
 static char *req_file(struct fx *f, int n, const char *ext)
 {
-	char *p = NULL, *txt;
-
-	assert_true(asprintf(&p, "%s/%03d.%s", f->logdir, n, ext) > 0);
-	txt = tu_slurp(p, NULL);
-	if (!txt)
-		fail_msg("no %s", p);
-	free(p);
-	return txt;
+	return tu_fake_https_request(&f->srv, n, ext);
 }
 
 static void assert_req_has(struct fx *f, int n, const char *needle)
@@ -350,7 +288,7 @@ static void test_503_then_200(void **state)
 	struct twl_sender_stats st;
 	struct stat sb;
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000),
@@ -425,7 +363,7 @@ static void test_backoff_grows_to_cap(void **state)
 	const uint64_t want[] = { 1000, 2000, 3000, 3000 };
 	char *batch = make_batch("00000000000000000000000000000a02");
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, &o);
 	submit(f, batch);
 	for (int i = 0; i < 4; i++) {
@@ -454,7 +392,7 @@ static void test_corrupt_spool_file_skipped(void **state)
 	char *path = fx_path(f, "spool/00000000000000000001.batch");
 	int fd;
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, a);
 	submit(f, b);
@@ -481,7 +419,7 @@ static void test_zero_jitter_never_spins(void **state)
 	char *batch = make_batch("00000000000000000000000000000a16");
 
 	f->rmode = RAND_ZERO;
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, &o);
 	assert_int_equal(twl_hostkey_store(f->state, "hk-16"), 0);
 	submit(f, batch);
@@ -514,7 +452,7 @@ static void test_429_retry_after(void **state)
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	snprintf(line, sizeof(line), "503|Retry-After: %s|", date);
 	f->rmode = RAND_ZERO; /* jitter alone would retry at once */
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000), 7000);
@@ -548,7 +486,7 @@ static void test_401_keeps_batch_backs_off_to_an_hour(void **state)
 		script[i] = "401||{\"error\":\"unknown_key\"}";
 	script[i] = NULL;
 	assert_int_equal(twl_hostkey_store(f->state, "old-key"), 0);
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, &o);
 	submit(f, batch);
 	for (i = 0; i < 14; i++) {
@@ -595,7 +533,7 @@ static void test_401_reenrols_with_token(void **state)
 	int r;
 
 	assert_int_equal(twl_hostkey_store(f->state, "old-key"), 0);
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	r = twl_sender_run_once(f->s, 10000);
@@ -631,7 +569,7 @@ static void test_403_with_token_keeps_key(void **state)
 	int r;
 
 	assert_int_equal(twl_hostkey_store(f->state, "kept-key"), 0);
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	r = twl_sender_run_once(f->s, 10000);
@@ -663,7 +601,7 @@ static void test_413_split(void **state)
 	json_t *orig = json_loads(batch, 0, NULL), *ja, *jb;
 	struct twl_verr err;
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000), TWL_SENDER_IDLE_MS);
@@ -721,7 +659,7 @@ static void test_413_unsplittable_quarantined(void **state)
 	char *batch = make_small_batch("00000000000000000000000000000a07");
 	char *q = fx_path(f, "spool/quarantine");
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000), TWL_SENDER_IDLE_MS);
@@ -751,7 +689,7 @@ static void test_400_quarantined_unsupported_version_kept(void **state)
 	struct dirent *de;
 	int r, whys = 0;
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, a);
 	submit(f, b);
@@ -804,7 +742,7 @@ static void retried_then_delivered(struct fx *f, const char *action,
 	struct twl_sender_stats st;
 	int r;
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, &o);
 	submit(f, batch);
 	r = twl_sender_run_once(f->s, 10000);
@@ -854,7 +792,7 @@ static void test_wrong_ca_refused(void **state)
 	char *batch = make_batch("00000000000000000000000000000a10");
 	struct twl_sender_stats st;
 
-	start_server(f, "other-server", SRV_PLAIN, script);
+	start_server(f, "other-server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000), 1000);
@@ -893,7 +831,7 @@ static void test_client_certificate(void **state)
 	const struct opts o = { .client_cert = true };
 	char *batch = make_batch("00000000000000000000000000000a11");
 
-	start_server(f, "server", SRV_CLIENT_CERT, script);
+	start_server(f, "server", TU_SRV_CLIENT_CERT, script);
 	make_sender(f, &o);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000), TWL_SENDER_IDLE_MS);
@@ -908,7 +846,7 @@ static void test_client_certificate_missing(void **state)
 	const char *script[] = { "201||{\"host_key\":\"hk-12\"}", NULL };
 	char *batch = make_batch("00000000000000000000000000000a12");
 
-	start_server(f, "server", SRV_CLIENT_CERT, script);
+	start_server(f, "server", TU_SRV_CLIENT_CERT, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	assert_int_equal(twl_sender_run_once(f->s, 10000), 1000);
@@ -927,7 +865,7 @@ static void test_enrolment_refused(void **state)
 	struct twl_sender_stats st;
 	int r;
 
-	start_server(f, "server", SRV_PLAIN, script);
+	start_server(f, "server", TU_SRV_PLAIN, script);
 	make_sender(f, NULL);
 	submit(f, batch);
 	r = twl_sender_run_once(f->s, 10000);
@@ -962,7 +900,7 @@ static void test_proxy_from_environment(void **state)
 	char *batch = make_batch("00000000000000000000000000000a14");
 	char proxy[64];
 
-	start_server(f, "server", SRV_PROXY, script);
+	start_server(f, "server", TU_SRV_PROXY, script);
 	/* The proxy tunnels to "127.0.0.1:1" and serves it itself. */
 	snprintf(proxy, sizeof(proxy), "http://%s",
 		 f->url + strlen("https://"));
@@ -981,40 +919,6 @@ static void test_proxy_from_environment(void **state)
 		       "X-Fake-Proxy-Connect: CONNECT 127.0.0.1:1 HTTP/1.1");
 	assert_body_is(f, 2, batch);
 	free(batch);
-}
-
-static int group_setup(void **state)
-{
-	const char *src = getenv("TWILIGHT_SOURCE_DIR");
-	char *cmd = NULL;
-
-	if (!src) {
-		fprintf(stderr,
-			"TWILIGHT_SOURCE_DIR is not set (run through ctest)\n");
-		return -1;
-	}
-	pki = tu_mkdtemp("pki");
-	if (!pki)
-		return -1;
-	if (asprintf(
-		    &cmd,
-		    "sh '%s/tests/integration/agent-transport/gen-certs.sh' '%s'",
-		    src, pki) < 0)
-		return -1;
-	if (system(cmd) != 0) {
-		fprintf(stderr, "generating the test PKI failed: %s\n", cmd);
-		free(cmd);
-		return -1;
-	}
-	free(cmd);
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	tu_rmrf(pki);
-	free(pki);
-	return 0;
 }
 
 int main(void)
@@ -1071,5 +975,5 @@ int main(void)
 	for (int i = 0; proxies[i]; i++)
 		unsetenv(proxies[i]);
 	twl_log_init("test_transport_fake", LOG_WARNING);
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, tu_pki_setup, tu_pki_teardown);
 }

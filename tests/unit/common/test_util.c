@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -292,6 +293,83 @@ static void test_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* mkdir -p: nested, idempotent, mode, and a file in the way. */
+static void test_mkdir_p(void **state)
+{
+	char dir[] = "/tmp/twl-util-mkdir.XXXXXX", path[160], cmd[200];
+	struct stat st;
+	mode_t old = umask(022);
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a/b//c/", dir);
+	assert_int_equal(twl_mkdir_p(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* again: everything exists, nothing to do */
+	assert_int_equal(twl_mkdir_p(path, 0700), 0);
+
+	/* a file where a directory should be, last or in the middle */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(twl_mkdir_p(path, 0700), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/file/sub", dir);
+	assert_int_equal(twl_mkdir_p(path, 0700), -ENOTDIR);
+
+	assert_int_equal(twl_mkdir_p("", 0700), -EINVAL);
+	assert_int_equal(twl_mkdir_p(NULL, 0700), -EINVAL);
+	umask(old);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Printable copies: every other byte becomes '?', the cap holds. */
+static void test_printable_copy(void **state)
+{
+	char out[8];
+
+	assert_int_equal(twl_printable_copy("a\x01"
+					    "b\x7f\xc3\xa9~",
+					    7, out, sizeof(out)),
+			 7);
+	assert_string_equal(out, "a?b???~");
+	/* a NUL inside the input is a byte like any other */
+	assert_int_equal(twl_printable_copy("x\0y", 3, out, sizeof(out)), 3);
+	assert_string_equal(out, "x?y");
+	/* cut at cap - 1 bytes */
+	assert_int_equal(twl_printable_copy("0123456789", 10, out, sizeof(out)),
+			 7);
+	assert_string_equal(out, "0123456");
+	assert_int_equal(twl_printable_copy("abc", 3, out, 1), 0);
+	assert_string_equal(out, "");
+	/* no room at all: nothing written */
+	out[0] = 'z';
+	assert_int_equal(twl_printable_copy("abc", 3, out, 0), 0);
+	assert_int_equal(out[0], 'z');
+}
+
+/* The clocks: monotonic never goes back, and boot + monotonic is now. */
+static void test_clocks(void **state)
+{
+	uint64_t ms = twl_mono_ms(), ns = twl_mono_ns();
+	struct timespec rt;
+	int64_t boot = twl_boot_time_ns(), now_ns;
+
+	assert_true(twl_mono_ms() >= ms);
+	assert_true(ns / 1000000 >= ms);
+	assert_true(twl_mono_ns() >= ns);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	now_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
+	assert_true(boot > 0 && boot < now_ns);
+	/* a kernel timestamp taken now maps to now (same second) */
+	assert_true(llabs(boot + (int64_t)twl_mono_ns() - now_ns) <
+		    1000000000LL);
+}
+
 static void test_log(void **state)
 {
 	char tmpl[] = "/tmp/twl-log-test.XXXXXX", *text = NULL;
@@ -363,6 +441,9 @@ int main(void)
 		cmocka_unit_test(test_sha256_hex),
 		cmocka_unit_test(test_hex_random),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_mkdir_p),
+		cmocka_unit_test(test_printable_copy),
+		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_parse_addr_port),
 	};

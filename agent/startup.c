@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Start-up shared by the daemon and the dry run (startup.h): privileged
+ * work first (kernel log, BPF), then capabilities are dropped before
+ * anything talks to the network.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <twilight/util.h>
+
+#include "census.h"
+#include "hooks.h"
+#include "startup.h"
+#include "state.h"
+
+/* Contract: see startup.h. */
+const char *twl_agent_kmsg_path(const struct twl_agent *a)
+{
+	return a->o->kmsg_file ? a->o->kmsg_file : a->cfg.kmsg_path;
+}
+
+/* Contract: see startup.h. */
+json_t *twl_agent_census(const struct twl_config *cfg)
+{
+	struct twl_census_cfg cc = {
+		.cgroup_root = cfg->cgroup_root,
+		.mountinfo = cfg->mountinfo,
+		.max_cgroups = cfg->census_max_cgroups,
+		.max_ms = cfg->census_max_ms,
+	};
+	json_t *c;
+	int err = 0;
+
+	c = twl_census_take(&cc, (int64_t)time(NULL), &err);
+	if (!c)
+		twl_log(LOG_WARNING,
+			"census: cannot read the mount table %s: %s; the batch goes without a "
+			"census (check the mountinfo option)",
+			cfg->mountinfo, strerror(-err));
+	else if (json_is_true(json_object_get(c, "truncated")))
+		twl_log(LOG_NOTICE,
+			"census: stopped after %lld cgroups (census-max-cgroups %u, "
+			"census-max-time %u ms); raise them for a complete census",
+			(long long)json_integer_value(
+				json_object_get(c, "cgroups_walked")),
+			cfg->census_max_cgroups, cfg->census_max_ms);
+	return c;
+}
+
+/* Contract: see startup.h. */
+struct twl_sender *twl_agent_sender(const struct twl_config *cfg,
+				    const struct twl_identity *id)
+{
+	struct twl_sender_cfg sc;
+	struct twl_sender *s;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.server_url = cfg->server_url;
+	sc.ca_file = cfg->ca_file;
+	sc.client_cert = cfg->client_cert;
+	sc.client_key = cfg->client_key;
+	sc.enroll_token_file = cfg->enroll_token_file;
+	sc.state_dir = cfg->state_dir;
+	sc.spool_dir = cfg->spool_dir;
+	sc.spool_max_bytes = cfg->spool_max_bytes;
+	sc.spool_max_age_s = cfg->spool_max_age_s;
+	sc.backoff_base_ms = cfg->backoff_base_ms;
+	sc.backoff_cap_ms = cfg->backoff_cap_ms;
+	sc.connect_timeout_ms = cfg->connect_timeout_ms;
+	sc.timeout_ms = cfg->timeout_ms;
+	sc.host_id = id->host_id;
+	sc.hostname = cfg->send_hostname ? id->hostname : "";
+	s = twl_sender_new(&sc);
+	if (!s)
+		twl_log(LOG_ERR,
+			"cannot set up delivery to %s: %s; check the config with "
+			"--check-config",
+			cfg->server_url, strerror(errno));
+	return s;
+}
+
+/* The host identity; a dry run creates nothing (read-only). */
+static int load_identity(struct twl_agent *a, bool dry_run)
+{
+	const struct twl_config *cfg = &a->cfg;
+	struct twl_identity_cfg ic = {
+		.machine_id_path = cfg->machine_id_path,
+		.boot_id_path = cfg->boot_id_path,
+		.host_id_key = cfg->host_id_key,
+		.state_dir = cfg->state_dir,
+		.read_only = dry_run,
+		.mountinfo = cfg->mountinfo,
+		.cgroup_root = cfg->cgroup_root,
+		.send_hostname = cfg->send_hostname,
+	};
+	int ret = twl_identity_load(&ic, &a->id);
+
+	if (!ret)
+		return 0;
+	if (dry_run)
+		twl_log(LOG_ERR,
+			"cannot determine the host identity: %s (boot id from %s)",
+			strerror(-ret), cfg->boot_id_path);
+	else
+		twl_log(LOG_ERR,
+			"cannot determine the host identity: %s (boot id %s, state "
+			"dir %s)",
+			strerror(-ret), cfg->boot_id_path, cfg->state_dir);
+	return -1;
+}
+
+/*
+ * The saved state, adapted to what is read: this boot's kernel log, or a
+ * dump file. A dump file's sequence numbers belong to the boot it was
+ * saved on, not this one: resume per file (keyed by its real path), so
+ * that neither position is applied to the other's records.
+ */
+static void load_state(struct twl_agent *a, struct twl_state *st)
+{
+	char real[PATH_MAX], key[PATH_MAX + 16], hex[65];
+	const char *file = a->o->kmsg_file;
+	int ret = twl_state_load(a->cfg.state_dir, st);
+
+	if (ret) {
+		twl_log(LOG_ERR,
+			"state file %s/%s unreadable (%s); starting afresh: this boot's "
+			"warnings may be sent again",
+			a->cfg.state_dir, TWL_STATE_FILE, strerror(-ret));
+		memset(st, 0, sizeof(*st));
+	}
+	if (!file) {
+		twl_state_for_boot(st, a->id.boot_id);
+		return;
+	}
+	if (!realpath(file, real))
+		snprintf(real, sizeof(real), "%s", file);
+	snprintf(key, sizeof(key), "kmsg-file\n%s", real);
+	twl_sha256_hex(key, strlen(key), hex);
+	twl_state_for_boot(st, hex);
+}
+
+static int open_source(struct twl_agent *a)
+{
+	const char *path = twl_agent_kmsg_path(a);
+
+	a->src = twl_kmsg_source_open(path);
+	if (a->src)
+		return 0;
+	twl_log(LOG_ERR, "cannot open kernel log %s: %s; %s", path,
+		strerror(errno),
+		errno == EACCES || errno == EPERM ?
+			"run as root or with CAP_SYSLOG (see twilight-agent.service)" :
+			"check kmsg-path / --kmsg-file");
+	return -1;
+}
+
+static int open_bpf(struct twl_agent *a)
+{
+	const struct twl_config *cfg = &a->cfg;
+	struct twl_bpf_cfg bc;
+
+	memset(&bc, 0, sizeof(bc));
+	bc.enable = cfg->bpf;
+	if (twl_privacy_parse(cfg->privacy_cgroup, &bc.privacy.cgroup) ||
+	    twl_privacy_parse(cfg->privacy_comm, &bc.privacy.comm)) {
+		twl_log(LOG_ERR,
+			"bad privacy-cgroup/privacy-comm (check with --check-config)");
+		return -1;
+	}
+	bc.privacy.key = cfg->privacy_key;
+	a->bpf = twl_bpf_open(&bc);
+	if (!a->bpf) {
+		twl_log(LOG_ERR, "bpf: cannot set up usage counters: %s",
+			strerror(errno));
+		return -1;
+	}
+	if (cfg->bpf && !twl_bpf_active(a->bpf))
+		twl_log(LOG_WARNING,
+			"bpf: no probe could be attached; usage is not counted "
+			"(health.probes says why), warnings are still reported");
+	return 0;
+}
+
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+/*
+ * Drop capabilities once the privileged work is done: /dev/kmsg is open
+ * and the BPF programs are attached. Only CAP_BPF is kept, and only while
+ * BPF is in use: with unprivileged BPF disabled (Debian's default) every
+ * bpf() call, map reads through an open fd included, needs it. Nothing
+ * else later (reload, delivery, census, state) needs a capability, so the
+ * network-facing part runs without them. Failure is logged, not fatal.
+ */
+static void drop_capabilities(bool keep_bpf)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (keep_bpf) {
+		data[CAP_BPF / 32].effective = 1u << (CAP_BPF % 32);
+		data[CAP_BPF / 32].permitted = 1u << (CAP_BPF % 32);
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+	    errno != EINVAL)
+		twl_log(LOG_WARNING, "cannot clear ambient capabilities: %s",
+			strerror(errno));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		twl_log(LOG_WARNING,
+			"cannot drop capabilities: %s; continuing with them",
+			strerror(errno));
+	else
+		twl_log(LOG_DEBUG, "capabilities dropped%s",
+			keep_bpf ? " except CAP_BPF" : "");
+}
+
+/* The daemon's privileged set-up, then delivery without capabilities. */
+static int start_delivery(struct twl_agent *a)
+{
+	/* BPF before the network: privileged setup first (loads only if bpf = true). */
+	if (open_bpf(a))
+		return -1;
+	drop_capabilities(a->cfg.bpf && twl_bpf_active(a->bpf));
+	a->sender = twl_agent_sender(&a->cfg, &a->id);
+	return a->sender ? 0 : -1;
+}
+
+static int print_sink(void *ctx, const char *json, size_t len)
+{
+	/* Never called: dry run builds its one document directly. */
+	return -EPERM;
+}
+
+/* Contract: see startup.h. */
+int twl_agent_start(struct twl_agent *a, bool dry_run)
+{
+	struct twl_pump_cfg pc;
+	struct twl_state st;
+
+	memset(&st, 0, sizeof(st));
+	memset(&pc, 0, sizeof(pc));
+	if (load_identity(a, dry_run))
+		return -1;
+	if (!dry_run)
+		load_state(a, &st);
+	if (open_source(a))
+		return -1;
+	if (!dry_run && start_delivery(a))
+		return -1;
+	pc.id = &a->id;
+	if (dry_run) {
+		pc.sink = print_sink;
+		pc.single_batch = true;
+	} else {
+		pc.state_dir = a->cfg.state_dir;
+		twl_agent_hooks(a, &pc);
+	}
+	a->pump = twl_pump_new(&pc, &st);
+	if (!a->pump) {
+		twl_log(LOG_ERR, "cannot set up the record pump: %s",
+			strerror(errno));
+		return -1;
+	}
+	twl_pump_set_source(a->pump, a->src);
+	if (!dry_run)
+		twl_log(LOG_INFO,
+			"started: host %s, boot %s, cgroup mode %s, resuming %s",
+			a->id.host_id, a->id.boot_id, a->id.cgroup_mode,
+			st.have_last_seq ? "after the saved kmsg position" :
+					   "from the oldest record");
+	/* The census describes this machine: leave it out for an archived dump. */
+	if (!a->o->kmsg_file)
+		twl_pump_set_census(a->pump, twl_agent_census(&a->cfg));
+	return 0;
+}
+
+/* Contract: see startup.h. */
+void twl_agent_stop(struct twl_agent *a)
+{
+	twl_pump_free(a->pump);
+	twl_bpf_free(a->bpf);
+	twl_sender_free(a->sender);
+	twl_kmsg_source_free(a->src);
+	twl_config_fini(&a->cfg);
+	a->pump = NULL;
+	a->bpf = NULL;
+	a->sender = NULL;
+	a->src = NULL;
+}
