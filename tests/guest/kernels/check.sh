@@ -2,6 +2,8 @@
 # tests/guest/kernels/check.sh KERNEL DIR CATALOG_JSON EXPECT_DIR BTF_FUNCS
 #
 # Checks what tests/guest/kernels/guest.sh exported to DIR for KERNEL:
+#   - each workload run succeeded, or failed with the errno the kernel's
+#     source says;
 #   - /dev/kmsg lost no record (sequence numbers 0, 1, 2, ... and no EPIPE)
 #     and every step marker arrived, in order;
 #   - the deprecation messages the kernel printed, by exact text, step and
@@ -18,7 +20,8 @@
 #   - health: no record lost, no map overflow, probe states as in
 #     EXPECT_DIR/KERNEL.probes; the BTF functions of BTF_FUNCS (found by
 #     run.sh in the kernel's vmlinux) as in EXPECT_DIR/KERNEL.btf;
-#   - census: hierarchies and knobs as in EXPECT_DIR/KERNEL.census.
+#   - census: hierarchies and knobs, whether the v1 memory controller
+#     mounted and the host's cgroup_mode, as in EXPECT_DIR/KERNEL.census.
 # Writes what it saw next to DIR (DIR.*) for the report.
 set -uo pipefail
 
@@ -54,6 +57,28 @@ for f in kmsg probes btf census; do
 	[ -f "$EXP/$KERNEL.$f" ] || { echo "FAIL: $KERNEL: $EXP/$KERNEL.$f missing" >&2; exit 1; }
 done
 grep -qx 'agent-exit=0' "$D/facts.txt" || bad "the agent did not exit 0 on SIGTERM: $(grep agent-exit "$D/facts.txt")"
+
+# --- the workload: every run as the kernel answers it ---------------------------
+# Runs that must fail, with the errno the kernel returns (read from its
+# source); every other run must succeed N times.
+if grep -qx 'v1-memory=mounted' "$D/facts.txt"; then
+	want_runs="22 4"
+else
+	want_runs="0 4"
+fi
+runs="$(grep -c '^workload ' "$D/workload.log") $(grep -c '^workload ' "$D/other.log")"
+[ "$runs" = "$want_runs" ] && ok "workload: $runs runs (counted, must-not-count)" ||
+	bad "workload: $runs runs (counted, must-not-count), want $want_runs"
+wrong=$(awk -v fails="tcp_root=EINVAL tcp_bad=EINVAL soft_bad=EINVAL swap_big=EINVAL oom_nonnum=EINVAL oom_bad=EINVAL use_hier=EINVAL" '
+	BEGIN { n = split(fails, f, " "); for (i = 1; i <= n; i++) { split(f[i], p, "="); E[p[1]] = p[2] } }
+	/^workload / {
+		delete kv
+		for (i = 2; i <= NF; i++) { p = index($i, "="); kv[substr($i, 1, p - 1)] = substr($i, p + 1) }
+		s = kv["step"]
+		if (s in E) { if (kv["ok"] != 0 || kv["errno"] != E[s]) print s ": want every run to fail with " E[s] ": " $0 }
+		else if (kv["failed"] != 0 || kv["ok"] != kv["n"]) print s ": want every run to succeed: " $0
+	}' "$D/workload.log" "$D/other.log")
+[ -z "$wrong" ] && ok "workload: each run succeeded or failed as the kernel must answer it" || bad "workload: $wrong"
 
 # --- the agent's batches: 32-byte spool header, then the JSON document ------
 W=$D.work
@@ -150,10 +175,14 @@ same "BTF functions the probes need" "$W/btf.expected" "$D.btf"
 jq -r 'last(.[] | .census | select(. != null)) |
 	(.hierarchies[] | "hierarchy \(.kind) \(.mount) \(.controllers | if length == 0 then "-" else join(",") end)"),
 	(.knobs[] | "knob \(.feature) \(.file) \(.cgroup) \(.value)"),
-	"truncated \(.truncated)"' "$W/all.json" | sort >"$D.census"
+	"truncated \(.truncated)"' "$W/all.json" >"$W/census"
+{
+	cat "$W/census"
+	sed -n 's/^v1-memory=\([a-z]*\).*/v1-memory \1/p' "$D/facts.txt"
+	jq -r 'last(.[] | .host) | "cgroup_mode \(.cgroup_mode)"' "$W/all.json"
+} | sort >"$D.census"
 grep -v '^#' "$EXP/$KERNEL.census" | sed '/^$/d' | sort >"$W/census.expected"
-same "census (hierarchies, knobs)" "$W/census.expected" "$D.census"
-jq -r 'last(.[] | .host) | "cgroup_mode \(.cgroup_mode) kernel \(.kernel)"' "$W/all.json" >"$D.host"
+same "census (hierarchies, knobs, v1 memory, cgroup mode)" "$W/census.expected" "$D.census"
 
 if [ $errors != 0 ]; then
 	echo "FAIL: $KERNEL: $errors check(s) failed (seen: $D.*)" >&2
