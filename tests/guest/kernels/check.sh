@@ -144,13 +144,17 @@ awk -v maps="$W/maps" -f "$HERE/../usage-expected.awk" "$D/workload.log" | sort 
 jq -r '[.[] | .usage[]] | group_by([.op, .file, .cgroup, .comm, .writer_cgroup, .feature, .uid])[] |
 	max_by(.count) | "\(.op)|\(.file)|\(.cgroup)|\(.comm)|\(.writer_cgroup)|\(.feature)|\(.uid) \(.count) \(.failed) \(.condition_met)"' \
 	"$W/all.json" | sort >"$D.usage"
-# Known gaps of the agent: "KERNEL-REGEX<tab>WANT-LINE<tab>AGENT-LINE<tab>WHY".
+# Known gaps of the agent: "KERNEL-REGEX<tab>WANT-LINE<tab>AGENT-LINE<tab>WHY"
+# (AGENT-LINE "-": the agent counts nothing for it).
 cp "$D.usage" "$W/usage.workload"
 while IFS=$'\t' read -r kre want got why; do
 	case "$kre" in '' | '#'*) continue ;; esac
 	[[ $KERNEL =~ ^($kre)$ ]] || continue
 	grep -qxF "$want" "$W/usage.expected" || continue
-	if grep -qxF "$got" "$W/usage.workload"; then
+	if [ "$got" = - ] && ! grep -qxF "$want" "$W/usage.workload"; then
+		echo "KNOWN GAP (agent): $KERNEL: want '$want', the agent counts nothing: $why"
+		echo "$want" >>"$W/usage.workload"
+	elif grep -qxF "$got" "$W/usage.workload"; then
 		echo "KNOWN GAP (agent): $KERNEL: want '$want', the agent reports '$got': $why"
 		awk -v got="$got" -v want="$want" '$0 == got { $0 = want } { print }' "$W/usage.workload" >"$W/usage.tmp"
 		mv "$W/usage.tmp" "$W/usage.workload"
