@@ -9,10 +9,14 @@
 # A line mentioning "deprecat" (any case) or "cgroup v2" that matches no
 # known text is printed as id "UNKNOWN:<text>" so that a wrong or partial
 # backport fails the comparison instead of passing unnoticed.
+# With -v with_seq=1 each line ends in the record's sequence number.
 BEGIN {
 	# memcg v1 deprecation series (final texts, after the two text fixes)
 	known["kmem.tcp.limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."] = "tcp"
 	known["soft_limit_in_bytes is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."] = "soft_limit"
+	# 6.12 stable ("memcg: make the v1 soft limit knob inert", in Debian's
+	# 6.12.111-1): the write is accepted and ignored
+	known["soft_limit_in_bytes is deprecated and will be removed. Writing any value to this file has no effect. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."] = "soft_limit"
 	known["oom_control is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."] = "oom_control"
 	known["pressure_level is deprecated and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality."] = "pressure_level"
 	# printk keeps the embedded newline ("\n "), /dev/kmsg shows it escaped
@@ -33,6 +37,7 @@ BEGIN {
 		next
 	split(substr($0, 1, semi - 1), pfx, ",")
 	level = pfx[1] % 8
+	seq = with_seq ? " " pfx[2] : ""
 	text = substr($0, semi + 1)
 
 	if (text ~ /^TWILIGHT-STEP [A-Za-z0-9_-]+$/) {
@@ -51,7 +56,7 @@ BEGIN {
 		gsub(/ /, "_", id)
 	} else
 		next
-	pending[npending++] = id " " level
+	pending[npending++] = id " " level seq
 }
 
 END {

@@ -10,6 +10,7 @@
 set -uo pipefail
 
 D=${1:?usage: check.sh DIR CATALOG_JSON}
+HERE=$(cd "$(dirname "$0")" && pwd)
 CAT=${2:?usage: check.sh DIR CATALOG_JSON}
 errors=0
 
@@ -34,34 +35,7 @@ jq -r '.features[] | .id as $id | ((.files // [])[] | "F \(.) \($id)"), ((.event
 # expected LOG: the usage entries the workload runs in LOG must produce,
 # one line "op|file|cgroup|comm|writer|feature|uid count failed condition_met".
 expected() {
-	awk -v maps="$maps" '
-	BEGIN {
-		while ((getline l < maps) > 0) {
-			split(l, a, " ")
-			if (a[1] == "F") F[a[2]] = a[3]; else E[a[2]] = a[3]
-		}
-	}
-	function add(o, f, t, cm, w, feat, n, fl, c,   k) {
-		if (feat == "") { print "no catalog feature for " o " " f > "/dev/stderr"; bad = 1 }
-		k = o "|" f "|" t "|" cm "|" w "|" feat "|" uid
-		N[k] += n; FL[k] += fl; C[k] += c
-	}
-	/^workload / {
-		delete kv
-		for (i = 2; i <= NF; i++) { p = index($i, "="); kv[substr($i, 1, p - 1)] = substr($i, p + 1) }
-		op = kv["op"]; file = kv["file"]; cg = kv["cgroup"]; comm = kv["comm"]
-		n = kv["n"] + 0; failed = kv["failed"] + 0; uid = kv["uid"]
-		c = kv["cond"] == "all" ? n : 0
-		if (op == "write") add("write", file, cg, comm, cg, F[file], n, failed, c)
-		else if (op == "read") add("read", file, "", comm, cg, F[file], n, failed, 0)
-		else if (op == "event") {
-			if (failed) { print "registration failed in workload: " $0 > "/dev/stderr"; bad = 1 }
-			add("register_event", file, cg, comm, cg, E[file], n, failed, c)
-			# the workload opens the target file for reading to register
-			if (file in F) add("read", file, "", comm, cg, F[file], n, 0, 0)
-		}
-	}
-	END { for (k in N) print k, N[k], FL[k], C[k]; exit bad }' "$1" | sort
+	awk -v maps="$maps" -f "$HERE/../usage-expected.awk" "$1" | sort
 }
 
 actual() {
