@@ -73,11 +73,10 @@ static int match_boot(sd_journal *j, const char *boot, bool missed)
 }
 
 /* The current entry's fields into @f (realtime from the entry itself). */
-static int entry_fields(sd_journal *j, struct twl_jfields *f)
+static void entry_fields(sd_journal *j, struct twl_jfields *f)
 {
 	const void *data;
 	size_t len;
-	int ret;
 
 	twl_jfields_reset(f);
 	SD_JOURNAL_FOREACH_DATA(j, data, len)
@@ -90,9 +89,7 @@ static int entry_fields(sd_journal *j, struct twl_jfields *f)
 				eq + 1,
 				len - (size_t)(eq + 1 - (const char *)data));
 	}
-	ret = sd_journal_get_realtime_usec(j, &f->realtime);
-	f->has_realtime = ret >= 0;
-	return 0;
+	f->has_realtime = sd_journal_get_realtime_usec(j, &f->realtime) >= 0;
 }
 
 /* "Linux version 6.12.0 ..." of a verified record: the release into @b. */

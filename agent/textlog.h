@@ -117,9 +117,18 @@ enum twl_log_kind {
 	TWL_LINE_SKIP, /* blank, or a /dev/kmsg dictionary line */
 };
 
-/* Per-line context: the reference time for yearless stamps (see above). */
+/*
+ * Per-file context: the reference time for yearless stamps (see above) and
+ * the parsers' memory of the last local hour converted (mktime() per line
+ * would cost more than the rest of the parse). Zero it, set ref.
+ */
 struct twl_log_ctx {
 	time_t ref; /* normally the file's mtime */
+	struct {
+		time_t ref;
+		int key; /* month, day and hour + 1; 0: nothing yet */
+		int64_t base_s; /* that hour's start, seconds since the epoch */
+	} hour;
 };
 
 /*
@@ -141,11 +150,11 @@ struct twl_log_parse {
  * struct twl_jfields below) and is -EINVAL here. Returns 0 with @res->kind
  * set (@out is filled for RECORD; for META only boot_id may change), or
  * -EINVAL (the line cannot be placed; @res->why says why) or -E2BIG (text
- * over TWL_KMSG_TEXT_MAX).
+ * over TWL_KMSG_TEXT_MAX). @ctx is read and its hour memory updated.
  */
 int twl_log_parse_line(enum twl_log_format f, const char *line, size_t len,
-		       const struct twl_log_ctx *ctx,
-		       struct twl_log_record *out, struct twl_log_parse *res);
+		       struct twl_log_ctx *ctx, struct twl_log_record *out,
+		       struct twl_log_parse *res);
 
 /*
  * twl_log_detect - the form of a file whose first non-blank lines are

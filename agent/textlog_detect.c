@@ -44,8 +44,8 @@ const char *twl_log_origin(const struct twl_log_record *r)
 }
 
 int twl_log_parse_line(enum twl_log_format f, const char *line, size_t len,
-		       const struct twl_log_ctx *ctx,
-		       struct twl_log_record *out, struct twl_log_parse *res)
+		       struct twl_log_ctx *ctx, struct twl_log_record *out,
+		       struct twl_log_parse *res)
 {
 	memset(res, 0, sizeof(*res));
 	tl_record_reset(out, f);
@@ -98,7 +98,7 @@ static bool line_fits(enum twl_log_format f, const char *line, size_t len,
 		      unsigned *ev)
 {
 	/* Any date will do for detection: the reference is the far future. */
-	static const struct twl_log_ctx ctx = { .ref = (time_t)4102444800LL };
+	struct twl_log_ctx ctx = { .ref = (time_t)4102444800LL };
 	struct twl_log_record rec;
 	struct twl_log_parse res;
 

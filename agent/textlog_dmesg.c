@@ -8,6 +8,7 @@
 #include "textlog_int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 /* util-linux's names, in facility and level order (dmesg -x). */
@@ -20,11 +21,23 @@ static const char *const facility_names[] = {
 static const char *const level_names[] = { "emerg", "alert",  "crit", "err",
 					   "warn",  "notice", "info", "debug" };
 
+/* A byte below 0x20 (tab aside) or 0x7f: eight bytes at a time, then exactly. */
 static bool has_raw_control(const char *p, size_t n)
 {
-	size_t i;
+	const uint64_t ones = 0x0101010101010101ULL,
+		       highs = 0x8080808080808080ULL;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++) {
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, d;
+
+		memcpy(&x, p + i, 8);
+		d = x ^ (0x7f * ones);
+		if (((x - 0x20 * ones) & ~x & highs) ||
+		    ((d - ones) & ~d & highs))
+			break;
+	}
+	for (; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 
 		if ((c < 0x20 && c != '\t') || c == 0x7f)

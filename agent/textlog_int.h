@@ -38,10 +38,11 @@ int tl_bsd_time(const char *p, size_t len, size_t *i, struct tl_bsd_time *t);
 
 /*
  * tl_bsd_wall - @t as local time in the latest year that does not put it
- * more than a day after @ref (see textlog.h); µs since the epoch. 0 or
- * -EINVAL (no such date in the eight years before @ref).
+ * more than a day after @ctx->ref (see textlog.h); µs since the epoch. 0
+ * or -EINVAL (no such date in the eight years before the reference).
  */
-int tl_bsd_wall(const struct tl_bsd_time *t, time_t ref, int64_t *wall_us);
+int tl_bsd_wall(const struct tl_bsd_time *t, struct twl_log_ctx *ctx,
+		int64_t *wall_us);
 
 /* An ISO 8601 / RFC 3339 time as read. */
 struct tl_iso_time {
@@ -69,7 +70,7 @@ int tl_parse_pri(const char *line, size_t len, size_t *i,
 int tl_parse_dmesg(enum twl_log_format f, const char *line, size_t len,
 		   struct twl_log_record *out, struct twl_log_parse *res);
 int tl_parse_syslog(enum twl_log_format f, const char *line, size_t len,
-		    const struct twl_log_ctx *ctx, struct twl_log_record *out,
+		    struct twl_log_ctx *ctx, struct twl_log_record *out,
 		    struct twl_log_parse *res);
 int tl_parse_json(const char *line, size_t len, struct twl_log_record *out,
 		  struct twl_log_parse *res);

@@ -430,8 +430,8 @@ static int finish(struct twl_log_reader *r, struct twl_log_record *rec)
 int twl_log_reader_next(struct twl_log_reader *r, struct twl_log_record *rec)
 {
 	for (;;) {
-		const char *line;
-		size_t len;
+		const char *line = NULL;
+		size_t len = 0;
 		int ret;
 
 		if (r->final)

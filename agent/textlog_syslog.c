@@ -60,31 +60,41 @@ static int host_tag(const char *p, size_t len, size_t i, struct tl_tagged *t)
 	return 1;
 }
 
-/* rsyslog's "#ooo" control escapes (see the top of this file). */
+/* "#ooo" at @in[0..@len): the control byte it stands for, or -1. */
+static int rsyslog_escape(const char *in, size_t len)
+{
+	int v;
+
+	if (len < 4 || in[1] < '0' || in[1] > '1' || in[2] < '0' ||
+	    in[2] > '7' || in[3] < '0' || in[3] > '7')
+		return -1;
+	v = (in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0');
+	return v < 040 || v == 0177 ? v : -1;
+}
+
+/* rsyslog's "#ooo" control escapes (see the top of this file); runs between '#' copied whole. */
 static int rsyslog_unescape(const char *in, size_t len, char *out, size_t cap,
 			    size_t *out_len)
 {
-	size_t i, o = 0;
+	size_t i = 0, o = 0;
 
-	for (i = 0; i < len; i++) {
-		char c = in[i];
+	if (len >= cap)
+		return -E2BIG; /* the decoded text is never longer */
+	while (i < len) {
+		const char *hash = memchr(in + i, '#', len - i);
+		size_t run = hash ? (size_t)(hash - in) - i : len - i;
+		int v;
 
-		if (c == '#' && len - i >= 4 && in[i + 1] >= '0' &&
-		    in[i + 1] <= '1' && in[i + 2] >= '0' && in[i + 2] <= '7' &&
-		    in[i + 3] >= '0' && in[i + 3] <= '7') {
-			int v = (in[i + 1] - '0') * 64 + (in[i + 2] - '0') * 8 +
-				(in[i + 3] - '0');
-
-			if (v < 040 || v == 0177) {
-				c = (char)v;
-				i += 3;
-			}
-		}
-		if (c == '\0')
+		memcpy(out + o, in + i, run);
+		o += run;
+		i += run;
+		if (!hash)
+			break;
+		v = rsyslog_escape(in + i, len - i);
+		out[o++] = v < 0 ? '#' : (char)v;
+		i += v < 0 ? 1 : 4;
+		if (v == 0)
 			return -EINVAL;
-		if (o + 1 >= cap)
-			return -E2BIG;
-		out[o++] = c;
 	}
 	out[o] = '\0';
 	*out_len = o;
@@ -129,7 +139,11 @@ static int kernel_text(enum twl_log_format f, const char *line, size_t len,
 	res->text_col = i;
 	ret = rsyslog_unescape(line + i, len - i, out->k.text,
 			       sizeof(out->k.text), &out->k.text_len);
-	return ret ? tl_fail(res, ret, "text too long") : 0;
+	if (ret)
+		return tl_fail(res, ret,
+			       ret == -E2BIG ? "text too long" :
+					       "#000 in the text");
+	return 0;
 }
 
 /* HOST TAG: TEXT after the time, at @line[@i..). */
@@ -191,7 +205,7 @@ static bool meta_line(const char *line, size_t len, struct twl_log_record *out,
 }
 
 static int bsd_line(enum twl_log_format f, const char *line, size_t len,
-		    const struct twl_log_ctx *ctx, struct twl_log_record *out,
+		    struct twl_log_ctx *ctx, struct twl_log_record *out,
 		    struct twl_log_parse *res)
 {
 	struct tl_bsd_time bt;
@@ -213,7 +227,7 @@ static int bsd_line(enum twl_log_format f, const char *line, size_t len,
 		return tl_fail(res, -EINVAL, "space-padded day");
 	if (bt.zero_pad)
 		res->evidence |= TL_EV_ZERO_DAY;
-	if (tl_bsd_wall(&bt, ctx->ref, &out->wall_us))
+	if (tl_bsd_wall(&bt, ctx, &out->wall_us))
 		return tl_fail(res, -EINVAL,
 			       "no such date near the file's time");
 	out->has_wall = true;
@@ -325,7 +339,7 @@ static int mono_line(const char *line, size_t len, struct twl_log_record *out,
 }
 
 int tl_parse_syslog(enum twl_log_format f, const char *line, size_t len,
-		    const struct twl_log_ctx *ctx, struct twl_log_record *out,
+		    struct twl_log_ctx *ctx, struct twl_log_record *out,
 		    struct twl_log_parse *res)
 {
 	if (!is_syslog(f) && meta_line(line, len, out, res))

@@ -113,13 +113,28 @@ static int month_days(int y, int mon)
 	return mon == 1 && leap(y) ? 29 : d[mon];
 }
 
-int tl_bsd_wall(const struct tl_bsd_time *t, time_t ref, int64_t *wall_us)
+/* The start of hour @t->hour of @t's day as local time in year @y (seconds). */
+static int64_t local_hour(const struct tl_bsd_time *t, int y)
 {
-	struct tm rt, tm;
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = t->mon;
+	tm.tm_mday = t->mday;
+	tm.tm_hour = t->hour;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
+/* The year search of tl_bsd_wall(): the hour's start, or -1. */
+static int64_t choose_year(const struct tl_bsd_time *t, time_t ref, int secs)
+{
+	struct tm rt;
 	int y, tries;
 
 	if (!localtime_r(&ref, &rt))
-		return -EINVAL;
+		return -1;
 	y = rt.tm_year + 1900;
 	/*
 	 * The latest year that does not put the line more than a day after
@@ -127,27 +142,40 @@ int tl_bsd_wall(const struct tl_bsd_time *t, time_t ref, int64_t *wall_us)
 	 * skew. Feb 29 moves back to a leap year.
 	 */
 	for (tries = 0; tries < 8; tries++, y--) {
-		time_t s;
+		int64_t s;
 
 		if (t->mday > month_days(y, t->mon))
 			continue;
-		memset(&tm, 0, sizeof(tm));
-		tm.tm_year = y - 1900;
-		tm.tm_mon = t->mon;
-		tm.tm_mday = t->mday;
-		tm.tm_hour = t->hour;
-		tm.tm_min = t->min;
-		tm.tm_sec = t->sec;
-		tm.tm_isdst = -1;
-		s = mktime(&tm);
-		if (s == (time_t)-1)
-			return -EINVAL;
-		if (s <= ref + 86400) {
-			*wall_us = (int64_t)s * 1000000 + t->usec;
-			return 0;
-		}
+		s = local_hour(t, y);
+		if (s == -1)
+			return -1;
+		if (s + secs <= (int64_t)ref + 86400)
+			return s;
 	}
-	return -EINVAL;
+	return -1;
+}
+
+int tl_bsd_wall(const struct tl_bsd_time *t, struct twl_log_ctx *ctx,
+		int64_t *wall_us)
+{
+	int key = ((t->mon * 32 + t->mday) * 24 + t->hour) + 1;
+	int secs = t->min * 60 + t->sec;
+	int64_t base;
+
+	/* Lines come in order: one mktime() per hour of the file, not per line. */
+	if (ctx->hour.key == key && ctx->hour.ref == ctx->ref &&
+	    ctx->hour.base_s + secs <= (int64_t)ctx->ref + 86400) {
+		base = ctx->hour.base_s;
+	} else {
+		base = choose_year(t, ctx->ref, secs);
+		if (base < 0)
+			return -EINVAL;
+		ctx->hour.key = key;
+		ctx->hour.ref = ctx->ref;
+		ctx->hour.base_s = base;
+	}
+	*wall_us = (base + secs) * 1000000 + t->usec;
+	return 0;
 }
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian; m 1..12). */
