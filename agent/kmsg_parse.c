@@ -46,6 +46,11 @@ static int parse_u64(const char *p, size_t len, size_t *i, uint64_t *v)
 	return 0;
 }
 
+int twl_kmsg_parse_u64(const char *p, size_t len, size_t *i, uint64_t *v)
+{
+	return parse_u64(p, len, i, v);
+}
+
 /* Does @p[0..@n) hold a byte below 0x20? Eight bytes at a time. */
 static bool has_control(const char *p, size_t n)
 {
@@ -261,24 +266,11 @@ static int parse_dmesg_time(const char *p, size_t len, size_t *i, uint64_t *us)
 	return 0;
 }
 
-int twl_dmesg_parse_line(const char *buf, size_t len,
-			 struct twl_kmsg_record *out)
+int twl_dmesg_parse_stamp(const char *buf, size_t len, size_t *pos,
+			  struct twl_kmsg_record *out)
 {
-	size_t i = 0;
-	uint64_t pri;
+	size_t i = *pos;
 
-	record_reset(out, TWL_FMT_DMESG);
-	if (len > TWL_KMSG_RECORD_MAX)
-		return -E2BIG;
-	if (len && buf[0] == '<') {
-		i = 1;
-		if (parse_u64(buf, len, &i, &pri) || pri > 1023 || i >= len ||
-		    buf[i++] != '>')
-			return -EINVAL;
-		out->format = TWL_FMT_DMESG_RAW;
-		out->level = (int)(pri & 7);
-		out->facility = (int)(pri >> 3);
-	}
 	if (parse_dmesg_time(buf, len, &i, &out->mono_us))
 		return -EINVAL;
 	/*
@@ -300,6 +292,30 @@ int twl_dmesg_parse_line(const char *buf, size_t len,
 	}
 	if (i < len && buf[i] == ' ')
 		i++;
+	*pos = i;
+	return 0;
+}
+
+int twl_dmesg_parse_line(const char *buf, size_t len,
+			 struct twl_kmsg_record *out)
+{
+	size_t i = 0;
+	uint64_t pri;
+
+	record_reset(out, TWL_FMT_DMESG);
+	if (len > TWL_KMSG_RECORD_MAX)
+		return -E2BIG;
+	if (len && buf[0] == '<') {
+		i = 1;
+		if (parse_u64(buf, len, &i, &pri) || pri > 1023 || i >= len ||
+		    buf[i++] != '>')
+			return -EINVAL;
+		out->format = TWL_FMT_DMESG_RAW;
+		out->level = (int)(pri & 7);
+		out->facility = (int)(pri >> 3);
+	}
+	if (twl_dmesg_parse_stamp(buf, len, &i, out))
+		return -EINVAL;
 	return twl_kmsg_unescape(buf + i, len - i, false, out->text,
 				 sizeof(out->text), &out->text_len);
 }

@@ -65,6 +65,21 @@ int twl_dmesg_parse_line(const char *buf, size_t len,
 			 struct twl_kmsg_record *out);
 
 /*
+ * twl_kmsg_parse_u64 - an unsigned decimal at @p[*@i..@len) into @v: at
+ * least one digit, no overflow; *@i moves past it. 0 or -EINVAL.
+ */
+int twl_kmsg_parse_u64(const char *p, size_t len, size_t *i, uint64_t *v);
+
+/*
+ * twl_dmesg_parse_stamp - parse dmesg's "[   12.345678]" at @buf[*@pos..@len),
+ * an optional caller id after it ("[  T123]" or " [  T123]") and one
+ * space: @out->mono_us and @out->caller are set and *@pos moves to the
+ * text. Returns 0, or -EINVAL when no valid stamp is there (*@pos unchanged).
+ */
+int twl_dmesg_parse_stamp(const char *buf, size_t len, size_t *pos,
+			  struct twl_kmsg_record *out);
+
+/*
  * twl_kmsg_detect - guess the form of one line (no newline): TWL_FMT_KMSG,
  * TWL_FMT_DMESG, TWL_FMT_DMESG_RAW or TWL_FMT_UNKNOWN. Looks only at the
  * prefix; a line of a detected form may still fail to parse.

@@ -13,6 +13,9 @@
  *   twl_bench_agent cputime OUT CMD...    run CMD with stdout to OUT; print
  *                                         its user+system CPU seconds and wall
  *                                         seconds (wait4 rusage, microseconds)
+ *   twl_bench_agent gen-text FORMAT FILE N PERMILLE
+ *   twl_bench_agent parse-text FILE       the same for saved text logs
+ *                                         (bench_text.c, bench/agent/textlog)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,9 +30,10 @@
 #include <twilight/catalog.h>
 #include <twilight/match.h>
 
+#include "bench_agent.h"
 #include "kmsg_source.h"
 
-static const char *const noise[] = {
+const char *const bench_noise[] = {
 	"EXT4-fs (vda1): mounted filesystem with ordered data mode. Quota mode: none.",
 	"systemd[1]: Started Journal Service.",
 	"IPv6: ADDRCONF(NETDEV_CHANGE): eth0: link becomes ready",
@@ -38,10 +42,11 @@ static const char *const noise[] = {
 	"nf_conntrack: default automatic helper assignment has been turned off for security",
 	"virtio_net virtio0 ens3: renamed from eth0",
 	"usb 1-1: new high-speed USB device number 2 using xhci_hcd",
+	NULL,
 };
 
 /* Catalog texts with sample values in template fields. */
-static void render(const struct twl_catalog_message *m, char *out, size_t cap)
+void bench_render(const struct twl_catalog_message *m, char *out, size_t cap)
 {
 	size_t i, o = 0;
 
@@ -60,7 +65,7 @@ static void render(const struct twl_catalog_message *m, char *out, size_t cap)
 	}
 }
 
-static void escape(const char *t, FILE *f)
+void bench_escape(const char *t, FILE *f)
 {
 	for (; *t; t++) {
 		unsigned char c = (unsigned char)*t;
@@ -72,10 +77,23 @@ static void escape(const char *t, FILE *f)
 	}
 }
 
+size_t bench_messages(const struct twl_catalog_message **msgs, size_t cap)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < twl_catalog_count(); i++) {
+		const struct twl_feature *ft = twl_catalog_at(i);
+
+		for (j = 0; j < ft->n_messages && n < cap; j++)
+			msgs[n++] = &ft->messages[j];
+	}
+	return n;
+}
+
 static int gen(const char *path, unsigned long n, unsigned permille)
 {
 	const struct twl_catalog_message *msgs[256];
-	size_t nm = 0, i, j;
+	size_t nm = 0;
 	unsigned long k;
 	FILE *f = fopen(path, "w");
 
@@ -83,22 +101,17 @@ static int gen(const char *path, unsigned long n, unsigned permille)
 		perror(path);
 		return 1;
 	}
-	for (i = 0; i < twl_catalog_count(); i++) {
-		const struct twl_feature *ft = twl_catalog_at(i);
-
-		for (j = 0; j < ft->n_messages && nm < 256; j++)
-			msgs[nm++] = &ft->messages[j];
-	}
+	nm = bench_messages(msgs, 256);
 	srand(42);
 	for (k = 0; k < n; k++) {
 		fprintf(f, "%d,%lu,%lu,-;", 6, k, k * 1000 + 17);
 		if ((unsigned)(rand() % 1000) < permille) {
 			char text[1200];
 
-			render(msgs[k % nm], text, sizeof(text));
-			escape(text, f);
+			bench_render(msgs[k % nm], text, sizeof(text));
+			bench_escape(text, f);
 		} else {
-			fputs(noise[k % (sizeof(noise) / sizeof(noise[0]))], f);
+			fputs(bench_noise[k % BENCH_NOISE], f);
 		}
 		fputc('\n', f);
 	}
@@ -221,8 +234,15 @@ int main(int argc, char **argv)
 		return strings();
 	if (argc == 3 && !strcmp(argv[1], "parse"))
 		return parse(argv[2]);
+	if (argc == 6 && !strcmp(argv[1], "gen-text"))
+		return bench_gen_text(argv[2], argv[3],
+				      strtoul(argv[4], NULL, 10),
+				      (unsigned)atoi(argv[5]));
+	if (argc == 3 && !strcmp(argv[1], "parse-text"))
+		return bench_parse_text(argv[2]);
 	fprintf(stderr,
-		"usage: %s gen FILE N PERMILLE | strings | parse FILE\n",
+		"usage: %s gen FILE N PERMILLE | strings | parse FILE | "
+		"gen-text FORMAT FILE N PERMILLE | parse-text FILE\n",
 		argv[0]);
 	return 2;
 }

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bounded set of record identities (record_dedup.h): a ring of entries in
+ * arrival order, so the oldest goes first, and an open-addressing index
+ * (linear probing, twice the ring's size) with backward-shift deletion, so
+ * that nothing is ever tombstoned and lookups stay short.
+ */
+#include "record_dedup.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct key {
+	uint64_t mono, text_hash, boot_hash;
+};
+
+struct twl_dedup {
+	size_t cap, n, head; /* ring: n entries from head (the oldest) */
+	size_t mask; /* index slots - 1 */
+	struct key *ring;
+	uint32_t *slot; /* ring index + 1; 0 = empty */
+};
+
+/* FNV-1a, then a final mix so that nearby keys spread over the index. */
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	return mix(k->mono ^ mix(k->text_hash ^ mix(k->boot_hash)));
+}
+
+static bool key_eq(const struct key *a, const struct key *b)
+{
+	return a->mono == b->mono && a->text_hash == b->text_hash &&
+	       a->boot_hash == b->boot_hash;
+}
+
+static void make_key(struct key *k, const char *boot_id, uint64_t mono,
+		     const char *text, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *p;
+
+	/* The boot id's digits, lowercased, dashes skipped. */
+	for (p = boot_id; *p; p++) {
+		char c = *p >= 'A' && *p <= 'F' ? (char)(*p - 'A' + 'a') : *p;
+
+		if (c != '-')
+			h = hash_bytes(&c, 1, h);
+	}
+	k->boot_hash = h;
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' ||
+		       text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	k->text_hash = hash_bytes(text, len, 0xcbf29ce484222325ULL);
+	k->mono = mono;
+}
+
+struct twl_dedup *twl_dedup_new(size_t cap)
+{
+	struct twl_dedup *d;
+	size_t slots = 2;
+
+	if (cap < 1 || cap > (1u << 20)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (slots < 2 * cap)
+		slots <<= 1;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->cap = cap;
+	d->mask = slots - 1;
+	d->ring = calloc(cap, sizeof(*d->ring));
+	d->slot = calloc(slots, sizeof(*d->slot));
+	if (!d->ring || !d->slot) {
+		twl_dedup_free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+void twl_dedup_free(struct twl_dedup *d)
+{
+	if (!d)
+		return;
+	free(d->ring);
+	free(d->slot);
+	free(d);
+}
+
+size_t twl_dedup_count(const struct twl_dedup *d)
+{
+	return d->n;
+}
+
+/* The index slot holding ring entry @ri (it is there). */
+static size_t find_slot(const struct twl_dedup *d, size_t ri)
+{
+	size_t s = key_hash(&d->ring[ri]) & d->mask;
+
+	while (d->slot[s] != ri + 1)
+		s = (s + 1) & d->mask;
+	return s;
+}
+
+/* Remove index slot @s, moving later entries of its run back (no tombstones). */
+static void unindex(struct twl_dedup *d, size_t s)
+{
+	size_t next = s;
+
+	d->slot[s] = 0;
+	for (;;) {
+		size_t home;
+
+		next = (next + 1) & d->mask;
+		if (!d->slot[next])
+			return;
+		home = key_hash(&d->ring[d->slot[next] - 1]) & d->mask;
+		/* Move it back when its home is not in (s, next]. */
+		if ((next > s && (home <= s || home > next)) ||
+		    (next < s && home <= s && home > next)) {
+			d->slot[s] = d->slot[next];
+			d->slot[next] = 0;
+			s = next;
+		}
+	}
+}
+
+bool twl_dedup_seen(struct twl_dedup *d, const char *boot_id, uint64_t mono_us,
+		    const char *text, size_t len)
+{
+	struct key k;
+	size_t s, ri;
+
+	make_key(&k, boot_id, mono_us, text, len);
+	for (s = key_hash(&k) & d->mask; d->slot[s]; s = (s + 1) & d->mask)
+		if (key_eq(&d->ring[d->slot[s] - 1], &k))
+			return true;
+	if (d->n == d->cap) {
+		/* Forget the oldest; its ring place takes the new key. */
+		ri = d->head;
+		unindex(d, find_slot(d, ri));
+		d->head = (d->head + 1) % d->cap;
+		d->n--;
+		/* The free slot found above may have been filled by the shift. */
+		for (s = key_hash(&k) & d->mask; d->slot[s];
+		     s = (s + 1) & d->mask)
+			;
+	} else {
+		ri = (d->head + d->n) % d->cap;
+	}
+	d->ring[ri] = k;
+	d->slot[s] = (uint32_t)(ri + 1);
+	d->n++;
+	return false;
+}
