@@ -133,6 +133,27 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .max = 86400,
 	  .help = "How long an idle or slow connection may take before it is "
 		  "closed." },
+	{ .name = "request-timeout",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "60s",
+	  OPT(request_timeout_s),
+	  .min = 1,
+	  .max = 86400,
+	  .help = "How long one request may take from the moment its "
+		  "connection opened (or its previous answer was sent) until its "
+		  "answer is sent, however steadily the client trickles bytes; "
+		  "time the server spends waiting for its database writer does "
+		  "not count. Past it the connection is closed." },
+	{ .name = "min-rate",
+	  .type = TWL_CFG_SIZE,
+	  .def = "1K",
+	  OPT(min_rate),
+	  .min = 1,
+	  .max = 1ULL << 30,
+	  .arg = "BYTES",
+	  .help = "Bytes per second a request body must arrive at, on average "
+		  "from the end of its headers, once that is 5 seconds ago; a "
+		  "slower one is closed." },
 	{ .name = "max-body",
 	  .type = TWL_CFG_SIZE,
 	  .def = "4M",
@@ -147,6 +168,16 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .min = 1024,
 	  .max = 1ULL << 30,
 	  .help = "Largest request body after gunzip (at least max-body)." },
+	{ .name = "body-memory",
+	  .type = TWL_CFG_SIZE,
+	  .def = "256M",
+	  OPT(body_memory),
+	  .min = 1ULL << 20,
+	  .max = 1ULL << 40,
+	  .help = "Request bodies held in memory at once, all connections "
+		  "together, as sent; a request whose body would not fit is "
+		  "answered 503 with Retry-After before its body is read. Bodies "
+		  "are read only for callers whose credentials were accepted." },
 	{ .name = "conn-memory",
 	  .type = TWL_CFG_SIZE,
 	  .def = "16K",
@@ -192,6 +223,34 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .dmin = 1,
 	  .dmax = 1e9,
 	  .help = "Request burst per non-loopback address." },
+	{ .name = "enroll-rate",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "10",
+	  OPT(enroll_rate),
+	  .dmin = 0.001,
+	  .dmax = 1e9,
+	  .arg = "RATE",
+	  .help = "Enrolments per second per enrolment token (token bucket), "
+		  "whatever the host ids; more are answered 429 with "
+		  "Retry-After and agents retry." },
+	{ .name = "enroll-burst",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "1000",
+	  OPT(enroll_burst),
+	  .dmin = 1,
+	  .dmax = 1e9,
+	  .help = "Enrolment burst per enrolment token: how many hosts may "
+		  "enrol at once when a fleet starts." },
+	{ .name = "enroll-max-keys",
+	  .type = TWL_CFG_UINT,
+	  .def = "100000",
+	  OPT(enroll_max_keys),
+	  .min = 1,
+	  .max = 100000000,
+	  .help = "Live host keys one enrolment token may have minted; past "
+		  "it enrolment with that token is refused (403) until keys are "
+		  "revoked. Size it to the fleet the token is for, with room for "
+		  "hosts that enrol again." },
 	{ .name = "batch-days",
 	  .type = TWL_CFG_UINT,
 	  .def = "35",

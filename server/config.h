@@ -39,6 +39,9 @@ struct twl_config {
 	unsigned max_per_ip; /* per IP, non-loopback peers */
 	bool limit_loopback; /* apply per-IP limits to loopback too */
 	unsigned conn_timeout_s; /* idle/slow client timeout */
+	unsigned request_timeout_s; /* a request's deadline (http/watch.h) */
+	size_t min_rate; /* body bytes per second at least */
+	size_t body_memory; /* request bodies held, all connections */
 	size_t max_body; /* bytes, request body as sent */
 	size_t max_inflated; /* bytes, body after gunzip */
 	size_t conn_memory; /* MHD per-connection memory */
@@ -48,6 +51,9 @@ struct twl_config {
 	double host_burst;
 	double ip_rate; /* requests/s per non-loopback IP */
 	double ip_burst;
+	double enroll_rate; /* enrolments/s per enrolment token */
+	double enroll_burst;
+	unsigned enroll_max_keys; /* live host keys one token may mint */
 
 	unsigned batch_days; /* keep batch ids (>= 35) */
 	unsigned data_days; /* keep raw rows; 0 = forever */

@@ -19,7 +19,8 @@ static const char *const reasons[] = {
 	"bad_value",	 "too_deep",	    "unsupported_version",
 	"rate_limited",	 "unauthorized",    "forbidden",
 	"too_large",	 "bad_encoding",    "overloaded",
-	"host_mismatch", "shutting_down",   "other",
+	"host_mismatch", "shutting_down",   "bad_request",
+	"too_slow",	 "enrolment_cap",   "other",
 };
 #define NR (sizeof(reasons) / sizeof(reasons[0]))
 

@@ -9,8 +9,16 @@
 #include "http/http.h"
 #include "http/server.h"
 
+#include <stdint.h>
+
 /* Per-host-key rate limit (host-rate, host-burst): 0 allowed, else seconds to wait. */
 unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id);
+
+/*
+ * Per-enrolment-token rate limit (enroll-rate, enroll-burst): 0 allowed,
+ * else seconds to wait.
+ */
+unsigned twl_server_enroll_rate(struct twl_server *srv, int64_t token_id);
 
 /* Static files under cfg.web_dir (static.c). */
 int twl_handle_static(struct twl_server *srv, const struct twl_request *req,

@@ -501,6 +501,16 @@ static void test_static(void **state)
 	http(f, "GET", "/nope.css", NULL, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 404);
 	http_result_fini(&r);
+	/* %00 would cut the path short: refused wherever it is in the URL */
+	http(f, "GET", "/index.html%00.js", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 400);
+	assert_null(strstr(r.body, "<title>"));
+	check_security_headers(&r);
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/hosts?cursor=a%00b", f->viewer, NULL, 0, NULL,
+	     &r);
+	assert_int_equal(r.status, 400);
+	http_result_fini(&r);
 }
 
 static void low_host_rate(struct twl_config *c)
@@ -581,12 +591,16 @@ static void client_certs(struct twl_config *c)
 	c->require_client_cert = true;
 }
 
-/* require-client-cert: host-key requests need a certificate from client-ca. */
+/*
+ * require-client-cert: every agent credential needs a certificate from
+ * client-ca, the enrolment token as well as a host key.
+ */
 static void test_client_cert(void **state)
 {
 	struct fixture f;
 	const char *host =
 		"abab000000000000000000000000000000000000000000000000000000000008";
+	const char *enrol = "{\"host_id\":\"abab\"}";
 	struct http_result r;
 	char key[80], *body;
 	json_t *rep;
@@ -594,15 +608,25 @@ static void test_client_cert(void **state)
 
 	(void)state;
 	fixture_start(&f, client_certs);
-	enrol_host(&f, host, key); /* enrolment token: no certificate needed */
+	http(&f, "POST", "/api/v1/enroll", f.enrol, enrol, strlen(enrol),
+	     "Expect: 100-continue", &r);
+	assert_int_equal(r.status, 403);
+	assert_non_null(strstr(r.body, "client certificate"));
+	http_result_fini(&r);
+	assert_int_equal(count_rows(&f, "host_keys"), 0);
+	/* the server's certificate is signed by the same CA: use it as client cert */
+	snprintf(f.client_cert, sizeof(f.client_cert), "%.290s",
+		 f.cfg.cert_file);
+	snprintf(f.client_key, sizeof(f.client_key), "%.290s", f.cfg.key_file);
+	enrol_host(&f, host, key);
 	rep = make_report(host, "ab000000000000000000000000000001", 1);
 	body = dump(rep);
+	f.client_cert[0] = f.client_key[0] = '\0';
 	http(&f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
 	assert_int_equal(r.status, 403);
 	assert_non_null(strstr(r.body, "client certificate"));
 	http_result_fini(&r);
 	assert_int_equal(count_rows(&f, "batches"), 0);
-	/* the server's certificate is signed by the same CA: use it as client cert */
 	snprintf(f.client_cert, sizeof(f.client_cert), "%.290s",
 		 f.cfg.cert_file);
 	snprintf(f.client_key, sizeof(f.client_key), "%.290s", f.cfg.key_file);
