@@ -5,7 +5,8 @@
  * 127.0.0.1, as a 12-bit hash once did), and slow clients are closed
  * however steadily they trickle: headers past request-timeout, a body
  * below min-rate. Each slow client keeps sending a byte every half
- * second; the connection must be closed while it does.
+ * second; the connection must be closed while it does. TLS 1.2 offers
+ * AEAD suites only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,12 +148,44 @@ static void test_slow_body(void **state)
 	assert_int_equal(count_rows(f, "batches"), 0);
 }
 
+/*
+ * TLS 1.2 offers only AEAD suites with forward secrecy: CBC with SHA-1 or
+ * SHA-256 MACs is refused, GCM and ChaCha20-Poly1305 are accepted.
+ */
+static void test_tls12_aead_only(void **state)
+{
+	struct fixture *f = *state;
+	static const struct {
+		const char *cipher;
+		bool ok;
+	} cases[] = {
+		{ "ECDHE-ECDSA-AES128-SHA", false },
+		{ "ECDHE-ECDSA-AES256-SHA", false },
+		{ "ECDHE-ECDSA-AES128-SHA256", false },
+		{ "ECDHE-ECDSA-AES256-SHA384", false },
+		{ "ECDHE-ECDSA-AES128-GCM-SHA256", true },
+		{ "ECDHE-ECDSA-AES256-GCM-SHA384", true },
+		{ "ECDHE-ECDSA-CHACHA20-POLY1305", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct raw_tls *t = raw_tls_connect(
+			f->port, NULL, f->cfg.ca_file, cases[i].cipher);
+
+		if (!t != !cases[i].ok)
+			fail_msg("TLS 1.2 with %s: %s", cases[i].cipher,
+				 t ? "accepted" : "refused");
+		raw_tls_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_per_address),
 		cmocka_unit_test(test_slow_headers),
 		cmocka_unit_test(test_slow_body),
+		cmocka_unit_test(test_tls12_aead_only),
 	};
 	int fails;
 
