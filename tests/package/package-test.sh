@@ -3,7 +3,8 @@
 # of SOURCE_DIR, unpacks them into a scratch root (dpkg -x: nothing is
 # installed on this machine, no maintainer script runs as itself) and checks:
 #   - file lists (binaries, units, configs, manual pages, docs, web files),
-#     nothing unexpected, no file in both packages;
+#     nothing unexpected (the server's list exact, its dashboard exactly
+#     TWL_WEB_FILES), no file in both packages;
 #   - every file under /etc is a conffile and every conffile is shipped;
 #   - maintainer scripts: present, executable, valid sh; the agent's postinst
 #     never enables or starts the agent on a fresh install (run against
@@ -85,9 +86,20 @@ check_files "$server_deb" /usr/sbin/twilight-server /lib/systemd/system/twilight
 extra=$(dpkg-deb -c "$agent_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' |
 	grep -vxE '/usr/sbin/twilight-agent|/lib/systemd/system/twilight-agent\.service|/etc/twilight/agent\.conf|/usr/share/man/man8/twilight-agent\.8\.gz|/usr/share/doc/twilight-agent/.*' || true)
 [ -z "$extra" ] || fail "twilight-agent ships unexpected files:\n$extra"
-extra=$(dpkg-deb -c "$server_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' |
-	grep -vxE '/usr/sbin/twilight-server|/lib/systemd/system/twilight-server\.service|/etc/twilight/server\.conf|/usr/share/man/man8/twilight-server\.8\.gz|/usr/share/doc/twilight-server/.*|/usr/share/twilight/web/.*' || true)
-[ -z "$extra" ] || fail "twilight-server ships unexpected files:\n$extra"
+# The server's files exactly: its own, and the dashboard's list
+# (TWL_WEB_FILES in web/CMakeLists.txt, written to the build's web-files.txt),
+# which the install rule and the server's allow-list of served files share.
+[ -s "$BUILD/web-files.txt" ] || fail "$BUILD/web-files.txt (TWL_WEB_FILES) is missing"
+{
+	printf '%s\n' /usr/sbin/twilight-server /lib/systemd/system/twilight-server.service \
+		/etc/twilight/server.conf /usr/share/man/man8/twilight-server.8.gz \
+		/usr/share/doc/twilight-server/copyright /usr/share/doc/twilight-server/changelog.Debian.gz \
+		/usr/share/doc/twilight-server/operators-guide.md
+	sed 's#^#/usr/share/twilight/web/#' "$BUILD/web-files.txt"
+} | sort >"$WORK/server.want"
+dpkg-deb -c "$server_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' | sort >"$WORK/server.have"
+cmp -s "$WORK/server.want" "$WORK/server.have" ||
+	fail "twilight-server's files differ from the expected list (< expected, > shipped):\n$(diff "$WORK/server.want" "$WORK/server.have" || true)"
 # The two packages must not both ship a file (dpkg would refuse the second).
 files_of() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' | sort; }
 both=$(comm -12 <(files_of "$agent_deb") <(files_of "$server_deb"))

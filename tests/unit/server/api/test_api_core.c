@@ -477,6 +477,19 @@ static void test_static(void **state)
 	assert_non_null(fp);
 	fputs("secret", fp);
 	fclose(fp);
+	/* in the web root, but not a dashboard file (TWL_WEB_FILES) */
+	snprintf(path, sizeof(path), "%s/web/cmake_install.cmake", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("# build file", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/web/js", f->dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/web/js/extra.js", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("extra", fp);
+	fclose(fp);
 
 	http(f, "GET", "/", NULL, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 200);
@@ -499,6 +512,17 @@ static void test_static(void **state)
 	assert_true(r.body == NULL || strcmp(r.body, "secret") != 0);
 	http_result_fini(&r);
 	http(f, "GET", "/nope.css", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+	/* only the dashboard's listed files are served */
+	http(f, "GET", "/cmake_install.cmake", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	assert_null(strstr(r.body, "build file"));
+	http_result_fini(&r);
+	http(f, "GET", "/js/extra.js", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+	http(f, "GET", "/js/", NULL, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 404);
 	http_result_fini(&r);
 	/* %00 would cut the path short: refused wherever it is in the URL */
