@@ -92,20 +92,40 @@ static bool valid_id(const char *s)
 	return true;
 }
 
+/*
+ * Enrolment trades the enrolment token for a key bound to the host id the
+ * caller names: any host id, also one enrolled before, whose older keys
+ * stay valid (an agent that lost its key comes back this way, and
+ * machines cloned from one image, which share a host id, do not revoke
+ * each other; the health page shows such clones). What bounds a token is
+ * its rate (enroll-rate, enroll-burst), whatever the host ids, and its
+ * live keys (enroll-max-keys). docs/operators-guide.md, "Enrolling agents".
+ */
 static int h_enroll(struct twl_server *srv, const struct twl_request *req,
 		    struct twl_response *resp)
 {
+	const struct twl_config *cfg = twl_server_config(srv);
+	struct twl_metrics *m = twl_server_metrics(srv);
 	char secret[TWL_SECRET_LEN + 1];
 	const char *host_id;
+	unsigned wait;
 	json_t *body;
 	int ret;
 
 	if (req->who.role != TWL_ROLE_AGENT || req->who.host_id[0] ||
 	    req->who.token_id == 0) {
-		twl_metrics_reject(twl_server_metrics(srv), "forbidden");
+		twl_metrics_reject(m, "forbidden");
 		return twl_response_error(
 			resp, 403, "forbidden", NULL,
 			"enrolment needs the agent enrolment token, not a host key");
+	}
+	wait = twl_server_enroll_rate(srv, req->who.token_id);
+	if (wait) {
+		twl_metrics_reject(m, "rate_limited");
+		twl_response_error(
+			resp, 429, "rate_limited", NULL,
+			"too many enrolments with this token; retry after the given delay");
+		return twl_response_header(resp, "Retry-After", "%u", wait);
 	}
 	body = parse_body_object(req, resp);
 	if (!body)
@@ -118,8 +138,19 @@ static int h_enroll(struct twl_server *srv, const struct twl_request *req,
 			"host_id",
 			"host_id must be 1-64 characters of [0-9a-f-]");
 	}
-	ret = twl_auth_host_key_create(twl_server_store(srv), host_id, req->now,
-				       secret);
+	ret = twl_auth_host_key_create(twl_server_store(srv), host_id,
+				       req->who.token_id, cfg->enroll_max_keys,
+				       req->now, secret);
+	if (ret == -EDQUOT) {
+		twl_log(LOG_WARNING,
+			"enrolment of host %s refused: token %s has %u live host keys (enroll-max-keys); revoke unused keys or raise the limit",
+			host_id, req->who.name, cfg->enroll_max_keys);
+		twl_metrics_reject(m, "enrolment_cap");
+		json_decref(body);
+		return twl_response_error(
+			resp, 403, "enrolment_cap", NULL,
+			"this enrolment token has minted as many live host keys as the server allows (enroll-max-keys)");
+	}
 	if (ret) {
 		json_decref(body);
 		return ret;

@@ -40,6 +40,7 @@ struct twl_principal {
 	int64_t token_id; /* tokens.id, or 0 for a per-host key */
 	char name[64]; /* token name, or "host:<host_id>" */
 	char host_id[65]; /* set (non-empty) only for per-host keys */
+	char key_hash[65]; /* the per-host key's SHA-256 (hex), or "" */
 };
 
 struct twl_request {

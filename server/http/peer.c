@@ -12,8 +12,7 @@ static void v4(const uint8_t a[4], struct twl_peer *p)
 {
 	snprintf(p->text, sizeof(p->text), "%u.%u.%u.%u", a[0], a[1], a[2],
 		 a[3]);
-	snprintf(p->key, sizeof(p->key), "%u.%u.%u.%u", a[0], a[1], a[2],
-		 a[3]);
+	snprintf(p->key, sizeof(p->key), "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
 	p->loopback = a[0] == 127;
 }
 

@@ -93,9 +93,14 @@ int twl_store_token_list(struct twl_store *s, json_t **out);
 
 /* --- per-host keys --- */
 
-/* Bind a new key hash to host_id. */
+/*
+ * Bind a new key hash to host_id, minted by enrolment token @token_id,
+ * unless that token has @max_live unrevoked keys already: then -EDQUOT
+ * and nothing is stored.
+ */
 int twl_store_host_key_add(struct twl_store *s, const char *host_id,
-			   const char *hash, int64_t now);
+			   const char *hash, int64_t token_id,
+			   unsigned max_live, int64_t now);
 
 /*
  * Look up a key hash: 0 with host_id (65 bytes) for a live key, -EKEYREVOKED

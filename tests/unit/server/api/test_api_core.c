@@ -16,7 +16,12 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
+#include <twilight/util.h>
+
 #include "harness.h"
+#include "http/auth.h"
+#include "store/ingest.h"
+#include "store/store_read.h"
 
 #define HOST_A \
 	"aaaa000000000000000000000000000000000000000000000000000000000001"
@@ -665,6 +670,229 @@ static void test_client_cert(void **state)
 	fixture_stop(&f);
 }
 
+static void few_enrolments(struct twl_config *c)
+{
+	c->enroll_rate = 0.001;
+	c->enroll_burst = 3;
+}
+
+static long enrol_status(struct fixture *f, const char *token,
+			 const char *host_id, char *retry_after, size_t cap)
+{
+	struct http_result r;
+	char body[200];
+	long st;
+
+	snprintf(body, sizeof(body), "{\"host_id\":\"%s\"}", host_id);
+	http(f, "POST", "/api/v1/enroll", token, body, strlen(body), NULL, &r);
+	st = r.status;
+	if (retry_after && !http_header(&r, "Retry-After", retry_after, cap))
+		retry_after[0] = '\0';
+	if (st != 200 && st != 429 && st != 403)
+		fail_msg("enrol %s: %ld %s", host_id, st, r.body);
+	http_result_fini(&r);
+	return st;
+}
+
+/*
+ * Enrolment is bounded per enrolment token, whatever host ids it names:
+ * a rate (a new host id is no new bucket) and a cap on its live keys.
+ */
+static void test_enroll_limits(void **state)
+{
+	struct fixture f;
+	char ra[32], second[80], path[128];
+	int64_t id;
+
+	(void)state;
+	fixture_start(&f, few_enrolments);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "e%d", i);
+		assert_int_equal(enrol_status(&f, f.enrol, path, NULL, 0), 200);
+	}
+	/* a fourth host id, or one enrolled already: the same bucket */
+	assert_int_equal(enrol_status(&f, f.enrol, "e9", ra, sizeof(ra)), 429);
+	assert_true(atoi(ra) >= 1);
+	assert_int_equal(enrol_status(&f, f.enrol, "e0", NULL, 0), 429);
+	/* another token has its own */
+	assert_int_equal(twl_auth_token_create(f.store, "t-enrol-2", "agent",
+					       time(NULL), second, &id),
+			 0);
+	assert_int_equal(enrol_status(&f, second, "e3", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, second, "e4", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, second, "e5", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, second, "e6", NULL, 0), 429);
+	fixture_stop(&f);
+}
+
+static void capped_enrolments(struct twl_config *c)
+{
+	c->enroll_max_keys = 3;
+}
+
+static void test_enroll_cap(void **state)
+{
+	struct fixture f;
+	struct http_result r;
+	char path[128];
+
+	(void)state;
+	fixture_start(&f, capped_enrolments);
+	assert_int_equal(enrol_status(&f, f.enrol, "c1", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c2", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c2", NULL, 0), 200);
+	http(&f, "POST", "/api/v1/enroll", f.enrol, "{\"host_id\":\"c3\"}",
+	     strlen("{\"host_id\":\"c3\"}"), NULL, &r);
+	assert_int_equal(r.status, 403);
+	assert_string_equal(json_string_value(json_object_get(r.json, "error")),
+			    "enrolment_cap");
+	http_result_fini(&r);
+	assert_int_equal(count_rows(&f, "host_keys"), 3);
+	/* revoked keys are not live: room again */
+	snprintf(path, sizeof(path), "/api/v1/host-keys/c2");
+	http(&f, "DELETE", path, f.admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	assert_int_equal(enrol_status(&f, f.enrol, "c3", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c4", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c5", NULL, 0), 403);
+	fixture_stop(&f);
+}
+
+/* Store a report of host_id, boot @boot, posted with @key at @now. */
+static void post_as(struct fixture *f, const char *host_id, const char *key,
+		    const char *boot, int64_t now)
+{
+	static unsigned n;
+	struct twl_ingest *in;
+	char batch[33];
+	json_t *rep;
+
+	snprintf(batch, sizeof(batch), "c0de%028x", ++n);
+	rep = make_report(host_id, batch, n);
+	json_object_set_new(json_object_get(rep, "host"), "boot_id",
+			    json_string(boot));
+	assert_int_equal(twl_ingest_prepare(rep, host_id, &in), 0);
+	twl_sha256_hex(key, strlen(key), in->key_hash);
+	assert_int_equal(twl_store_write_begin(f->store), 0);
+	assert_int_equal(twl_store_ingest_prepared(f->store, host_id, in, now),
+			 0);
+	assert_int_equal(twl_store_write_end(f->store, true), 0);
+	twl_ingest_free(in);
+	json_decref(rep);
+}
+
+/* The host ids listed as cloned at @now. */
+static json_t *cloned_at(struct fixture *f, int64_t now)
+{
+	json_t *doc = NULL, *ids = json_array(), *h;
+	size_t i;
+
+	assert_int_equal(twl_read_health(f->store, now, 3600, NULL, &doc), 0);
+	json_array_foreach(
+		json_object_get(json_object_get(doc, "cloned"), "hosts"), i, h)
+		json_array_append(ids, json_object_get(h, "host_id"));
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(doc, "cloned"), "count")),
+			 json_array_size(ids));
+	json_decref(doc);
+	return ids;
+}
+
+static bool listed(const json_t *ids, const char *id)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(ids, i, v) if (!strcmp(json_string_value(v),
+						  id)) return true;
+	return false;
+}
+
+#define CLONE(n) \
+	"c10e00000000000000000000000000000000000000000000000000000000000" n
+#define BOOT(n) "00000000-0000-4000-8000-00000000000" n
+
+/*
+ * Machines cloned from one image share a host id. Both kinds show on the
+ * health page: two live keys whose reports of different boots interleave,
+ * and one key that comes back to the boot before. A host that enrolled
+ * again after a reboot, or that simply reboots, does not.
+ */
+static void test_clones(void **state)
+{
+	struct fixture *f = *state;
+	int64_t t = time(NULL) - 300;
+	char k1[80], k2[80], k3[80], k4[80], k5[80], k6[80];
+	struct http_result r;
+	json_t *ids;
+
+	enrol_host(f, CLONE("1"), k1); /* clones, a key each */
+	enrol_host(f, CLONE("1"), k2);
+	post_as(f, CLONE("1"), k1, BOOT("a"), t);
+	post_as(f, CLONE("1"), k2, BOOT("b"), t + 5);
+	post_as(f, CLONE("1"), k1, BOOT("a"), t + 70);
+	post_as(f, CLONE("1"), k2, BOOT("b"), t + 75);
+	enrol_host(f, CLONE("2"), k3); /* enrolled again after a reboot */
+	enrol_host(f, CLONE("2"), k4);
+	post_as(f, CLONE("2"), k3, BOOT("a"), t);
+	post_as(f, CLONE("2"), k3, BOOT("a"), t + 70);
+	post_as(f, CLONE("2"), k4, BOOT("b"), t + 100);
+	post_as(f, CLONE("2"), k4, BOOT("b"), t + 170);
+	enrol_host(f, CLONE("3"), k5); /* clones sharing one key */
+	post_as(f, CLONE("3"), k5, BOOT("a"), t);
+	post_as(f, CLONE("3"), k5, BOOT("b"), t + 10);
+	post_as(f, CLONE("3"), k5, BOOT("a"), t + 20);
+	enrol_host(f, CLONE("4"), k6); /* reboots */
+	post_as(f, CLONE("4"), k6, BOOT("a"), t);
+	post_as(f, CLONE("4"), k6, BOOT("b"), t + 100);
+	post_as(f, CLONE("4"), k6, BOOT("c"), t + 200);
+
+	ids = cloned_at(f, t + 250);
+	assert_true(listed(ids, CLONE("1")));
+	assert_false(listed(ids, CLONE("2")));
+	assert_true(listed(ids, CLONE("3")));
+	assert_false(listed(ids, CLONE("4")));
+	json_decref(ids);
+	/* the read API says so too, with the host's row */
+	http(f, "GET", "/api/v1/health", f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"cloned\":{\"count\":2"));
+	assert_non_null(strstr(r.body, CLONE("1")));
+	http_result_fini(&r);
+	/* silent for longer than silent-after: no longer listed */
+	ids = cloned_at(f, t + 75 + 3601);
+	assert_false(listed(ids, CLONE("1")));
+	json_decref(ids);
+}
+
+/* The key that posted a report over HTTPS is the one the store notes. */
+static void test_key_noted(void **state)
+{
+	struct fixture *f = *state;
+	const char *host = CLONE("5");
+	char k1[80], k2[80], hash[65];
+	json_t *rep;
+
+	enrol_host(f, host, k1);
+	enrol_host(f, host, k2);
+	rep = make_report(host, "c0de0000000000000000000000000f01", 1);
+	post_report(f, k2, rep, 200, "stored");
+	json_decref(rep);
+	twl_sha256_hex(k2, strlen(k2), hash);
+	assert_int_equal(query_int(f,
+				   "SELECT count(*) FROM host_keys WHERE "
+				   "key_hash = ?1 AND boot_id IS NOT NULL",
+				   hash),
+			 1);
+	twl_sha256_hex(k1, strlen(k1), hash);
+	assert_int_equal(query_int(f,
+				   "SELECT count(*) FROM host_keys WHERE "
+				   "key_hash = ?1 AND boot_id IS NULL",
+				   hash),
+			 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,11 +908,15 @@ int main(void)
 		cmocka_unit_test(test_static),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_whoami),
+		cmocka_unit_test(test_clones),
+		cmocka_unit_test(test_key_noted),
 	};
 	const struct CMUnitTest solo[] = {
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_ip_limit),
 		cmocka_unit_test(test_client_cert),
+		cmocka_unit_test(test_enroll_limits),
+		cmocka_unit_test(test_enroll_cap),
 	};
 	int fails;
 
