@@ -60,6 +60,15 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(db_path),
 	  .arg = "FILE",
 	  .help = "SQLite database (WAL mode). Default DATA_DIR/twilight.db." },
+	{ .name = "check-db",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(check_db),
+	  .help = "Check the database's integrity (SQLite's quick_check, which "
+		  "reads the whole file once) before serving, and refuse to "
+		  "serve a corrupt one (exit status 1, the problem in the log). "
+		  "--no-check-db serves it anyway, e.g. to export what is still "
+		  "readable." },
 	{ .name = "cert",
 	  .type = TWL_CFG_STRING,
 	  OPT(cert_file),

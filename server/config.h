@@ -26,6 +26,7 @@ struct twl_config {
 	char listen[128]; /* "127.0.0.1:8443", "[::1]:8443" */
 	char web_dir[512];
 	char db_path[512]; /* default DATA_DIR/twilight.db */
+	bool check_db; /* integrity check before serving */
 	char cert_file[512]; /* default DATA_DIR/server.pem */
 	char key_file[512]; /* default DATA_DIR/server.key */
 	char ca_file[512]; /* default DATA_DIR/ca.pem */

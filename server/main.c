@@ -323,6 +323,34 @@ static int check_config(const struct twl_config *cfg)
 	return 0;
 }
 
+/*
+ * The database's integrity before serving: 0 when sound, else -EUCLEAN
+ * (or what stopped the check) with the reason logged. Writing on into a
+ * corrupt database can spread the damage, and every report would fail
+ * while /healthz looked fine.
+ */
+static int check_db(struct twl_store *store, const char *path)
+{
+	char problem[256];
+	time_t t0 = time(NULL);
+	int ret = twl_store_check(store, problem, sizeof(problem));
+
+	if (!ret) {
+		twl_log(LOG_INFO, "database check: ok (%s, %lld s)", path,
+			(long long)(time(NULL) - t0));
+		return 0;
+	}
+	if (ret == -EUCLEAN)
+		twl_log(LOG_ERR,
+			"database %s failed its integrity check (%s): not serving it. Restore the last backup (operators guide, \"Backup and restore\"), or start with --no-check-db to serve it as it is",
+			path, problem);
+	else
+		twl_log(LOG_ERR,
+			"cannot check database %s (%s: %s); start with --no-check-db to skip the check",
+			path, strerror(-ret), problem);
+	return ret;
+}
+
 /* Run the command in @rest (checked): the exit status. */
 static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 	       char **rest, int n_rest)
@@ -346,6 +374,8 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 		status = cmd_token(store, cli, rest);
 		goto out;
 	}
+	if (cfg->check_db && check_db(store, cfg->db_path))
+		goto out;
 	ret = twl_tls_ensure(cfg->ca_file, cfg->cert_file, cfg->key_file,
 			     (const char(*)[128])cfg->sans, cfg->n_sans, tlserr,
 			     sizeof(tlserr));

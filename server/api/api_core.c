@@ -18,14 +18,29 @@
 #include "http/auth.h"
 #include "http/server_internal.h"
 
+/*
+ * 200 while the store answers and stores; 503 when it does not answer, or
+ * when the last TWL_STORE_FAILING_AFTER reports or more all failed to be
+ * stored (a corrupt or full database, say), until one is stored again.
+ */
 static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
-	int v = twl_store_schema_version(twl_server_store(srv));
+	int v = twl_store_schema_version(twl_server_store(srv)), err = 0;
+	unsigned failing =
+		twl_metrics_store_failing(twl_server_metrics(srv), &err);
+	char why[160];
 
 	if (v < 0)
 		return twl_response_error(resp, 503, "unavailable", NULL,
 					  "database unavailable");
+	if (failing >= TWL_STORE_FAILING_AFTER) {
+		snprintf(
+			why, sizeof(why),
+			"the last %u reports could not be stored (%s); see the server log",
+			failing, strerror(err));
+		return twl_response_error(resp, 503, "failing", NULL, why);
+	}
 	return twl_response_json(resp, 200,
 				 json_pack("{ss si ss}", "status", "ok",
 					   "schema", v, "version",

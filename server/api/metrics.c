@@ -32,6 +32,9 @@ struct twl_metrics {
 	uint64_t hist[NB + 1];
 	double sum;
 	uint64_t count;
+	uint64_t store_failures; /* reports not stored, all told */
+	unsigned failing; /* ... in a row, until one is stored */
+	int last_err;
 };
 
 /* Contract: see metrics.h. */
@@ -110,6 +113,32 @@ void twl_metrics_commit(struct twl_metrics *m, unsigned n)
 }
 
 /* Contract: see metrics.h. */
+void twl_metrics_store_result(struct twl_metrics *m, int result)
+{
+	pthread_mutex_lock(&m->lock);
+	if (result >= 0) {
+		m->failing = 0;
+	} else {
+		m->store_failures++;
+		m->failing++;
+		m->last_err = -result;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Contract: see metrics.h. */
+unsigned twl_metrics_store_failing(struct twl_metrics *m, int *err)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&m->lock);
+	n = m->failing;
+	*err = m->last_err;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+/* Contract: see metrics.h. */
 int twl_metrics_render(struct twl_metrics *m,
 		       const struct twl_metrics_store *st, struct twl_buf *b)
 {
@@ -160,6 +189,12 @@ int twl_metrics_render(struct twl_metrics *m,
 	P("twilight_ingest_seconds_bucket{le=\"+Inf\"} %llu\n"
 	  "twilight_ingest_seconds_sum %.6f\ntwilight_ingest_seconds_count %llu\n",
 	  (unsigned long long)cum, c.sum, (unsigned long long)c.count);
+	P("# HELP twilight_store_failures_total Reports the database failed to store.\n"
+	  "# TYPE twilight_store_failures_total counter\ntwilight_store_failures_total %llu\n"
+	  "# HELP twilight_store_failing 1 while the last %d reports or more all failed to be stored (/healthz 503).\n"
+	  "# TYPE twilight_store_failing gauge\ntwilight_store_failing %d\n",
+	  (unsigned long long)c.store_failures, TWL_STORE_FAILING_AFTER,
+	  c.failing >= TWL_STORE_FAILING_AFTER);
 	if (st->db_bytes >= 0)
 		P("# HELP twilight_db_bytes SQLite database size.\n# TYPE twilight_db_bytes gauge\n"
 		  "twilight_db_bytes %lld\n",

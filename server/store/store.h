@@ -59,6 +59,15 @@ int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes);
  */
 int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds);
 
+/*
+ * twl_store_check - a quick integrity check of the whole store (SQLite:
+ * PRAGMA quick_check, which reads every page once: seconds per GB). 0
+ * when sound; -EUCLEAN when not, with the first problem found in
+ * @problem (@cap bytes); another negative errno when the check itself
+ * could not run.
+ */
+int twl_store_check(struct twl_store *s, char *problem, size_t cap);
+
 /* Close the store. NULL-safe. */
 void twl_store_close(struct twl_store *s);
 

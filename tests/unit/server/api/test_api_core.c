@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 #include <curl/curl.h>
+#include <sqlite3.h>
 
 #include <twilight/util.h>
 
@@ -893,6 +894,63 @@ static void test_key_noted(void **state)
 			 1);
 }
 
+/* Run @sql on the fixture's database through a connection of its own. */
+static void exec_sql(struct fixture *f, const char *sql)
+{
+	sqlite3 *db;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(f->cfg.db_path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	sqlite3_close(db);
+}
+
+/*
+ * /healthz turns 503 once report after report fails to be stored, and
+ * back to 200 when one is stored again. A trigger makes every batch
+ * insert fail, as a corrupt or full database would.
+ */
+static void test_healthz_store_failing(void **state)
+{
+	const char *host =
+		"fa11000000000000000000000000000000000000000000000000000000000001";
+	struct fixture f;
+	struct http_result r;
+	char key[80], batch[33];
+	json_t *rep;
+
+	(void)state;
+	fixture_start(&f, NULL);
+	enrol_host(&f, host, key);
+	exec_sql(&f, "CREATE TRIGGER fail BEFORE INSERT ON batches BEGIN"
+		     " SELECT RAISE(ABORT, 'injected failure'); END");
+	for (int i = 1; i <= 6; i++) {
+		snprintf(batch, sizeof(batch), "fa11%028d", i);
+		rep = make_report(host, batch, i);
+		post_report(&f, key, rep, 500, NULL);
+		json_decref(rep);
+		http(&f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+		assert_int_equal(r.status, i < 5 ? 200 : 503);
+		if (i >= 5)
+			assert_non_null(strstr(r.body, "could not be stored"));
+		http_result_fini(&r);
+	}
+	http(&f, "GET", "/metrics", f.admin, NULL, 0, NULL, &r);
+	assert_non_null(strstr(r.body, "\ntwilight_store_failing 1\n"));
+	assert_non_null(strstr(r.body, "\ntwilight_store_failures_total 6\n"));
+	http_result_fini(&r);
+	exec_sql(&f, "DROP TRIGGER fail");
+	rep = make_report(host, "fa110000000000000000000000000099", 99);
+	post_report(&f, key, rep, 200, "stored");
+	json_decref(rep);
+	http(&f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	fixture_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -917,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_client_cert),
 		cmocka_unit_test(test_enroll_limits),
 		cmocka_unit_test(test_enroll_cap),
+		cmocka_unit_test(test_healthz_store_failing),
 	};
 	int fails;
 
