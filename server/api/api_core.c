@@ -17,6 +17,7 @@
 #include "api/metrics.h"
 #include "http/auth.h"
 #include "http/server_internal.h"
+#include "http/tls.h"
 
 /*
  * 200 while the store answers and stores; 503 when it does not answer, or
@@ -62,6 +63,10 @@ static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 	if (!twl_store_wal_catchups(store, &n, &st.wal_catchup_seconds))
 		st.wal_catchups = (int64_t)n;
 	ret = twl_metrics_render(twl_server_metrics(srv), &st, &b);
+	if (!ret)
+		ret = twl_metrics_render_cert(&b,
+					      twl_server_cert_not_after(srv),
+					      req->now, TWL_CERT_WARN_DAYS);
 	if (ret) {
 		twl_buf_fini(&b);
 		return ret;

@@ -208,3 +208,20 @@ int twl_metrics_render(struct twl_metrics *m,
 #undef P
 	return ret;
 }
+
+/* Contract: see metrics.h. */
+int twl_metrics_render_cert(struct twl_buf *b, int64_t not_after, int64_t now,
+			    unsigned warn_days)
+{
+	if (!not_after)
+		return 0;
+	return twl_buf_printf(
+		b,
+		"# HELP twilight_tls_cert_expiry_timestamp_seconds When the server certificate expires.\n"
+		"# TYPE twilight_tls_cert_expiry_timestamp_seconds gauge\n"
+		"twilight_tls_cert_expiry_timestamp_seconds %lld\n"
+		"# HELP twilight_tls_cert_expiring 1 from %u days before the server certificate expires.\n"
+		"# TYPE twilight_tls_cert_expiring gauge\ntwilight_tls_cert_expiring %d\n",
+		(long long)not_after, warn_days,
+		not_after - now < (int64_t)warn_days * 86400);
+}

@@ -58,4 +58,12 @@ struct twl_metrics_store {
 int twl_metrics_render(struct twl_metrics *m,
 		       const struct twl_metrics_store *st, struct twl_buf *b);
 
+/*
+ * twl_metrics_render_cert - append the server certificate's expiry
+ * @not_after (Unix s; 0: unknown, then nothing) to b, and whether at @now
+ * it is less than @warn_days away. 0 or -errno.
+ */
+int twl_metrics_render_cert(struct twl_buf *b, int64_t not_after, int64_t now,
+			    unsigned warn_days);
+
 #endif /* TWL_SERVER_METRICS_H */

@@ -19,6 +19,7 @@
 #include "http/ratelimit.h"
 #include "http/server_internal.h"
 #include "http/server_state.h"
+#include "http/tls.h"
 #include "store/writer.h"
 
 /* Seconds a body may take before min-rate applies (watch.h). */
@@ -76,6 +77,52 @@ unsigned twl_server_enroll_rate(struct twl_server *srv, int64_t token_id)
 
 	snprintf(key, sizeof(key), "token:%lld", (long long)token_id);
 	return twl_ratelimit_take(srv->enroll_rl, key, twl_mono_now());
+}
+
+/* Contract: see server_internal.h. */
+int64_t twl_server_cert_not_after(const struct twl_server *srv)
+{
+	return srv->cert_not_after;
+}
+
+/* What the operator should hear of the certificate's expiry, or "". */
+static void cert_warning(const struct twl_server *srv, int64_t now, char *out,
+			 size_t cap)
+{
+	static const char renew[] =
+		"renew it (a generated one: remove it and its key and restart, the CA stays; your own: replace cert and key and restart)";
+	int64_t left = srv->cert_not_after - now;
+
+	out[0] = '\0';
+	if (!srv->cert_not_after || left >= TWL_CERT_WARN_DAYS * 86400LL)
+		return;
+	if (left < 0)
+		snprintf(
+			out, cap,
+			"the server certificate %s has expired: agents refuse it; %s",
+			srv->cfg.cert_file, renew);
+	else
+		snprintf(
+			out, cap,
+			"the server certificate %s expires in %lld days: %s before then",
+			srv->cfg.cert_file, (long long)(left / 86400), renew);
+}
+
+/* Contract: see server_internal.h. */
+json_t *twl_server_cert_json(const struct twl_server *srv, int64_t now)
+{
+	char warn[512];
+
+	cert_warning(srv, now, warn, sizeof(warn));
+	if (!srv->cert_not_after)
+		return json_pack("{ss so so so}", "file", srv->cfg.cert_file,
+				 "not_after", json_null(), "days_left",
+				 json_null(), "warning", json_null());
+	return json_pack("{ss sI sI ss?}", "file", srv->cfg.cert_file,
+			 "not_after", (json_int_t)srv->cert_not_after,
+			 "days_left",
+			 (json_int_t)((srv->cert_not_after - now) / 86400),
+			 "warning", warn[0] ? warn : NULL);
 }
 
 static void sock_opened(struct twl_server *srv, struct MHD_Connection *mc,
@@ -271,6 +318,13 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 			strerror(-ret));
 		errno = -ret;
 		goto fail;
+	}
+	if (!twl_tls_not_after(srv->cert_pem, &srv->cert_not_after)) {
+		char warn[512];
+
+		cert_warning(srv, time(NULL), warn, sizeof(warn));
+		if (warn[0])
+			twl_log(LOG_WARNING, "%s", warn);
 	}
 	ret = setup(srv);
 	if (ret) {

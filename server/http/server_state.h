@@ -29,6 +29,7 @@ struct twl_server {
 	struct MHD_Daemon *d;
 	uint16_t port;
 	char *cert_pem, *key_pem, *client_ca_pem;
+	int64_t cert_not_after; /* the server certificate's; 0: unknown */
 	atomic_size_t body_bytes; /* request bodies held, all connections */
 };
 

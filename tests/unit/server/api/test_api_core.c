@@ -951,6 +951,71 @@ static void test_healthz_store_failing(void **state)
 	fixture_stop(&f);
 }
 
+/* A server certificate (its own CA) that expires in 10 days. */
+static void expiring_cert(struct twl_config *c)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+		 " -nodes -days 10 -subj /CN=twilight-server"
+		 " -addext subjectAltName=DNS:localhost,IP:127.0.0.1"
+		 " -keyout '%.400s/server.key' -out '%.400s/server.pem'"
+		 " >/dev/null 2>&1 && cp '%.400s/server.pem' '%.400s/ca.pem'",
+		 c->data_dir, c->data_dir, c->data_dir, c->data_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static const char *expiry_metric(const char *body, const char *name)
+{
+	const char *p = strstr(body, name);
+
+	assert_non_null(p);
+	return p + strlen(name);
+}
+
+/*
+ * The server certificate's expiry is in /metrics always, and a warning in
+ * the health API from 30 days before it.
+ */
+static void test_cert_expiry(void **state)
+{
+	struct fixture *f = *state, g;
+	struct http_result r;
+	json_t *cert;
+	long long t;
+
+	http(f, "GET", "/metrics", f->admin, NULL, 0, NULL, &r);
+	t = atoll(expiry_metric(
+		r.body, "\ntwilight_tls_cert_expiry_timestamp_seconds "));
+	assert_true(t > time(NULL) + 800LL * 86400); /* generated: 825 days */
+	assert_non_null(strstr(r.body, "\ntwilight_tls_cert_expiring 0\n"));
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/health", f->viewer, NULL, 0, NULL, &r);
+	cert = json_object_get(r.json, "certificate");
+	assert_int_equal(json_integer_value(json_object_get(cert, "not_after")),
+			 t);
+	assert_true(json_is_null(json_object_get(cert, "warning")));
+	http_result_fini(&r);
+
+	fixture_start(&g, expiring_cert);
+	http(&g, "GET", "/metrics", g.admin, NULL, 0, NULL, &r);
+	t = atoll(expiry_metric(
+		r.body, "\ntwilight_tls_cert_expiry_timestamp_seconds "));
+	assert_true(t <= time(NULL) + 10LL * 86400 + 60);
+	assert_non_null(strstr(r.body, "\ntwilight_tls_cert_expiring 1\n"));
+	http_result_fini(&r);
+	http(&g, "GET", "/api/v1/health", g.viewer, NULL, 0, NULL, &r);
+	cert = json_object_get(r.json, "certificate");
+	assert_int_equal(json_integer_value(json_object_get(cert, "days_left")),
+			 9);
+	assert_non_null(
+		strstr(json_string_value(json_object_get(cert, "warning")),
+		       "expires in 9 days"));
+	http_result_fini(&r);
+	fixture_stop(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -968,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_whoami),
 		cmocka_unit_test(test_clones),
 		cmocka_unit_test(test_key_noted),
+		cmocka_unit_test(test_cert_expiry),
 	};
 	const struct CMUnitTest solo[] = {
 		cmocka_unit_test(test_rate_limit),
