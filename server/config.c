@@ -119,6 +119,16 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "localhost, 127.0.0.1 and ::1 are always included. Used only "
 		  "when the certificate is generated: to add a name later, "
 		  "remove server.pem and server.key and restart." },
+	{ .name = "require-cap-drop",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(require_cap_drop),
+	  .help = "Started with capabilities (by root, say), the server gives "
+		  "them all up before it serves, keeping CAP_NET_BIND_SERVICE "
+		  "only for a listen port below 1024; when that fails it exits "
+		  "1. Turn this off only where a sandbox forbids capset(2) but "
+		  "the capabilities are harmless: the server then serves with "
+		  "them, and says so." },
 	{ .name = "max-connections",
 	  .type = TWL_CFG_UINT,
 	  .def = "2048",
@@ -132,12 +142,20 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(max_per_ip),
 	  .min = 1,
 	  .max = 1000000,
-	  .help = "Connections per non-loopback address." },
+	  .help = "Connections per address (per /64 for IPv6); loopback "
+		  "peers are exempt unless limit-loopback." },
 	{ .name = "limit-loopback",
 	  .type = TWL_CFG_BOOL,
 	  .def = "false",
 	  OPT(limit_loopback),
-	  .help = "Apply the per-address limits to loopback peers too." },
+	  .help = "Apply the per-address limits (max-per-ip, ip-rate, "
+		  "ip-burst) to loopback peers too. Off by default, and the "
+		  "server says so at start: tools on the server itself and a "
+		  "reverse proxy there connect from loopback, and counting them "
+		  "by address would limit everyone behind a proxy as one "
+		  "client; such a proxy must limit its clients itself. The other "
+		  "limits (request-timeout, min-rate, body-memory, the per-key "
+		  "and per-token rates) apply to every peer." },
 	{ .name = "timeout",
 	  .type = TWL_CFG_SECONDS,
 	  .def = "30s",
@@ -228,14 +246,15 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .dmin = 0.001,
 	  .dmax = 1e9,
 	  .arg = "RATE",
-	  .help = "Requests per second per non-loopback address." },
+	  .help = "Requests per second per address (per /64 for IPv6); "
+		  "loopback peers are exempt unless limit-loopback." },
 	{ .name = "ip-burst",
 	  .type = TWL_CFG_DOUBLE,
 	  .def = "100",
 	  OPT(ip_burst),
 	  .dmin = 1,
 	  .dmax = 1e9,
-	  .help = "Request burst per non-loopback address." },
+	  .help = "Request burst per address (per /64 for IPv6)." },
 	{ .name = "enroll-rate",
 	  .type = TWL_CFG_DOUBLE,
 	  .def = "10",

@@ -32,12 +32,13 @@ struct twl_config {
 	char ca_file[512]; /* default DATA_DIR/ca.pem */
 	char client_ca_file[512]; /* "" = no client certificates */
 	bool require_client_cert;
+	bool require_cap_drop; /* exit when capabilities stay held */
 	char tls_priorities[256];
 	size_t n_sans;
 	char sans[TWL_CONFIG_MAX_SANS][128];
 
 	unsigned max_connections; /* total */
-	unsigned max_per_ip; /* per IP, non-loopback peers */
+	unsigned max_per_ip; /* per address (IPv6: /64), see limit_loopback */
 	bool limit_loopback; /* apply per-IP limits to loopback too */
 	unsigned conn_timeout_s; /* idle/slow client timeout */
 	unsigned request_timeout_s; /* a request's deadline (http/watch.h) */
@@ -50,7 +51,7 @@ struct twl_config {
 
 	double host_rate; /* reports/s per host key (token bucket) */
 	double host_burst;
-	double ip_rate; /* requests/s per non-loopback IP */
+	double ip_rate; /* requests/s per address (IPv6: /64) */
 	double ip_burst;
 	double enroll_rate; /* enrolments/s per enrolment token */
 	double enroll_burst;

@@ -341,6 +341,9 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 	}
 	di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = di ? di->port : 0;
+	if (!cfg->limit_loopback)
+		twl_log(LOG_INFO,
+			"loopback peers are exempt from the per-address limits (max-per-ip, ip-rate, ip-burst): limit-loopback = false");
 	return srv;
 fail:
 	twl_server_free(srv);
