@@ -99,19 +99,19 @@ static void cert_warning(const struct twl_server *srv, int64_t now, char *out,
 	if (left < 0)
 		snprintf(
 			out, cap,
-			"the server certificate %s has expired: agents refuse it; %s",
+			"the server certificate %.300s has expired: agents refuse it; %s",
 			srv->cfg.cert_file, renew);
 	else
 		snprintf(
 			out, cap,
-			"the server certificate %s expires in %lld days: %s before then",
+			"the server certificate %.300s expires in %lld days: %s before then",
 			srv->cfg.cert_file, (long long)(left / 86400), renew);
 }
 
 /* Contract: see server_internal.h. */
 json_t *twl_server_cert_json(const struct twl_server *srv, int64_t now)
 {
-	char warn[512];
+	char warn[640];
 
 	cert_warning(srv, now, warn, sizeof(warn));
 	if (!srv->cert_not_after)
@@ -320,7 +320,7 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 		goto fail;
 	}
 	if (!twl_tls_not_after(srv->cert_pem, &srv->cert_not_after)) {
-		char warn[512];
+		char warn[640];
 
 		cert_warning(srv, time(NULL), warn, sizeof(warn));
 		if (warn[0])
