@@ -18,7 +18,8 @@
 #   - --help and the manual pages agree both ways (options, config keys),
 #     and each page has FILES, SIGNALS and EXIT STATUS and renders cleanly;
 #   - systemd-analyze verify on both units; their Documentation= targets
-#     are shipped;
+#     are shipped; the operator's guide names the agent's user as its unit
+#     does and justifies the server's MemoryMax=;
 #   - lintian: every finding is fixed or explained in
 #     packaging/lintian-explained.txt, and no explanation is stale.
 # Usage: package-test.sh SOURCE_DIR   (env TWL_PACKAGE_BUILD_DIR: see below)
@@ -344,6 +345,24 @@ grep -q -- '--data-dir /var/lib/twilight' "$ROOT/lib/systemd/system/twilight-ser
 	fail "twilight-server.service does not use /var/lib/twilight"
 grep -q '^StateDirectory=twilight-agent$' "$ROOT/lib/systemd/system/twilight-agent.service" ||
 	fail "twilight-agent.service has no StateDirectory=twilight-agent (the agent's state_dir)"
+
+# The operator's guide says what the units do: the agent's user (a dynamic
+# one only if its unit says DynamicUser=yes) and the server's memory cap.
+GUIDE=$ROOT/usr/share/doc/twilight-server/operators-guide.md
+agent_unit=$ROOT/lib/systemd/system/twilight-agent.service
+server_unit=$ROOT/lib/systemd/system/twilight-server.service
+agent_user=$(sed -n 's/^User=//p' "$agent_unit")
+if grep -q '^DynamicUser=yes' "$agent_unit"; then
+	grep -qi 'dynamic user' "$GUIDE" || fail "twilight-agent.service has DynamicUser=yes; the guide does not say so"
+else
+	if grep -qi 'dynamic user' "$GUIDE"; then
+		fail "the guide says the agent runs as a dynamic user; its unit has User=$agent_user"
+	fi
+	grep -qF "\`$agent_user\`" "$GUIDE" || fail "the guide does not name the agent's user $agent_user"
+fi
+mem=$(sed -n 's/^MemoryMax=//p' "$server_unit")
+[ -n "$mem" ] || fail "twilight-server.service has no MemoryMax="
+grep -qF "MemoryMax=$mem" "$GUIDE" || fail "the guide does not justify the server's MemoryMax=$mem"
 
 # --- lintian: every finding fixed or explained, no stale explanation --------
 EXPLAINED=$SRC/packaging/lintian-explained.txt
