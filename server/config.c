@@ -101,15 +101,14 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "certificate valid for client-ca. Needs client-ca." },
 	{ .name = "tls-priorities",
 	  .type = TWL_CFG_STRING,
-	  .def = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:"
-		 "+CHACHA20-POLY1305:+AES-256-GCM:+AES-128-GCM:-MAC-ALL:+AEAD:"
-		 "-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:%SERVER_PRECEDENCE",
+	  .def = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-MAC-ALL:+AEAD:-RSA",
 	  OPT(tls_priorities),
 	  .arg = "STRING",
 	  .help = "GnuTLS priority string; the default allows TLS 1.2 and 1.3 "
 		  "only, and in TLS 1.2 only AEAD ciphers (AES-GCM, "
-		  "ChaCha20-Poly1305) with an ephemeral key exchange: no CBC "
-		  "suites (SHA-1 or SHA-2 MACs), no RSA key transport." },
+		  "ChaCha20-Poly1305, AES-CCM; -MAC-ALL:+AEAD) with an ephemeral "
+		  "key exchange: no CBC suites with SHA-1 or SHA-2 MACs, no RSA "
+		  "key transport (-RSA)." },
 	{ .name = "san",
 	  .type = TWL_CFG_LIST,
 	  TWL_CFG_LIST_FIELD(struct twl_config, sans, n_sans),
