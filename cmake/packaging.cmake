@@ -79,7 +79,11 @@ if(TARGET twilight-server)
 		DESTINATION /lib/systemd/system COMPONENT server)
 	install(FILES ${PROJECT_SOURCE_DIR}/server/twilight-server.conf.example
 		DESTINATION /etc/twilight RENAME server.conf COMPONENT server)
-	install(DIRECTORY ${TWL_WEB_ROOT}/ DESTINATION share/twilight/web COMPONENT server)
+	# The dashboard: exactly the files of TWL_WEB_FILES (web/CMakeLists.txt).
+	foreach(f ${TWL_WEB_FILES})
+		get_filename_component(d ${f} DIRECTORY)
+		install(FILES ${TWL_WEB_ROOT}/${f} DESTINATION share/twilight/web/${d} COMPONENT server)
+	endforeach()
 	install(FILES ${TWL_PKG_BUILD}/twilight-server.8.gz
 		DESTINATION share/man/man8 COMPONENT server)
 	install(FILES ${TWL_PKG_DIR}/server/copyright

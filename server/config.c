@@ -60,6 +60,15 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(db_path),
 	  .arg = "FILE",
 	  .help = "SQLite database (WAL mode). Default DATA_DIR/twilight.db." },
+	{ .name = "check-db",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(check_db),
+	  .help = "Check the database's integrity (SQLite's quick_check, which "
+		  "reads the whole file once) before serving, and refuse to "
+		  "serve a corrupt one (exit status 1, the problem in the log). "
+		  "--no-check-db serves it anyway, e.g. to export what is still "
+		  "readable." },
 	{ .name = "cert",
 	  .type = TWL_CFG_STRING,
 	  OPT(cert_file),
@@ -92,11 +101,14 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "certificate valid for client-ca. Needs client-ca." },
 	{ .name = "tls-priorities",
 	  .type = TWL_CFG_STRING,
-	  .def = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:%SERVER_PRECEDENCE",
+	  .def = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-MAC-ALL:+AEAD:-RSA",
 	  OPT(tls_priorities),
 	  .arg = "STRING",
 	  .help = "GnuTLS priority string; the default allows TLS 1.2 and 1.3 "
-		  "only." },
+		  "only, and in TLS 1.2 only AEAD ciphers (AES-GCM, "
+		  "ChaCha20-Poly1305, AES-CCM; -MAC-ALL:+AEAD) with an ephemeral "
+		  "key exchange: no CBC suites with SHA-1 or SHA-2 MACs, no RSA "
+		  "key transport (-RSA)." },
 	{ .name = "san",
 	  .type = TWL_CFG_LIST,
 	  TWL_CFG_LIST_FIELD(struct twl_config, sans, n_sans),
@@ -106,6 +118,16 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "localhost, 127.0.0.1 and ::1 are always included. Used only "
 		  "when the certificate is generated: to add a name later, "
 		  "remove server.pem and server.key and restart." },
+	{ .name = "require-cap-drop",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(require_cap_drop),
+	  .help = "Started with capabilities (by root, say), the server gives "
+		  "them all up before it serves, keeping CAP_NET_BIND_SERVICE "
+		  "only for a listen port below 1024; when that fails it exits "
+		  "1. Turn this off only where a sandbox forbids capset(2) but "
+		  "the capabilities are harmless: the server then serves with "
+		  "them, and says so." },
 	{ .name = "max-connections",
 	  .type = TWL_CFG_UINT,
 	  .def = "2048",
@@ -119,12 +141,20 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(max_per_ip),
 	  .min = 1,
 	  .max = 1000000,
-	  .help = "Connections per non-loopback address." },
+	  .help = "Connections per address (per /64 for IPv6); loopback "
+		  "peers are exempt unless limit-loopback." },
 	{ .name = "limit-loopback",
 	  .type = TWL_CFG_BOOL,
 	  .def = "false",
 	  OPT(limit_loopback),
-	  .help = "Apply the per-address limits to loopback peers too." },
+	  .help = "Apply the per-address limits (max-per-ip, ip-rate, "
+		  "ip-burst) to loopback peers too. Off by default, and the "
+		  "server says so at start: tools on the server itself and a "
+		  "reverse proxy there connect from loopback, and counting them "
+		  "by address would limit everyone behind a proxy as one "
+		  "client; such a proxy must limit its clients itself. The other "
+		  "limits (request-timeout, min-rate, body-memory, the per-key "
+		  "and per-token rates) apply to every peer." },
 	{ .name = "timeout",
 	  .type = TWL_CFG_SECONDS,
 	  .def = "30s",
@@ -133,6 +163,27 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .max = 86400,
 	  .help = "How long an idle or slow connection may take before it is "
 		  "closed." },
+	{ .name = "request-timeout",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "60s",
+	  OPT(request_timeout_s),
+	  .min = 1,
+	  .max = 86400,
+	  .help = "How long one request may take from the moment its "
+		  "connection opened (or its previous answer was sent) until its "
+		  "answer is sent, however steadily the client trickles bytes; "
+		  "time the server spends waiting for its database writer does "
+		  "not count. Past it the connection is closed." },
+	{ .name = "min-rate",
+	  .type = TWL_CFG_SIZE,
+	  .def = "1K",
+	  OPT(min_rate),
+	  .min = 1,
+	  .max = 1ULL << 30,
+	  .arg = "BYTES",
+	  .help = "Bytes per second a request body must arrive at, on average "
+		  "from the end of its headers, once that is 5 seconds ago; a "
+		  "slower one is closed." },
 	{ .name = "max-body",
 	  .type = TWL_CFG_SIZE,
 	  .def = "4M",
@@ -147,6 +198,16 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .min = 1024,
 	  .max = 1ULL << 30,
 	  .help = "Largest request body after gunzip (at least max-body)." },
+	{ .name = "body-memory",
+	  .type = TWL_CFG_SIZE,
+	  .def = "256M",
+	  OPT(body_memory),
+	  .min = 1ULL << 20,
+	  .max = 1ULL << 40,
+	  .help = "Request bodies held in memory at once, all connections "
+		  "together, as sent; a request whose body would not fit is "
+		  "answered 503 with Retry-After before its body is read. Bodies "
+		  "are read only for callers whose credentials were accepted." },
 	{ .name = "conn-memory",
 	  .type = TWL_CFG_SIZE,
 	  .def = "16K",
@@ -184,14 +245,43 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .dmin = 0.001,
 	  .dmax = 1e9,
 	  .arg = "RATE",
-	  .help = "Requests per second per non-loopback address." },
+	  .help = "Requests per second per address (per /64 for IPv6); "
+		  "loopback peers are exempt unless limit-loopback." },
 	{ .name = "ip-burst",
 	  .type = TWL_CFG_DOUBLE,
 	  .def = "100",
 	  OPT(ip_burst),
 	  .dmin = 1,
 	  .dmax = 1e9,
-	  .help = "Request burst per non-loopback address." },
+	  .help = "Request burst per address (per /64 for IPv6)." },
+	{ .name = "enroll-rate",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "10",
+	  OPT(enroll_rate),
+	  .dmin = 0.001,
+	  .dmax = 1e9,
+	  .arg = "RATE",
+	  .help = "Enrolments per second per enrolment token (token bucket), "
+		  "whatever the host ids; more are answered 429 with "
+		  "Retry-After and agents retry." },
+	{ .name = "enroll-burst",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "1000",
+	  OPT(enroll_burst),
+	  .dmin = 1,
+	  .dmax = 1e9,
+	  .help = "Enrolment burst per enrolment token: how many hosts may "
+		  "enrol at once when a fleet starts." },
+	{ .name = "enroll-max-keys",
+	  .type = TWL_CFG_UINT,
+	  .def = "100000",
+	  OPT(enroll_max_keys),
+	  .min = 1,
+	  .max = 100000000,
+	  .help = "Live host keys one enrolment token may have minted; past "
+		  "it enrolment with that token is refused (403) until keys are "
+		  "revoked. Size it to the fleet the token is for, with room for "
+		  "hosts that enrol again." },
 	{ .name = "batch-days",
 	  .type = TWL_CFG_UINT,
 	  .def = "35",

@@ -26,19 +26,24 @@ struct twl_config {
 	char listen[128]; /* "127.0.0.1:8443", "[::1]:8443" */
 	char web_dir[512];
 	char db_path[512]; /* default DATA_DIR/twilight.db */
+	bool check_db; /* integrity check before serving */
 	char cert_file[512]; /* default DATA_DIR/server.pem */
 	char key_file[512]; /* default DATA_DIR/server.key */
 	char ca_file[512]; /* default DATA_DIR/ca.pem */
 	char client_ca_file[512]; /* "" = no client certificates */
 	bool require_client_cert;
+	bool require_cap_drop; /* exit when capabilities stay held */
 	char tls_priorities[256];
 	size_t n_sans;
 	char sans[TWL_CONFIG_MAX_SANS][128];
 
 	unsigned max_connections; /* total */
-	unsigned max_per_ip; /* per IP, non-loopback peers */
+	unsigned max_per_ip; /* per address (IPv6: /64), see limit_loopback */
 	bool limit_loopback; /* apply per-IP limits to loopback too */
 	unsigned conn_timeout_s; /* idle/slow client timeout */
+	unsigned request_timeout_s; /* a request's deadline (http/watch.h) */
+	size_t min_rate; /* body bytes per second at least */
+	size_t body_memory; /* request bodies held, all connections */
 	size_t max_body; /* bytes, request body as sent */
 	size_t max_inflated; /* bytes, body after gunzip */
 	size_t conn_memory; /* MHD per-connection memory */
@@ -46,8 +51,11 @@ struct twl_config {
 
 	double host_rate; /* reports/s per host key (token bucket) */
 	double host_burst;
-	double ip_rate; /* requests/s per non-loopback IP */
+	double ip_rate; /* requests/s per address (IPv6: /64) */
 	double ip_burst;
+	double enroll_rate; /* enrolments/s per enrolment token */
+	double enroll_burst;
+	unsigned enroll_max_keys; /* live host keys one token may mint */
 
 	unsigned batch_days; /* keep batch ids (>= 35) */
 	unsigned data_days; /* keep raw rows; 0 = forever */

@@ -4,7 +4,9 @@
  * certificate, admin and enrolment tokens on first run), serving,
  * token administration, --check-config, and the export subcommand.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include "http/server.h"
 #include "store/store.h"
 #include "http/tls.h"
+#include "caps.h"
 
 static volatile sig_atomic_t stop_flag, hup_flag;
 
@@ -323,6 +326,69 @@ static int check_config(const struct twl_config *cfg)
 	return 0;
 }
 
+/*
+ * The database's integrity before serving: 0 when sound, else -EUCLEAN
+ * (or what stopped the check) with the reason logged. Writing on into a
+ * corrupt database can spread the damage, and every report would fail
+ * while /healthz looked fine.
+ */
+static int check_db(struct twl_store *store, const char *path)
+{
+	char problem[256];
+	time_t t0 = time(NULL);
+	int ret = twl_store_check(store, problem, sizeof(problem));
+
+	if (!ret) {
+		twl_log(LOG_INFO, "database check: ok (%s, %lld s)", path,
+			(long long)(time(NULL) - t0));
+		return 0;
+	}
+	if (ret == -EUCLEAN)
+		twl_log(LOG_ERR,
+			"database %s failed its integrity check (%s): not serving it. Restore the last backup (operators guide, \"Backup and restore\"), or start with --no-check-db to serve it as it is",
+			path, problem);
+	else
+		twl_log(LOG_ERR,
+			"cannot check database %s (%s: %s); start with --no-check-db to skip the check",
+			path, strerror(-ret), problem);
+	return ret;
+}
+
+/*
+ * Give up capabilities before the store's and the daemon's threads start
+ * (they inherit what this thread holds): 0 to go on, -1 to stop (said).
+ */
+static int drop_caps(const struct twl_config *cfg)
+{
+	struct sockaddr_storage ss;
+	uint16_t port = 0;
+	int ret;
+
+	if (!twl_parse_addr_port(cfg->listen, &ss, NULL))
+		port = ntohs(ss.ss_family == AF_INET6 ?
+				     ((struct sockaddr_in6 *)&ss)->sin6_port :
+				     ((struct sockaddr_in *)&ss)->sin_port);
+	ret = twl_caps_drop(port && port < 1024);
+	if (ret >= 0) {
+		if (!ret)
+			twl_log(LOG_INFO, "capabilities dropped%s",
+				port && port < 1024 ?
+					" but CAP_NET_BIND_SERVICE (port below 1024)" :
+					"");
+		return 0;
+	}
+	if (!cfg->require_cap_drop) {
+		twl_log(LOG_WARNING,
+			"cannot drop capabilities (%s): serving with them, as require-cap-drop = false allows",
+			strerror(-ret));
+		return 0;
+	}
+	twl_log(LOG_ERR,
+		"cannot drop capabilities (%s): not serving with them. Run the server as an unprivileged user (the packaged unit does), or set require-cap-drop = false",
+		strerror(-ret));
+	return -1;
+}
+
 /* Run the command in @rest (checked): the exit status. */
 static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 	       char **rest, int n_rest)
@@ -333,6 +399,8 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 
 	if (cli->check_config)
 		return check_config(cfg);
+	if (!(n_rest && !strcmp(rest[0], "token")) && drop_caps(cfg))
+		return 1;
 	if (ensure_dir(cfg->data_dir))
 		return 1;
 	ret = twl_store_open(cfg->db_path, &store);
@@ -346,6 +414,8 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 		status = cmd_token(store, cli, rest);
 		goto out;
 	}
+	if (cfg->check_db && check_db(store, cfg->db_path))
+		goto out;
 	ret = twl_tls_ensure(cfg->ca_file, cfg->cert_file, cfg->key_file,
 			     (const char(*)[128])cfg->sans, cfg->n_sans, tlserr,
 			     sizeof(tlserr));

@@ -17,15 +17,31 @@
 #include "api/metrics.h"
 #include "http/auth.h"
 #include "http/server_internal.h"
+#include "http/tls.h"
 
+/*
+ * 200 while the store answers and stores; 503 when it does not answer, or
+ * when the last TWL_STORE_FAILING_AFTER reports or more all failed to be
+ * stored (a corrupt or full database, say), until one is stored again.
+ */
 static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
-	int v = twl_store_schema_version(twl_server_store(srv));
+	int v = twl_store_schema_version(twl_server_store(srv)), err = 0;
+	unsigned failing =
+		twl_metrics_store_failing(twl_server_metrics(srv), &err);
+	char why[160];
 
 	if (v < 0)
 		return twl_response_error(resp, 503, "unavailable", NULL,
 					  "database unavailable");
+	if (failing >= TWL_STORE_FAILING_AFTER) {
+		snprintf(
+			why, sizeof(why),
+			"the last %u reports could not be stored (%s); see the server log",
+			failing, strerror(err));
+		return twl_response_error(resp, 503, "failing", NULL, why);
+	}
 	return twl_response_json(resp, 200,
 				 json_pack("{ss si ss}", "status", "ok",
 					   "schema", v, "version",
@@ -47,6 +63,10 @@ static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 	if (!twl_store_wal_catchups(store, &n, &st.wal_catchup_seconds))
 		st.wal_catchups = (int64_t)n;
 	ret = twl_metrics_render(twl_server_metrics(srv), &st, &b);
+	if (!ret)
+		ret = twl_metrics_render_cert(&b,
+					      twl_server_cert_not_after(srv),
+					      req->now, TWL_CERT_WARN_DAYS);
 	if (ret) {
 		twl_buf_fini(&b);
 		return ret;
@@ -92,20 +112,40 @@ static bool valid_id(const char *s)
 	return true;
 }
 
+/*
+ * Enrolment trades the enrolment token for a key bound to the host id the
+ * caller names: any host id, also one enrolled before, whose older keys
+ * stay valid (an agent that lost its key comes back this way, and
+ * machines cloned from one image, which share a host id, do not revoke
+ * each other; the health page shows such clones). What bounds a token is
+ * its rate (enroll-rate, enroll-burst), whatever the host ids, and its
+ * live keys (enroll-max-keys). docs/operators-guide.md, "Enrolling agents".
+ */
 static int h_enroll(struct twl_server *srv, const struct twl_request *req,
 		    struct twl_response *resp)
 {
+	const struct twl_config *cfg = twl_server_config(srv);
+	struct twl_metrics *m = twl_server_metrics(srv);
 	char secret[TWL_SECRET_LEN + 1];
 	const char *host_id;
+	unsigned wait;
 	json_t *body;
 	int ret;
 
 	if (req->who.role != TWL_ROLE_AGENT || req->who.host_id[0] ||
 	    req->who.token_id == 0) {
-		twl_metrics_reject(twl_server_metrics(srv), "forbidden");
+		twl_metrics_reject(m, "forbidden");
 		return twl_response_error(
 			resp, 403, "forbidden", NULL,
 			"enrolment needs the agent enrolment token, not a host key");
+	}
+	wait = twl_server_enroll_rate(srv, req->who.token_id);
+	if (wait) {
+		twl_metrics_reject(m, "rate_limited");
+		twl_response_error(
+			resp, 429, "rate_limited", NULL,
+			"too many enrolments with this token; retry after the given delay");
+		return twl_response_header(resp, "Retry-After", "%u", wait);
 	}
 	body = parse_body_object(req, resp);
 	if (!body)
@@ -118,8 +158,19 @@ static int h_enroll(struct twl_server *srv, const struct twl_request *req,
 			"host_id",
 			"host_id must be 1-64 characters of [0-9a-f-]");
 	}
-	ret = twl_auth_host_key_create(twl_server_store(srv), host_id, req->now,
-				       secret);
+	ret = twl_auth_host_key_create(twl_server_store(srv), host_id,
+				       req->who.token_id, cfg->enroll_max_keys,
+				       req->now, secret);
+	if (ret == -EDQUOT) {
+		twl_log(LOG_WARNING,
+			"enrolment of host %s refused: token %s has %u live host keys (enroll-max-keys); revoke unused keys or raise the limit",
+			host_id, req->who.name, cfg->enroll_max_keys);
+		twl_metrics_reject(m, "enrolment_cap");
+		json_decref(body);
+		return twl_response_error(
+			resp, 403, "enrolment_cap", NULL,
+			"this enrolment token has minted as many live host keys as the server allows (enroll-max-keys)");
+	}
 	if (ret) {
 		json_decref(body);
 		return ret;

@@ -101,6 +101,8 @@ static int queue_report(struct twl_server *srv, const struct twl_request *req,
 	ret = twl_ingest_prepare_report(report, req->who.host_id, &in);
 	if (ret)
 		return ret;
+	/* which key posted: clones of one host id show there (health) */
+	memcpy(in->key_hash, req->who.key_hash, sizeof(in->key_hash));
 	ret = twl_writer_submit(twl_server_writer(srv), req->who.host_id, in,
 				req->now, ingest_done, d);
 	if (!ret)

@@ -17,6 +17,7 @@
 #include "api/api_read.h"
 #include "api/export.h"
 #include "http/server.h"
+#include "http/server_internal.h"
 
 /* Default look-back of the linux-mm export. */
 #define EXPORT_WINDOW_DAYS 30
@@ -247,6 +248,12 @@ static int h_health(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_read_health(twl_server_store(srv), req->now, silent, &f, &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "health");
+	/* the server's own certificate: agents stop at its expiry */
+	if (json_object_set_new(doc, "certificate",
+				twl_server_cert_json(srv, req->now))) {
+		json_decref(doc);
+		return -ENOMEM;
+	}
 	return twl_response_json(resp, 200, doc);
 }
 

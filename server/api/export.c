@@ -14,6 +14,7 @@
 
 #include <twilight/util.h>
 
+#include "api/escape.h"
 #include "api/export.h"
 
 static bool contains(const char *s, const char *needle)
@@ -300,9 +301,11 @@ json_t *twl_export_redact(const json_t *data,
 
 /*
  * Sanitise @in into tokens: a word is a run of non-space units, each unit
- * either a printable UTF-8 character (1 column) or an escape "\xNN" (4
- * columns) for a control byte or an invalid byte. Whitespace (space, tab,
- * CR, LF) separates words.
+ * either a printable UTF-8 character (1 column), an escape "\xNN" (4
+ * columns) for a control byte or an invalid byte, or "\uXXXX" (6
+ * columns) for a character that steers a terminal or the direction of
+ * text (controlled(), below). Whitespace (space, tab, CR, LF) separates
+ * words.
  */
 struct word {
 	const char *p; /* start in the input */
@@ -315,30 +318,14 @@ static bool is_space(unsigned char c)
 	       c == '\f';
 }
 
-/* Columns and rendered bytes of one unit at @s; *@in_len = input bytes. */
-static unsigned unit(const unsigned char *s, size_t n, size_t *in_len,
-		     char *buf, size_t *buf_len)
-{
-	size_t l = twl_utf8_seq_len((const char *)s, n);
-
-	if (l && !(l == 1 && (s[0] < 0x20 || s[0] == 0x7f))) {
-		memcpy(buf, s, l);
-		*buf_len = l;
-		*in_len = l;
-		return 1;
-	}
-	*buf_len = (size_t)snprintf(buf, 8, "\\x%02x", s[0]);
-	*in_len = 1;
-	return 4;
-}
-
 static size_t utf8_cols(const char *s)
 {
 	size_t cols = 0, n = strlen(s), in, bl;
-	char tmp[8];
+	char tmp[TWL_ESCAPE_UNIT_MAX];
 
 	while (n) {
-		cols += unit((const unsigned char *)s, n, &in, tmp, &bl);
+		cols += twl_escape_unit((const unsigned char *)s, n, &in, tmp,
+					&bl);
 		s += in;
 		n -= in;
 	}
@@ -364,7 +351,7 @@ int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 	while (n) {
 		const unsigned char *w;
 		size_t wn, wcols = 0, k, in, bl;
-		char tmp[8];
+		char tmp[TWL_ESCAPE_UNIT_MAX];
 
 		while (n && is_space(*s))
 			s++, n--;
@@ -372,7 +359,7 @@ int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 			break;
 		w = s;
 		for (wn = 0; wn < n && !is_space(w[wn]); wn += in)
-			wcols += unit(w + wn, n - wn, &in, tmp, &bl);
+			wcols += twl_escape_unit(w + wn, n - wn, &in, tmp, &bl);
 		/* Start a new line when the word does not fit on this one. */
 		if (line_has_word && col + 1 + wcols > width) {
 			rc = twl_buf_append(b, "\n", 1);
@@ -390,7 +377,8 @@ int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 		}
 		/* Emit the word, breaking it where it is wider than a line. */
 		for (k = 0; k < wn; k += in) {
-			unsigned c = unit(w + k, wn - k, &in, tmp, &bl);
+			unsigned c =
+				twl_escape_unit(w + k, wn - k, &in, tmp, &bl);
 
 			if (col + c > width && col > utf8_cols(rest) &&
 			    (line_has_word || k)) {
@@ -722,20 +710,30 @@ out:
 
 /* ---- CSV ------------------------------------------------------------ */
 
+/*
+ * A quoted cell: quotes doubled, a leading formula character neutralised,
+ * every byte outside printable UTF-8 (controls, line breaks included, and
+ * invalid bytes) and every controlled() character escaped as the text
+ * export does, so a cell is one line and holds nothing a terminal acts on.
+ */
 static int csv_cell(struct twl_buf *b, const char *s, bool last)
 {
-	int rc = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), in, bl;
 	bool formula = s[0] == '=' || s[0] == '+' || s[0] == '-' ||
 		       s[0] == '@' || s[0] == '\t' || s[0] == '\r';
+	char tmp[TWL_ESCAPE_UNIT_MAX];
+	int rc = 0;
 
 	TRY(twl_buf_append(b, "\"", 1));
 	if (formula)
 		TRY(twl_buf_append(b, "'", 1));
-	for (; *s; s++) {
-		if (*s == '"')
+	for (; n; u += in, n -= in) {
+		twl_escape_unit(u, n, &in, tmp, &bl);
+		if (*u == '"')
 			TRY(twl_buf_append(b, "\"\"", 2));
 		else
-			TRY(twl_buf_append(b, s, 1));
+			TRY(twl_buf_append(b, tmp, bl));
 	}
 	TRY(twl_buf_append(b, last ? "\"\r\n" : "\",", last ? 3 : 2));
 out:

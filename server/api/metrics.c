@@ -19,7 +19,8 @@ static const char *const reasons[] = {
 	"bad_value",	 "too_deep",	    "unsupported_version",
 	"rate_limited",	 "unauthorized",    "forbidden",
 	"too_large",	 "bad_encoding",    "overloaded",
-	"host_mismatch", "shutting_down",   "other",
+	"host_mismatch", "shutting_down",   "bad_request",
+	"too_slow",	 "enrolment_cap",   "other",
 };
 #define NR (sizeof(reasons) / sizeof(reasons[0]))
 
@@ -31,6 +32,9 @@ struct twl_metrics {
 	uint64_t hist[NB + 1];
 	double sum;
 	uint64_t count;
+	uint64_t store_failures; /* reports not stored, all told */
+	unsigned failing; /* ... in a row, until one is stored */
+	int last_err;
 };
 
 /* Contract: see metrics.h. */
@@ -109,6 +113,32 @@ void twl_metrics_commit(struct twl_metrics *m, unsigned n)
 }
 
 /* Contract: see metrics.h. */
+void twl_metrics_store_result(struct twl_metrics *m, int result)
+{
+	pthread_mutex_lock(&m->lock);
+	if (result >= 0) {
+		m->failing = 0;
+	} else {
+		m->store_failures++;
+		m->failing++;
+		m->last_err = -result;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Contract: see metrics.h. */
+unsigned twl_metrics_store_failing(struct twl_metrics *m, int *err)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&m->lock);
+	n = m->failing;
+	*err = m->last_err;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
+/* Contract: see metrics.h. */
 int twl_metrics_render(struct twl_metrics *m,
 		       const struct twl_metrics_store *st, struct twl_buf *b)
 {
@@ -159,6 +189,12 @@ int twl_metrics_render(struct twl_metrics *m,
 	P("twilight_ingest_seconds_bucket{le=\"+Inf\"} %llu\n"
 	  "twilight_ingest_seconds_sum %.6f\ntwilight_ingest_seconds_count %llu\n",
 	  (unsigned long long)cum, c.sum, (unsigned long long)c.count);
+	P("# HELP twilight_store_failures_total Reports the database failed to store.\n"
+	  "# TYPE twilight_store_failures_total counter\ntwilight_store_failures_total %llu\n"
+	  "# HELP twilight_store_failing 1 while the last %d reports or more all failed to be stored (/healthz 503).\n"
+	  "# TYPE twilight_store_failing gauge\ntwilight_store_failing %d\n",
+	  (unsigned long long)c.store_failures, TWL_STORE_FAILING_AFTER,
+	  c.failing >= TWL_STORE_FAILING_AFTER);
 	if (st->db_bytes >= 0)
 		P("# HELP twilight_db_bytes SQLite database size.\n# TYPE twilight_db_bytes gauge\n"
 		  "twilight_db_bytes %lld\n",
@@ -171,4 +207,21 @@ int twl_metrics_render(struct twl_metrics *m,
 		  (long long)st->wal_catchups, st->wal_catchup_seconds);
 #undef P
 	return ret;
+}
+
+/* Contract: see metrics.h. */
+int twl_metrics_render_cert(struct twl_buf *b, int64_t not_after, int64_t now,
+			    unsigned warn_days)
+{
+	if (!not_after)
+		return 0;
+	return twl_buf_printf(
+		b,
+		"# HELP twilight_tls_cert_expiry_timestamp_seconds When the server certificate expires.\n"
+		"# TYPE twilight_tls_cert_expiry_timestamp_seconds gauge\n"
+		"twilight_tls_cert_expiry_timestamp_seconds %lld\n"
+		"# HELP twilight_tls_cert_expiring 1 from %u days before the server certificate expires.\n"
+		"# TYPE twilight_tls_cert_expiring gauge\ntwilight_tls_cert_expiring %d\n",
+		(long long)not_after, warn_days,
+		not_after - now < (int64_t)warn_days * 86400);
 }

@@ -27,6 +27,26 @@ void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
 /* A group commit of n batches. */
 void twl_metrics_commit(struct twl_metrics *m, unsigned n);
 
+/*
+ * Reports in a row the store failed to store before the server calls
+ * itself failing (/healthz 503): one failure is a bad moment, this many
+ * with no success between is a store that does not work.
+ */
+#define TWL_STORE_FAILING_AFTER 5
+
+/*
+ * twl_metrics_store_result - the store's answer for one report (the
+ * writer's result: >= 0 stored or replayed, < 0 a negative errno, not
+ * stored). A success ends a run of failures.
+ */
+void twl_metrics_store_result(struct twl_metrics *m, int result);
+
+/*
+ * twl_metrics_store_failing - the failures in a row now, and *@err the
+ * last one's errno (positive). Failing when >= TWL_STORE_FAILING_AFTER.
+ */
+unsigned twl_metrics_store_failing(struct twl_metrics *m, int *err);
+
 /* What the store adds to the counters; a negative field is unknown. */
 struct twl_metrics_store {
 	int64_t db_bytes; /* database file size */
@@ -37,5 +57,13 @@ struct twl_metrics_store {
 /* Append the Prometheus text to b. 0 or -errno. */
 int twl_metrics_render(struct twl_metrics *m,
 		       const struct twl_metrics_store *st, struct twl_buf *b);
+
+/*
+ * twl_metrics_render_cert - append the server certificate's expiry
+ * @not_after (Unix s; 0: unknown, then nothing) to b, and whether at @now
+ * it is less than @warn_days away. 0 or -errno.
+ */
+int twl_metrics_render_cert(struct twl_buf *b, int64_t not_after, int64_t now,
+			    unsigned warn_days);
 
 #endif /* TWL_SERVER_METRICS_H */

@@ -61,13 +61,15 @@ int twl_auth_token_create(struct twl_store *s, const char *name,
 
 /* Contract: see auth.h. */
 int twl_auth_host_key_create(struct twl_store *s, const char *host_id,
-			     int64_t now, char *secret)
+			     int64_t token_id, unsigned max_live, int64_t now,
+			     char *secret)
 {
 	char hash[65];
 	int ret = make_secret("twlk_", secret, hash);
 
 	if (!ret)
-		ret = twl_store_host_key_add(s, host_id, hash, now);
+		ret = twl_store_host_key_add(s, host_id, hash, token_id,
+					     max_live, now);
 	return ret;
 }
 
@@ -99,6 +101,7 @@ int twl_auth_resolve(struct twl_store *s, const char *secret,
 		ret = twl_store_host_key_lookup(s, hash, who->host_id);
 		if (ret)
 			return ret;
+		memcpy(who->key_hash, hash, sizeof(who->key_hash));
 		who->role = TWL_ROLE_AGENT;
 		snprintf(who->name, sizeof(who->name), "host:%.58s",
 			 who->host_id);

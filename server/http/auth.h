@@ -28,9 +28,14 @@ int twl_auth_token_create(struct twl_store *s, const char *name,
 			  const char *role, int64_t now, char *secret,
 			  int64_t *id);
 
-/* Create a per-host key for host_id; secret as above. */
+/*
+ * Create a per-host key for host_id, minted by enrolment token @token_id;
+ * secret as above. -EDQUOT when that token has @max_live live keys
+ * already (enroll-max-keys).
+ */
 int twl_auth_host_key_create(struct twl_store *s, const char *host_id,
-			     int64_t now, char *secret);
+			     int64_t token_id, unsigned max_live, int64_t now,
+			     char *secret);
 
 /*
  * Resolve a presented secret into who. 0 on success; -ENOENT unknown,

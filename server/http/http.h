@@ -21,10 +21,11 @@ struct twl_server;
 
 /*
  * Roles, ordered: a route with min_role R admits principals whose role is
- * >= R, except that TWL_ROLE_AGENT principals (enrolment token or per-host
- * key) are admitted only to routes whose min_role is exactly
- * TWL_ROLE_AGENT: agents enrol and post, nothing else.
- * TWL_ROLE_PUBLIC routes (only /healthz) need no token.
+ * >= R, except that routes whose min_role is exactly TWL_ROLE_AGENT admit
+ * only TWL_ROLE_AGENT principals (enrolment token or per-host key), and
+ * those no other route: agents enrol and post, nothing else, and nobody
+ * else does. TWL_ROLE_PUBLIC routes (/healthz, dashboard files) need no
+ * token and take no request body.
  */
 enum twl_role {
 	TWL_ROLE_PUBLIC = 0,
@@ -39,6 +40,7 @@ struct twl_principal {
 	int64_t token_id; /* tokens.id, or 0 for a per-host key */
 	char name[64]; /* token name, or "host:<host_id>" */
 	char host_id[65]; /* set (non-empty) only for per-host keys */
+	char key_hash[65]; /* the per-host key's SHA-256 (hex), or "" */
 };
 
 struct twl_request {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Dashboard files from the web directory, with their content types. */
+/*
+ * Dashboard files from the web directory, with their content types: the
+ * listed ones only (web_files.h), and never through a link that leads
+ * out of the directory.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +13,7 @@
 #include <twilight/util.h>
 
 #include "http/server_internal.h"
+#include "http/web_files.h"
 
 #define STATIC_MAX (16u << 20)
 
@@ -39,15 +44,28 @@ static const char *content_type(const char *path)
 	return "application/octet-stream";
 }
 
-static bool safe_path(const char *p)
+static int by_name(const void *key, const void *member)
 {
-	/* No "..", no hidden files, no backslashes, no NUL tricks. */
-	if (strstr(p, "/.") || strchr(p, '\\') || p[0] != '/')
-		return false;
-	for (const char *c = p; *c; c++)
-		if ((unsigned char)*c < 0x20)
-			return false;
-	return true;
+	return strcmp(key, *(const char *const *)member);
+}
+
+/*
+ * The dashboard file @path ("/" is index.html) names, relative to the web
+ * root, or NULL: only listed files are served (web_files.h), so whatever
+ * else lies in the directory (a build's leftovers, an editor's backup)
+ * stays there.
+ */
+static const char *listed(const char *path)
+{
+	const char *const *f;
+
+	if (path[0] != '/')
+		return NULL;
+	if (!strcmp(path, "/"))
+		path = "/index.html";
+	f = bsearch(path + 1, twl_web_files, twl_web_n_files,
+		    sizeof(twl_web_files[0]), by_name);
+	return f ? *f : NULL;
 }
 
 /* Contract: see server_internal.h. */
@@ -56,23 +74,22 @@ int twl_handle_static(struct twl_server *srv, const struct twl_request *req,
 {
 	const struct twl_config *cfg = twl_server_config(srv);
 	char path[PATH_MAX], real[PATH_MAX], root[PATH_MAX];
-	const char *rel = req->path;
+	const char *rel = listed(req->path);
 	char *data = NULL;
 	size_t len;
 	int ret;
 
-	if (!strncmp(rel, "/api/", 5))
+	if (!strncmp(req->path, "/api/", 5))
 		return twl_response_error(resp, 404, "not_found", NULL,
 					  "no such API endpoint");
-	if (!safe_path(rel) || strlen(rel) > 512)
+	if (!rel)
 		return twl_response_error(resp, 404, "not_found", NULL,
 					  "no such file");
 	if (!realpath(cfg->web_dir, root))
 		return twl_response_error(
 			resp, 404, "not_found", NULL,
 			"the dashboard is not installed (web directory missing)");
-	if ((size_t)snprintf(path, sizeof(path), "%.3500s%s%s", root, rel,
-			     rel[strlen(rel) - 1] == '/' ? "index.html" : "") >=
+	if ((size_t)snprintf(path, sizeof(path), "%.3500s/%s", root, rel) >=
 	    sizeof(path))
 		return twl_response_error(resp, 404, "not_found", NULL,
 					  "no such file");

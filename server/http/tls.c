@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,5 +228,22 @@ out:
 	X509_free(ca);
 	EVP_PKEY_free(key);
 	EVP_PKEY_free(ca_key);
+	return ret;
+}
+
+/* Contract: see tls.h. */
+int twl_tls_not_after(const char *pem, int64_t *t)
+{
+	BIO *b = BIO_new_mem_buf(pem, -1);
+	X509 *c = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+	struct tm tm;
+	int ret = -EINVAL;
+
+	if (c && ASN1_TIME_to_tm(X509_get0_notAfter(c), &tm) == 1) {
+		*t = (int64_t)timegm(&tm);
+		ret = 0;
+	}
+	X509_free(c);
+	BIO_free(b);
 	return ret;
 }

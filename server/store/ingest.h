@@ -41,6 +41,8 @@ struct twl_ingest_knob {
 
 struct twl_ingest {
 	struct twl_wire_report report; /* released by twl_ingest_free() */
+	/* SHA-256 of the host key that posted it; "": not known */
+	char key_hash[65];
 	const char *batch_id;
 	int64_t seq;
 	/* host */

@@ -59,6 +59,15 @@ int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes);
  */
 int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds);
 
+/*
+ * twl_store_check - a quick integrity check of the whole store (SQLite:
+ * PRAGMA quick_check, which reads every page once: seconds per GB). 0
+ * when sound; -EUCLEAN when not, with the first problem found in
+ * @problem (@cap bytes); another negative errno when the check itself
+ * could not run.
+ */
+int twl_store_check(struct twl_store *s, char *problem, size_t cap);
+
 /* Close the store. NULL-safe. */
 void twl_store_close(struct twl_store *s);
 
@@ -93,9 +102,14 @@ int twl_store_token_list(struct twl_store *s, json_t **out);
 
 /* --- per-host keys --- */
 
-/* Bind a new key hash to host_id. */
+/*
+ * Bind a new key hash to host_id, minted by enrolment token @token_id,
+ * unless that token has @max_live unrevoked keys already: then -EDQUOT
+ * and nothing is stored.
+ */
 int twl_store_host_key_add(struct twl_store *s, const char *host_id,
-			   const char *hash, int64_t now);
+			   const char *hash, int64_t token_id,
+			   unsigned max_live, int64_t now);
 
 /*
  * Look up a key hash: 0 with host_id (65 bytes) for a live key, -EKEYREVOKED

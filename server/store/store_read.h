@@ -98,7 +98,10 @@ int twl_read_host(struct twl_store *s, const char *host_id, json_t **out);
  * twl_read_health - fleet health at @now: counts and one page (@f->limit;
  * @f may be NULL) each of agents silent for more than @silent_after
  * seconds, agents reporting lost kmsg records, agents whose key was
- * rejected, agents with missing probes. -EINVAL if @silent_after <= 0.
+ * rejected, agents with missing probes, and host ids that machines cloned
+ * from one image share ("cloned": within @silent_after, two live keys of
+ * the host id reported different boots at the same time, or one key went
+ * back to its previous boot). -EINVAL if @silent_after <= 0.
  */
 int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 		    const struct twl_read_filter *f, json_t **out);

@@ -3,7 +3,8 @@
 # of SOURCE_DIR, unpacks them into a scratch root (dpkg -x: nothing is
 # installed on this machine, no maintainer script runs as itself) and checks:
 #   - file lists (binaries, units, configs, manual pages, docs, web files),
-#     nothing unexpected, no file in both packages;
+#     nothing unexpected (the server's list exact, its dashboard exactly
+#     TWL_WEB_FILES), no file in both packages;
 #   - every file under /etc is a conffile and every conffile is shipped;
 #   - maintainer scripts: present, executable, valid sh; the agent's postinst
 #     never enables or starts the agent on a fresh install (run against
@@ -17,7 +18,8 @@
 #   - --help and the manual pages agree both ways (options, config keys),
 #     and each page has FILES, SIGNALS and EXIT STATUS and renders cleanly;
 #   - systemd-analyze verify on both units; their Documentation= targets
-#     are shipped;
+#     are shipped; the operator's guide names the agent's user as its unit
+#     does and justifies the server's MemoryMax=;
 #   - lintian: every finding is fixed or explained in
 #     packaging/lintian-explained.txt, and no explanation is stale.
 # Usage: package-test.sh SOURCE_DIR   (env TWL_PACKAGE_BUILD_DIR: see below)
@@ -85,9 +87,20 @@ check_files "$server_deb" /usr/sbin/twilight-server /lib/systemd/system/twilight
 extra=$(dpkg-deb -c "$agent_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' |
 	grep -vxE '/usr/sbin/twilight-agent|/lib/systemd/system/twilight-agent\.service|/etc/twilight/agent\.conf|/usr/share/man/man8/twilight-agent\.8\.gz|/usr/share/doc/twilight-agent/.*' || true)
 [ -z "$extra" ] || fail "twilight-agent ships unexpected files:\n$extra"
-extra=$(dpkg-deb -c "$server_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' |
-	grep -vxE '/usr/sbin/twilight-server|/lib/systemd/system/twilight-server\.service|/etc/twilight/server\.conf|/usr/share/man/man8/twilight-server\.8\.gz|/usr/share/doc/twilight-server/.*|/usr/share/twilight/web/.*' || true)
-[ -z "$extra" ] || fail "twilight-server ships unexpected files:\n$extra"
+# The server's files exactly: its own, and the dashboard's list
+# (TWL_WEB_FILES in web/CMakeLists.txt, written to the build's web-files.txt),
+# which the install rule and the server's allow-list of served files share.
+[ -s "$BUILD/web-files.txt" ] || fail "$BUILD/web-files.txt (TWL_WEB_FILES) is missing"
+{
+	printf '%s\n' /usr/sbin/twilight-server /lib/systemd/system/twilight-server.service \
+		/etc/twilight/server.conf /usr/share/man/man8/twilight-server.8.gz \
+		/usr/share/doc/twilight-server/copyright /usr/share/doc/twilight-server/changelog.Debian.gz \
+		/usr/share/doc/twilight-server/operators-guide.md
+	sed 's#^#/usr/share/twilight/web/#' "$BUILD/web-files.txt"
+} | sort >"$WORK/server.want"
+dpkg-deb -c "$server_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' | sort >"$WORK/server.have"
+cmp -s "$WORK/server.want" "$WORK/server.have" ||
+	fail "twilight-server's files differ from the expected list (< expected, > shipped):\n$(diff "$WORK/server.want" "$WORK/server.have" || true)"
 # The two packages must not both ship a file (dpkg would refuse the second).
 files_of() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ {print $6}' | sed 's#^\./#/#' | sort; }
 both=$(comm -12 <(files_of "$agent_deb") <(files_of "$server_deb"))
@@ -332,6 +345,24 @@ grep -q -- '--data-dir /var/lib/twilight' "$ROOT/lib/systemd/system/twilight-ser
 	fail "twilight-server.service does not use /var/lib/twilight"
 grep -q '^StateDirectory=twilight-agent$' "$ROOT/lib/systemd/system/twilight-agent.service" ||
 	fail "twilight-agent.service has no StateDirectory=twilight-agent (the agent's state_dir)"
+
+# The operator's guide says what the units do: the agent's user (a dynamic
+# one only if its unit says DynamicUser=yes) and the server's memory cap.
+GUIDE=$ROOT/usr/share/doc/twilight-server/operators-guide.md
+agent_unit=$ROOT/lib/systemd/system/twilight-agent.service
+server_unit=$ROOT/lib/systemd/system/twilight-server.service
+agent_user=$(sed -n 's/^User=//p' "$agent_unit")
+if grep -q '^DynamicUser=yes' "$agent_unit"; then
+	grep -qi 'dynamic user' "$GUIDE" || fail "twilight-agent.service has DynamicUser=yes; the guide does not say so"
+else
+	if grep -qi 'dynamic user' "$GUIDE"; then
+		fail "the guide says the agent runs as a dynamic user; its unit has User=$agent_user"
+	fi
+	grep -qF "\`$agent_user\`" "$GUIDE" || fail "the guide does not name the agent's user $agent_user"
+fi
+mem=$(sed -n 's/^MemoryMax=//p' "$server_unit")
+[ -n "$mem" ] || fail "twilight-server.service has no MemoryMax="
+grep -qF "MemoryMax=$mem" "$GUIDE" || fail "the guide does not justify the server's MemoryMax=$mem"
 
 # --- lintian: every finding fixed or explained, no stale explanation --------
 EXPLAINED=$SRC/packaging/lintian-explained.txt

@@ -784,6 +784,8 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	if (sqlite3_changes(s->wdb) == 0)
 		return 1; /* replay */
 	ret = ingest_host(s, host_id, in, now);
+	if (!ret && in->key_hash[0])
+		ret = twl_sqlite_key_seen(s, in->key_hash, in->boot_id, now);
 	if (!ret)
 		ret = ingest_warnings(s, host_id, in, now, &ru);
 	if (!ret)

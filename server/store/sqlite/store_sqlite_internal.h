@@ -84,7 +84,7 @@ struct twl_store {
 	size_t n_day_batch, n_day_tx;
 	/* token and key writes on wdb, look-ups on adb, the token list on rdb
 	 * (store_sqlite_tokens.c) */
-	sqlite3_stmt *tw[4], *as[2], *token_list;
+	sqlite3_stmt *tw[8], *as[2], *token_list;
 	/* the database's size, on rdb (store_sqlite_maint.c) */
 	sqlite3_stmt *pages;
 	/* the read API's statements on rdb (store_sqlite_rctx.c) */
@@ -124,6 +124,14 @@ int twl_sqlite_prepare_all(const char *path, sqlite3 *db,
 int twl_sqlite_ingest_prepare(struct twl_store *s); /* store_sqlite_ingest.c */
 int twl_sqlite_tokens_prepare(struct twl_store *s); /* store_sqlite_tokens.c */
 int twl_sqlite_maint_prepare(struct twl_store *s); /* store_sqlite_maint.c */
+
+/*
+ * twl_sqlite_key_seen - the key whose SHA-256 is @key_hash reported boot
+ * @boot_id at @now (migration 011): on the writer's transaction, wlock
+ * held. 0 or -errno.
+ */
+int twl_sqlite_key_seen(struct twl_store *s, const char *key_hash,
+			const char *boot_id, int64_t now);
 
 /* Step a write statement to its end, then reset and unbind it. */
 static inline int twl_step_done(sqlite3_stmt *st)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Upkeep of the SQLite store (store.h): retention, the WAL's size limit,
- * and the statistics of both (database size, the writer's own WAL
- * checkpoints) that /metrics shows.
+ * the statistics of both (database size, the writer's own WAL
+ * checkpoints) that /metrics shows, and the start-up integrity check.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "store/sqlite/checkpoint.h"
 #include "store/sqlite/store_sqlite_internal.h"
@@ -130,4 +132,39 @@ int twl_store_db_size(struct twl_store *s, int64_t *bytes)
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&s->rlock);
 	return rc == SQLITE_ROW ? 0 : twl_sqlite_errno(rc);
+}
+
+/* Contract: see store.h. */
+int twl_store_check(struct twl_store *s, char *problem, size_t cap)
+{
+	sqlite3 *db = twl_store_read_lock(s);
+	const unsigned char *row;
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	problem[0] = '\0';
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(problem, cap, "%s", sqlite3_errmsg(db));
+		twl_store_read_unlock(s);
+		return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ?
+			       -EUCLEAN :
+			       twl_sqlite_errno(rc);
+	}
+	rc = sqlite3_step(st);
+	row = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+	if (row && !strcmp((const char *)row, "ok")) {
+		ret = 0;
+	} else {
+		snprintf(problem, cap, "%s",
+			 row ? (const char *)row : sqlite3_errmsg(db));
+		ret = row || (rc & 0xff) == SQLITE_CORRUPT ?
+			      -EUCLEAN :
+			      twl_sqlite_errno(rc);
+		if (!ret)
+			ret = -EIO; /* no answer at all */
+	}
+	sqlite3_finalize(st);
+	twl_store_read_unlock(s);
+	return ret;
 }

@@ -170,6 +170,26 @@ static const char q_probe_list[] = "SELECT " HOST_COLS
 				   " AND probe_missing NOT IN ('', '[]')"
 				   " ORDER BY last_seen DESC, host_id LIMIT ?1";
 
+/*
+ * Host ids machines cloned from one image share (migration 011): live
+ * keys seen since ?1 of which two reported different boots in
+ * overlapping spells, or one came back to the boot before its last.
+ */
+#define CLONED_IDS                                                   \
+	"SELECT a.host_id FROM host_keys a WHERE a.revoked IS NULL"  \
+	" AND a.last_seen >= ?1 AND (a.clone_seen >= ?1 OR EXISTS (" \
+	"SELECT 1 FROM host_keys b WHERE b.host_id = a.host_id"      \
+	" AND b.key_hash <> a.key_hash AND b.revoked IS NULL"        \
+	" AND b.last_seen >= ?1 AND b.boot_id <> a.boot_id"          \
+	" AND a.boot_seen <= b.last_seen AND b.boot_seen <= a.last_seen))"
+
+static const char q_cloned_count[] =
+	"SELECT count(DISTINCT host_id) FROM (" CLONED_IDS ")";
+
+static const char q_cloned_list[] = "SELECT " HOST_COLS
+				    " FROM hosts WHERE host_id IN (" CLONED_IDS
+				    ") ORDER BY host_id LIMIT ?2";
+
 /* Contract: see store_read.h. */
 int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap)
 {
@@ -823,6 +843,8 @@ int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 			"key_rejected"));
 	TRY(health_part(&c, q_probe_count, q_probe_list, 0, false, limit, doc,
 			"probe_missing"));
+	TRY(health_part(&c, q_cloned_count, q_cloned_list, now - silent_after,
+			true, limit, doc, "cloned"));
 out:
 	twl_rctx_end(&c);
 	if (rc)

@@ -17,6 +17,7 @@ enum {
 	T_TOKEN_REVOKE,
 	T_KEY_INS,
 	T_KEY_REVOKE,
+	T_KEY_SEEN,
 	T_N,
 };
 _Static_assert(T_N <= sizeof(((struct twl_store *)0)->tw) / sizeof(void *),
@@ -27,10 +28,27 @@ static const char *const tsql[T_N] = {
 		"INSERT INTO tokens(name, role, token_hash, created) VALUES(?1, ?2, ?3, ?4)",
 	[T_TOKEN_REVOKE] =
 		"UPDATE tokens SET revoked = ?2 WHERE id = ?1 AND revoked IS NULL",
+	/* within the token's cap, in one statement (the count is indexed) */
 	[T_KEY_INS] =
-		"INSERT INTO host_keys(key_hash, host_id, created) VALUES(?1, ?2, ?3)",
+		"INSERT INTO host_keys(key_hash, host_id, created, token_id)"
+		" SELECT ?1, ?2, ?3, ?4 WHERE (SELECT count(*) FROM host_keys"
+		" WHERE token_id = ?4 AND revoked IS NULL) < ?5",
 	[T_KEY_REVOKE] =
 		"UPDATE host_keys SET revoked = ?2 WHERE host_id = ?1 AND revoked IS NULL",
+	/*
+	 * Once a minute per key at most, unless the boot changed: the row is
+	 * rewritten only then (migration 011). SET expressions read the row
+	 * as it was.
+	 */
+	[T_KEY_SEEN] =
+		"UPDATE host_keys SET boot_id = ?2, last_seen = ?3,"
+		" boot_seen = CASE WHEN boot_id IS ?2 THEN boot_seen ELSE ?3 END,"
+		" prev_boot_id = CASE WHEN boot_id IS ?2 THEN prev_boot_id"
+		" ELSE boot_id END,"
+		" clone_seen = CASE WHEN boot_id IS NOT ?2 AND prev_boot_id IS ?2"
+		" THEN ?3 ELSE clone_seen END"
+		" WHERE key_hash = ?1 AND (boot_id IS NOT ?2 OR last_seen IS NULL"
+		" OR last_seen <= ?3 - 60)",
 };
 
 /* on the credential connection */
@@ -170,7 +188,8 @@ int twl_store_token_list(struct twl_store *s, json_t **out)
 
 /* Contract: see store.h. */
 int twl_store_host_key_add(struct twl_store *s, const char *host_id,
-			   const char *hash, int64_t now)
+			   const char *hash, int64_t token_id,
+			   unsigned max_live, int64_t now)
 {
 	sqlite3_stmt *st = s->tw[T_KEY_INS];
 	int ret;
@@ -179,9 +198,25 @@ int twl_store_host_key_add(struct twl_store *s, const char *host_id,
 	bind_text(st, 1, hash);
 	bind_text(st, 2, host_id);
 	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_int64(st, 4, token_id);
+	sqlite3_bind_int64(st, 5, max_live);
 	ret = twl_step_done(st);
+	if (!ret && sqlite3_changes(s->wdb) == 0)
+		ret = -EDQUOT;
 	pthread_mutex_unlock(&s->wlock);
 	return ret;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+int twl_sqlite_key_seen(struct twl_store *s, const char *key_hash,
+			const char *boot_id, int64_t now)
+{
+	sqlite3_stmt *st = s->tw[T_KEY_SEEN];
+
+	twl_bind_static(st, 1, key_hash);
+	twl_bind_static(st, 2, boot_id);
+	sqlite3_bind_int64(st, 3, now);
+	return twl_step_done(st);
 }
 
 /* Contract: see store.h. */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Zero-configuration start of the real twilight-server binary: an empty data
 # directory gets a database, a CA and server certificate (with the default
-# names plus --san), admin and enrolment tokens (0600, stored hashed); the
-# server answers over TLS >= 1.2 only; `token create|list|revoke` work
+# names plus --san), admin and enrolment tokens (0600, stored hashed); it
+# says that loopback peers are exempt from per-address limits; the server
+# answers over TLS >= 1.2 only; `token create|list|revoke` work
 # against the running server's database; a restart keeps everything;
 # --check-config names a bad option; SIGHUP is logged and ignored; SIGTERM
 # exits 0.
@@ -48,6 +49,9 @@ start
 grep -q "admin token written to $D/admin.token" "$WORK/out" || fail "admin token path not printed: $(cat "$WORK/out")"
 grep -q "agent token written to $D/agent.token" "$WORK/out" || fail "agent token path not printed"
 grep -q "$D/ca.pem" "$WORK/out" || fail "CA path not printed"
+# the loopback exemption from per-address limits is said, with its setting
+grep -q "loopback peers are exempt from the per-address limits.*limit-loopback = false" "$WORK/out" ||
+	fail "the loopback exemption is not announced: $(cat "$WORK/out")"
 for f in twilight.db ca.pem server.pem server.key admin.token agent.token; do
 	[ -f "$D/$f" ] || fail "$f was not created"
 done

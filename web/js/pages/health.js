@@ -1,11 +1,12 @@
 // Fleet agent health (#/health): the agents whose silence or losses would
-// otherwise read as "no usage".
+// otherwise read as "no usage", host ids that cloned machines share, and
+// the server certificate's expiry.
 import { api } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
 import { fmtAgo, fmtNum } from '../format.js';
 import { table } from '../table.js';
 
-function part(d, key, title, extraCol) {
+function part(d, key, title, extraCol, note) {
 	const p = d[key] || { count: 0, hosts: [] };
 	const cols = [
 		{ key: 'hostname', label: 'Host', text: true, render: (x) => hostLink(x.host_id, x.hostname) },
@@ -14,11 +15,36 @@ function part(d, key, title, extraCol) {
 	if (extraCol)
 		cols.push(extraCol);
 	return h('section', { id: 'health-' + key }, h('h2', {}, title + ' (' + fmtNum(p.count) + ')'),
+		note && p.count ? note : null,
 		table(cols, p.hosts || [], { id: 'h-' + key, empty: 'None.' }));
 }
 
 function probeList(x) {
 	return Array.isArray(x.probe_missing) ? x.probe_missing.join(', ') : (x.probe_missing || '');
+}
+
+// Machines cloned from one image share /etc/machine-id, so one host id:
+// their reports mix. What to run on each clone (and in the image).
+function cloneNote() {
+	return h('div', { class: 'note' },
+		h('p', {}, 'Several machines report under each of these host ids at the same time: they were cloned ' +
+			'from one image and share its /etc/machine-id, from which the agent derives the host id. Their ' +
+			'reports mix, so each machine counts for none of them. On every clone, give the machine its own ' +
+			'id and enrol it again:'),
+		h('pre', {}, 'rm -f /etc/machine-id /var/lib/dbus/machine-id\n' +
+			'systemd-machine-id-setup\n' +
+			'rm -f /var/lib/twilight-agent/host.key\n' +
+			'systemctl restart twilight-agent'),
+		h('p', {}, 'In the image itself, leave /etc/machine-id empty (truncate -s 0 /etc/machine-id) and delete ' +
+			'/var/lib/twilight-agent/host.key, so that each machine made from it gets an id of its own at ' +
+			'first boot. A reboot changes nothing: the id is kept on disk.'));
+}
+
+// The server certificate's expiry, when it is near (or past).
+function certWarning(c) {
+	if (!c || !c.warning)
+		return null;
+	return banner('error', c.warning);
 }
 
 export async function pageHealth(view) {
@@ -27,9 +53,11 @@ export async function pageHealth(view) {
 	if (!view.current())
 		return;
 	setMain(h('h1', {}, 'Agent health'),
+		certWarning(d.certificate),
 		h('p', { class: 'muted' }, 'Missing data must never read as "no usage": these agents are silent, lossy or half-blind.'),
 		part(d, 'silent', 'Silent for more than ' + Math.round((d.silent_after || 0) / 3600) + ' h'),
 		part(d, 'records_lost', 'Reporting lost kernel log records', { key: 'records_lost', label: 'Records lost', num: true }),
 		part(d, 'key_rejected', 'Key rejected'),
-		part(d, 'probe_missing', 'Missing BPF probes', { key: 'probe_missing', label: 'Features', text: true, render: probeList }));
+		part(d, 'probe_missing', 'Missing BPF probes', { key: 'probe_missing', label: 'Features', text: true, render: probeList }),
+		part(d, 'cloned', 'Host ids shared by cloned machines', null, cloneNote()));
 }

@@ -15,8 +15,14 @@
 
 #include <cmocka.h>
 #include <curl/curl.h>
+#include <sqlite3.h>
+
+#include <twilight/util.h>
 
 #include "harness.h"
+#include "http/auth.h"
+#include "store/ingest.h"
+#include "store/store_read.h"
 
 #define HOST_A \
 	"aaaa000000000000000000000000000000000000000000000000000000000001"
@@ -477,6 +483,19 @@ static void test_static(void **state)
 	assert_non_null(fp);
 	fputs("secret", fp);
 	fclose(fp);
+	/* in the web root, but not a dashboard file (TWL_WEB_FILES) */
+	snprintf(path, sizeof(path), "%s/web/cmake_install.cmake", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("# build file", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/web/js", f->dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/web/js/extra.js", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("extra", fp);
+	fclose(fp);
 
 	http(f, "GET", "/", NULL, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 200);
@@ -500,6 +519,27 @@ static void test_static(void **state)
 	http_result_fini(&r);
 	http(f, "GET", "/nope.css", NULL, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+	/* only the dashboard's listed files are served */
+	http(f, "GET", "/cmake_install.cmake", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	assert_null(strstr(r.body, "build file"));
+	http_result_fini(&r);
+	http(f, "GET", "/js/extra.js", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+	http(f, "GET", "/js/", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_result_fini(&r);
+	/* %00 would cut the path short: refused wherever it is in the URL */
+	http(f, "GET", "/index.html%00.js", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 400);
+	assert_null(strstr(r.body, "<title>"));
+	check_security_headers(&r);
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/hosts?cursor=a%00b", f->viewer, NULL, 0, NULL,
+	     &r);
+	assert_int_equal(r.status, 400);
 	http_result_fini(&r);
 }
 
@@ -581,12 +621,16 @@ static void client_certs(struct twl_config *c)
 	c->require_client_cert = true;
 }
 
-/* require-client-cert: host-key requests need a certificate from client-ca. */
+/*
+ * require-client-cert: every agent credential needs a certificate from
+ * client-ca, the enrolment token as well as a host key.
+ */
 static void test_client_cert(void **state)
 {
 	struct fixture f;
 	const char *host =
 		"abab000000000000000000000000000000000000000000000000000000000008";
+	const char *enrol = "{\"host_id\":\"abab\"}";
 	struct http_result r;
 	char key[80], *body;
 	json_t *rep;
@@ -594,15 +638,25 @@ static void test_client_cert(void **state)
 
 	(void)state;
 	fixture_start(&f, client_certs);
-	enrol_host(&f, host, key); /* enrolment token: no certificate needed */
+	http(&f, "POST", "/api/v1/enroll", f.enrol, enrol, strlen(enrol),
+	     "Expect: 100-continue", &r);
+	assert_int_equal(r.status, 403);
+	assert_non_null(strstr(r.body, "client certificate"));
+	http_result_fini(&r);
+	assert_int_equal(count_rows(&f, "host_keys"), 0);
+	/* the server's certificate is signed by the same CA: use it as client cert */
+	snprintf(f.client_cert, sizeof(f.client_cert), "%.290s",
+		 f.cfg.cert_file);
+	snprintf(f.client_key, sizeof(f.client_key), "%.290s", f.cfg.key_file);
+	enrol_host(&f, host, key);
 	rep = make_report(host, "ab000000000000000000000000000001", 1);
 	body = dump(rep);
+	f.client_cert[0] = f.client_key[0] = '\0';
 	http(&f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
 	assert_int_equal(r.status, 403);
 	assert_non_null(strstr(r.body, "client certificate"));
 	http_result_fini(&r);
 	assert_int_equal(count_rows(&f, "batches"), 0);
-	/* the server's certificate is signed by the same CA: use it as client cert */
 	snprintf(f.client_cert, sizeof(f.client_cert), "%.290s",
 		 f.cfg.cert_file);
 	snprintf(f.client_key, sizeof(f.client_key), "%.290s", f.cfg.key_file);
@@ -615,6 +669,351 @@ static void test_client_cert(void **state)
 	free(body);
 	json_decref(rep);
 	fixture_stop(&f);
+}
+
+static void few_enrolments(struct twl_config *c)
+{
+	c->enroll_rate = 0.001;
+	c->enroll_burst = 3;
+}
+
+static long enrol_status(struct fixture *f, const char *token,
+			 const char *host_id, char *retry_after, size_t cap)
+{
+	struct http_result r;
+	char body[200];
+	long st;
+
+	snprintf(body, sizeof(body), "{\"host_id\":\"%s\"}", host_id);
+	http(f, "POST", "/api/v1/enroll", token, body, strlen(body), NULL, &r);
+	st = r.status;
+	if (retry_after && !http_header(&r, "Retry-After", retry_after, cap))
+		retry_after[0] = '\0';
+	if (st != 200 && st != 429 && st != 403)
+		fail_msg("enrol %s: %ld %s", host_id, st, r.body);
+	http_result_fini(&r);
+	return st;
+}
+
+/*
+ * Enrolment is bounded per enrolment token, whatever host ids it names:
+ * a rate (a new host id is no new bucket) and a cap on its live keys.
+ */
+static void test_enroll_limits(void **state)
+{
+	struct fixture f;
+	char ra[32], second[80], path[128];
+	int64_t id;
+
+	(void)state;
+	fixture_start(&f, few_enrolments);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "e%d", i);
+		assert_int_equal(enrol_status(&f, f.enrol, path, NULL, 0), 200);
+	}
+	/* a fourth host id, or one enrolled already: the same bucket */
+	assert_int_equal(enrol_status(&f, f.enrol, "e9", ra, sizeof(ra)), 429);
+	assert_true(atoi(ra) >= 1);
+	assert_int_equal(enrol_status(&f, f.enrol, "e0", NULL, 0), 429);
+	/* another token has its own */
+	assert_int_equal(twl_auth_token_create(f.store, "t-enrol-2", "agent",
+					       time(NULL), second, &id),
+			 0);
+	assert_int_equal(enrol_status(&f, second, "e3", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, second, "e4", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, second, "e5", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, second, "e6", NULL, 0), 429);
+	fixture_stop(&f);
+}
+
+static void capped_enrolments(struct twl_config *c)
+{
+	c->enroll_max_keys = 3;
+}
+
+static void test_enroll_cap(void **state)
+{
+	struct fixture f;
+	struct http_result r;
+	char path[128];
+
+	(void)state;
+	fixture_start(&f, capped_enrolments);
+	assert_int_equal(enrol_status(&f, f.enrol, "c1", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c2", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c2", NULL, 0), 200);
+	http(&f, "POST", "/api/v1/enroll", f.enrol, "{\"host_id\":\"c3\"}",
+	     strlen("{\"host_id\":\"c3\"}"), NULL, &r);
+	assert_int_equal(r.status, 403);
+	assert_string_equal(json_string_value(json_object_get(r.json, "error")),
+			    "enrolment_cap");
+	http_result_fini(&r);
+	assert_int_equal(count_rows(&f, "host_keys"), 3);
+	/* revoked keys are not live: room again */
+	snprintf(path, sizeof(path), "/api/v1/host-keys/c2");
+	http(&f, "DELETE", path, f.admin, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	assert_int_equal(enrol_status(&f, f.enrol, "c3", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c4", NULL, 0), 200);
+	assert_int_equal(enrol_status(&f, f.enrol, "c5", NULL, 0), 403);
+	fixture_stop(&f);
+}
+
+/* Store a report of host_id, boot @boot, posted with @key at @now. */
+static void post_as(struct fixture *f, const char *host_id, const char *key,
+		    const char *boot, int64_t now)
+{
+	static unsigned n;
+	struct twl_ingest *in;
+	char batch[33];
+	json_t *rep;
+
+	snprintf(batch, sizeof(batch), "c0de%028x", ++n);
+	rep = make_report(host_id, batch, n);
+	json_object_set_new(json_object_get(rep, "host"), "boot_id",
+			    json_string(boot));
+	assert_int_equal(twl_ingest_prepare(rep, host_id, &in), 0);
+	twl_sha256_hex(key, strlen(key), in->key_hash);
+	assert_int_equal(twl_store_write_begin(f->store), 0);
+	assert_int_equal(twl_store_ingest_prepared(f->store, host_id, in, now),
+			 0);
+	assert_int_equal(twl_store_write_end(f->store, true), 0);
+	twl_ingest_free(in);
+	json_decref(rep);
+}
+
+/* The host ids listed as cloned at @now. */
+static json_t *cloned_at(struct fixture *f, int64_t now)
+{
+	json_t *doc = NULL, *ids = json_array(), *h;
+	size_t i;
+
+	assert_int_equal(twl_read_health(f->store, now, 3600, NULL, &doc), 0);
+	json_array_foreach(
+		json_object_get(json_object_get(doc, "cloned"), "hosts"), i, h)
+		json_array_append(ids, json_object_get(h, "host_id"));
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(doc, "cloned"), "count")),
+			 json_array_size(ids));
+	json_decref(doc);
+	return ids;
+}
+
+static bool listed(const json_t *ids, const char *id)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(ids, i, v) if (!strcmp(json_string_value(v),
+						  id)) return true;
+	return false;
+}
+
+#define CLONE(n) \
+	"c10e00000000000000000000000000000000000000000000000000000000000" n
+#define BOOT(n) "00000000-0000-4000-8000-00000000000" n
+
+/*
+ * Machines cloned from one image share a host id. Both kinds show on the
+ * health page: two live keys whose reports of different boots interleave,
+ * and one key that comes back to the boot before. A host that enrolled
+ * again after a reboot, or that simply reboots, does not.
+ */
+static void test_clones(void **state)
+{
+	struct fixture *f = *state;
+	int64_t t = time(NULL) - 300;
+	char k1[80], k2[80], k3[80], k4[80], k5[80], k6[80];
+	struct http_result r;
+	json_t *ids;
+
+	enrol_host(f, CLONE("1"), k1); /* clones, a key each */
+	enrol_host(f, CLONE("1"), k2);
+	post_as(f, CLONE("1"), k1, BOOT("a"), t);
+	post_as(f, CLONE("1"), k2, BOOT("b"), t + 5);
+	post_as(f, CLONE("1"), k1, BOOT("a"), t + 70);
+	post_as(f, CLONE("1"), k2, BOOT("b"), t + 75);
+	enrol_host(f, CLONE("2"), k3); /* enrolled again after a reboot */
+	enrol_host(f, CLONE("2"), k4);
+	post_as(f, CLONE("2"), k3, BOOT("a"), t);
+	post_as(f, CLONE("2"), k3, BOOT("a"), t + 70);
+	post_as(f, CLONE("2"), k4, BOOT("b"), t + 100);
+	post_as(f, CLONE("2"), k4, BOOT("b"), t + 170);
+	enrol_host(f, CLONE("3"), k5); /* clones sharing one key */
+	post_as(f, CLONE("3"), k5, BOOT("a"), t);
+	post_as(f, CLONE("3"), k5, BOOT("b"), t + 10);
+	post_as(f, CLONE("3"), k5, BOOT("a"), t + 20);
+	enrol_host(f, CLONE("4"), k6); /* reboots */
+	post_as(f, CLONE("4"), k6, BOOT("a"), t);
+	post_as(f, CLONE("4"), k6, BOOT("b"), t + 100);
+	post_as(f, CLONE("4"), k6, BOOT("c"), t + 200);
+
+	ids = cloned_at(f, t + 250);
+	assert_true(listed(ids, CLONE("1")));
+	assert_false(listed(ids, CLONE("2")));
+	assert_true(listed(ids, CLONE("3")));
+	assert_false(listed(ids, CLONE("4")));
+	json_decref(ids);
+	/* the read API says so too, with the host's row */
+	http(f, "GET", "/api/v1/health", f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "\"cloned\":{\"count\":2"));
+	assert_non_null(strstr(r.body, CLONE("1")));
+	http_result_fini(&r);
+	/* silent for longer than silent-after: no longer listed */
+	ids = cloned_at(f, t + 75 + 3601);
+	assert_false(listed(ids, CLONE("1")));
+	json_decref(ids);
+}
+
+/* The key that posted a report over HTTPS is the one the store notes. */
+static void test_key_noted(void **state)
+{
+	struct fixture *f = *state;
+	const char *host = CLONE("5");
+	char k1[80], k2[80], hash[65];
+	json_t *rep;
+
+	enrol_host(f, host, k1);
+	enrol_host(f, host, k2);
+	rep = make_report(host, "c0de0000000000000000000000000f01", 1);
+	post_report(f, k2, rep, 200, "stored");
+	json_decref(rep);
+	twl_sha256_hex(k2, strlen(k2), hash);
+	assert_int_equal(query_int(f,
+				   "SELECT count(*) FROM host_keys WHERE "
+				   "key_hash = ?1 AND boot_id IS NOT NULL",
+				   hash),
+			 1);
+	twl_sha256_hex(k1, strlen(k1), hash);
+	assert_int_equal(query_int(f,
+				   "SELECT count(*) FROM host_keys WHERE "
+				   "key_hash = ?1 AND boot_id IS NULL",
+				   hash),
+			 1);
+}
+
+/* Run @sql on the fixture's database through a connection of its own. */
+static void exec_sql(struct fixture *f, const char *sql)
+{
+	sqlite3 *db;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(f->cfg.db_path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	sqlite3_close(db);
+}
+
+/*
+ * /healthz turns 503 once report after report fails to be stored, and
+ * back to 200 when one is stored again. A trigger makes every batch
+ * insert fail, as a corrupt or full database would.
+ */
+static void test_healthz_store_failing(void **state)
+{
+	const char *host =
+		"fa11000000000000000000000000000000000000000000000000000000000001";
+	struct fixture f;
+	struct http_result r;
+	char key[80], batch[33];
+	json_t *rep;
+
+	(void)state;
+	fixture_start(&f, NULL);
+	enrol_host(&f, host, key);
+	exec_sql(&f, "CREATE TRIGGER fail BEFORE INSERT ON batches BEGIN"
+		     " SELECT RAISE(ABORT, 'injected failure'); END");
+	for (int i = 1; i <= 6; i++) {
+		snprintf(batch, sizeof(batch), "fa11%028d", i);
+		rep = make_report(host, batch, i);
+		post_report(&f, key, rep, 500, NULL);
+		json_decref(rep);
+		http(&f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+		assert_int_equal(r.status, i < 5 ? 200 : 503);
+		if (i >= 5)
+			assert_non_null(strstr(r.body, "could not be stored"));
+		http_result_fini(&r);
+	}
+	http(&f, "GET", "/metrics", f.admin, NULL, 0, NULL, &r);
+	assert_non_null(strstr(r.body, "\ntwilight_store_failing 1\n"));
+	assert_non_null(strstr(r.body, "\ntwilight_store_failures_total 6\n"));
+	http_result_fini(&r);
+	exec_sql(&f, "DROP TRIGGER fail");
+	rep = make_report(host, "fa110000000000000000000000000099", 99);
+	post_report(&f, key, rep, 200, "stored");
+	json_decref(rep);
+	http(&f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	http_result_fini(&r);
+	fixture_stop(&f);
+}
+
+/* A server certificate (its own CA) that expires in 10 days. */
+static void expiring_cert(struct twl_config *c)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+		 " -nodes -days 10 -subj /CN=twilight-server"
+		 " -addext subjectAltName=DNS:localhost,IP:127.0.0.1"
+		 " -keyout '%.400s/server.key' -out '%.400s/server.pem'"
+		 " >/dev/null 2>&1 && cp '%.400s/server.pem' '%.400s/ca.pem'",
+		 c->data_dir, c->data_dir, c->data_dir, c->data_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static const char *expiry_metric(const char *body, const char *name)
+{
+	const char *p = strstr(body, name);
+
+	assert_non_null(p);
+	return p + strlen(name);
+}
+
+/*
+ * The server certificate's expiry is in /metrics always, and a warning in
+ * the health API from 30 days before it.
+ */
+static void test_cert_expiry(void **state)
+{
+	struct fixture *f = *state, g;
+	struct http_result r;
+	json_t *cert;
+	long long t;
+
+	http(f, "GET", "/metrics", f->admin, NULL, 0, NULL, &r);
+	t = atoll(expiry_metric(
+		r.body, "\ntwilight_tls_cert_expiry_timestamp_seconds "));
+	assert_true(t > time(NULL) + 800LL * 86400); /* generated: 825 days */
+	assert_non_null(strstr(r.body, "\ntwilight_tls_cert_expiring 0\n"));
+	http_result_fini(&r);
+	http(f, "GET", "/api/v1/health", f->viewer, NULL, 0, NULL, &r);
+	cert = json_object_get(r.json, "certificate");
+	assert_int_equal(json_integer_value(json_object_get(cert, "not_after")),
+			 t);
+	assert_true(json_is_null(json_object_get(cert, "warning")));
+	http_result_fini(&r);
+
+	fixture_start(&g, expiring_cert);
+	http(&g, "GET", "/metrics", g.admin, NULL, 0, NULL, &r);
+	t = atoll(expiry_metric(
+		r.body, "\ntwilight_tls_cert_expiry_timestamp_seconds "));
+	assert_true(t <= time(NULL) + 10LL * 86400 + 60);
+	assert_non_null(strstr(r.body, "\ntwilight_tls_cert_expiring 1\n"));
+	http_result_fini(&r);
+	http(&g, "GET", "/api/v1/health", g.viewer, NULL, 0, NULL, &r);
+	cert = json_object_get(r.json, "certificate");
+	assert_int_equal(json_integer_value(json_object_get(cert, "days_left")),
+			 9);
+	assert_non_null(
+		strstr(json_string_value(json_object_get(cert, "warning")),
+		       "expires in 9 days"));
+	http_result_fini(&r);
+	fixture_stop(&g);
 }
 
 int main(void)
@@ -632,11 +1031,17 @@ int main(void)
 		cmocka_unit_test(test_static),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_whoami),
+		cmocka_unit_test(test_clones),
+		cmocka_unit_test(test_key_noted),
+		cmocka_unit_test(test_cert_expiry),
 	};
 	const struct CMUnitTest solo[] = {
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_ip_limit),
 		cmocka_unit_test(test_client_cert),
+		cmocka_unit_test(test_enroll_limits),
+		cmocka_unit_test(test_enroll_cap),
+		cmocka_unit_test(test_healthz_store_failing),
 	};
 	int fails;
 

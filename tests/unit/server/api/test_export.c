@@ -482,6 +482,62 @@ static void test_csv_and_json(void **state)
 	json_decref(d);
 }
 
+/*
+ * Terminal and bidi controls never reach a reader raw: C1 controls
+ * (U+0080-U+009F, e.g. U+009B, a one-byte CSI) and bidi overrides and
+ * isolates (U+202E turns "exe.txt" into "txt.exe" on screen) are
+ * escaped as \uXXXX in the text export, and CSV cells escape them and
+ * every control byte, ESC included.
+ */
+static void test_controls_escaped(void **state)
+{
+	static const char *const raw[] = {
+		"\x1b",		"\xc2\x85",	"\xc2\x9b",	"\xe2\x80\xae",
+		"\xe2\x81\xa6", "\xe2\x80\x8f", "\xe2\x80\xa8", "\xd8\x9c",
+	};
+	json_t *d = sample_data();
+	json_t *f = json_array_get(json_object_get(d, "features"), 0);
+	json_t *w = json_array_get(json_object_get(f, "workloads"), 0);
+	char *s, *out, *csv;
+
+	s = wrap("a\xc2\x9b"
+		 "2Jb \xe2\x80\xae"
+		 "txt.exe \xe2\x81\xa6"
+		 "x\xe2\x81\xa9",
+		 "", "", 72);
+	assert_string_equal(s, "a\\u009b2Jb \\u202etxt.exe \\u2066x\\u2069\n");
+	free(s);
+	/* ordinary non-ASCII text stays as it is */
+	s = wrap("gr\xc3\xbc\xc3\x9f"
+		 "e \xe2\x80\x94 \xe6\x97\xa5",
+		 "", "", 72);
+	assert_string_equal(s, "gr\xc3\xbc\xc3\x9f"
+			       "e \xe2\x80\x94 \xe6\x97\xa5\n");
+	free(s);
+	json_object_set_new(
+		f, "title",
+		json_string(
+			"t\x1b]0;owned\x07 \xc2\x85 \xe2\x80\x8f \xd8\x9c"));
+	json_object_set_new(w, "process",
+			    json_string("\xe2\x80\xae"
+					"gnp.exe\xe2\x80\xa8"
+					"x"));
+	out = render(d, NULL, TWL_EXPORT_TEXT);
+	csv = render(d, NULL, TWL_EXPORT_CSV);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		if (strstr(out, raw[i]) || strstr(csv, raw[i]))
+			fail_msg("control sequence %zu passed through", i);
+	}
+	assert_non_null(
+		strstr(csv, "\"t\\x1b]0;owned\\x07 \\u0085 \\u200f \\u061c\""));
+	assert_non_null(strstr(csv, "\\u202egnp.exe\\u2028x"));
+	assert_non_null(strstr(out, "\\u202egnp.exe\\u2028x"));
+	assert_int_equal(csv_records(csv), 4);
+	free(out);
+	free(csv);
+	json_decref(d);
+}
+
 static void test_malformed(void **state)
 {
 	json_t *bad = json_pack("{s:s}", "features", "nope");
@@ -515,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_redaction_show_more),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_csv_and_json),
+		cmocka_unit_test(test_controls_escaped),
 		cmocka_unit_test(test_malformed),
 	};
 

@@ -89,7 +89,7 @@ static void test_tokens_and_keys(void **state)
 	assert_int_equal(twl_auth_resolve(s, secret, &who), -ENOENT);
 	assert_int_equal(twl_store_token_revoke(s, id, 6), -ENOENT);
 
-	assert_int_equal(twl_auth_host_key_create(s, "abcd", 5, key), 0);
+	assert_int_equal(twl_auth_host_key_create(s, "abcd", 1, 10, 5, key), 0);
 	assert_int_equal(twl_auth_resolve(s, key, &who), 0);
 	assert_int_equal(who.role, TWL_ROLE_AGENT);
 	assert_string_equal(who.host_id, "abcd");
