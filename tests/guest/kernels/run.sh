@@ -61,15 +61,15 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
 	>"$OUT/openssl.log" 2>&1 || fail "openssl could not make a CA (log $OUT/openssl.log)"
 echo "guest-test-token" >"$OUT/etc/enroll.token"
 cat >"$OUT/etc/agent.conf" <<'EOF'
-server_url = https://10.0.2.100:80
-ca_file = /etc/twilight/ca.pem
-enroll_token_file = /etc/twilight/enroll.token
-state_dir = /var/lib/twilight-agent
-spool_dir = /var/spool/twilight-agent
-batch_interval = 1s
-connect_timeout = 1s
-backoff_base = 15m
-log_level = info
+server-url = https://10.0.2.100:80
+ca-file = /etc/twilight/ca.pem
+enroll-token-file = /etc/twilight/enroll.token
+state-dir = /var/lib/twilight-agent
+spool-dir = /var/spool/twilight-agent
+batch-interval = 1s
+connect-timeout = 1s
+backoff-base = 15m
+log-level = info
 bpf = true
 EOF
 printf 'KERNEL=%s\n' "$KERNEL" >"$OUT/etc/kernel.env"
