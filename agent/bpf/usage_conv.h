@@ -56,14 +56,12 @@ int twl_cgroup_path_from_raw(const char *raw, size_t len, bool truncated,
 			     char *out, size_t cap);
 
 /*
- * twl_container_from_cgroup - the container identity a process in cgroup
- * @path belongs to, written to @out: "docker:<id>" (cgroupfs "/docker/<id>"
- * or systemd "docker-<id>.scope"), "cri-containerd:<id>"
- * ("cri-containerd-<id>.scope" or "/kubepods/.../pod<uid>/<id>" under
- * cgroupfs), "crio:<id>", "podman:<id>" ("libpod-<id>.scope"),
- * "lxc:<name>", "systemd:<unit>" (innermost .scope or .service, else the
- * innermost .slice other than -.slice), or "" for none. <id> is the 64
- * hex digit id. Returns 0 or -ENOSPC.
+ * twl_container_from_cgroup - the container identity (the writer's place,
+ * wire usage[].container) of a process in cgroup @path, written to @out:
+ * the place of twl_cgroup_classify() (common/include/twilight/
+ * cgroup_class.h): "docker:<id>", "cri-containerd:<id>", "crio:<id>",
+ * "podman:<id>", "lxc:<name>", "systemd:<unit>" or "". Returns 0 or
+ * -ENOSPC (@out too small, or a name over 255 bytes).
  */
 int twl_container_from_cgroup(const char *path, char *out, size_t cap);
 
