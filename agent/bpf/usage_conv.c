@@ -10,6 +10,7 @@
 
 #include <twilight/cgroup_class.h>
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
 #include "twl_bpf_types.h"
 #include "usage_conv.h"
@@ -211,6 +212,18 @@ static int set_int(json_t *o, const char *k, json_int_t v)
 	return json_object_set_new(o, k, json_integer(v));
 }
 
+/*
+ * The kind of @e's target, from its path before privacy hashes it; a
+ * read's target is "" on the wire, so its kind is that of "".
+ */
+static const char *target_kind(const struct twl_usage_entry *e)
+{
+	struct twl_cgroup_class cls;
+
+	twl_cgroup_classify(e->op == TWL_BPF_OP_READ ? "" : e->cgroup, &cls);
+	return twl_cgroup_kind_name(cls.kind);
+}
+
 json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 				int64_t boot_realtime_ns,
 				const struct twl_bpf_privacy *priv)
@@ -265,8 +278,10 @@ json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 	err |= set_str(o, "feature", e->feature);
 	err |= set_str(o, "file", e->file);
 	err |= set_str(o, "op", op);
+	err |= set_str(o, "use", twl_wire_use_of_op(op));
 	/* Reads are keyed without target; the wire says "" for them. */
 	err |= set_str(o, "cgroup", e->op == TWL_BPF_OP_READ ? "" : cg);
+	err |= set_str(o, "target_kind", target_kind(e));
 	err |= set_str(o, "comm", comm);
 	err |= set_int(o, "uid", e->uid);
 	err |= set_str(o, "writer_cgroup", wcg);

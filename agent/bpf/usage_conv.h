@@ -91,9 +91,10 @@ struct twl_usage_entry {
 const char *twl_bpf_op_name(unsigned op);
 
 /*
- * twl_usage_entry_to_json - the wire usage object for @e: container derived
- * from the writer cgroup, then privacy applied to cgroup paths, container
- * and comm; monotonic times turned into Unix seconds with @boot_realtime_ns
+ * twl_usage_entry_to_json - the wire usage object (version 2) for @e: use
+ * from the op, target_kind and container by twl_cgroup_classify() of the
+ * target and writer cgroups, then privacy applied to cgroup paths,
+ * container and comm; monotonic times turned into Unix seconds with @boot_realtime_ns
  * (CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns); failed and condition_met
  * capped at count (they are read without a lock while the kernel adds).
  * Returns a new object or NULL (errno EINVAL for an unknown op, ENOMEM).

@@ -256,12 +256,13 @@ static json_t *usage_entry(unsigned i)
 
 	snprintf(cg, sizeof(cg), "/cg%u", i);
 	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i}",
+		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i}",
 		"boot_id", test_id.boot_id, "feature",
 		twl_catalog_find_file("memory.soft_limit_in_bytes")->id, "file",
-		"memory.soft_limit_in_bytes", "op", "write", "cgroup", cg,
-		"comm", "runc", "uid", 0, "writer_cgroup", "/", "count", 3,
-		"failed", 1, "first_seen", 10, "last_seen", 20);
+		"memory.soft_limit_in_bytes", "op", "write", "use",
+		"configures", "cgroup", cg, "comm", "runc", "uid", 0,
+		"writer_cgroup", "/", "count", 3, "failed", 1, "first_seen", 10,
+		"last_seen", 20);
 }
 
 /* usage[] entries: reference taken, capped at the wire limit. */
