@@ -7,6 +7,8 @@
  *   wire_error.c     paths and error rendering (only when a check fails)
  *   wire_validate.c  the generic checker over the tables, and
  *                    twl_report_validate() / twl_report_parse()
+ *   wire_rules.c     the rules across usage[] members, label names and
+ *                    values, op to use, an entry's target kind
  *   wire_prescan.c   size, depth and UTF-8 bounds before jansson parses
  *   wire_decode.c    the server's fast path (twl_wire_decode)
  *
