@@ -16,7 +16,7 @@
 
 #include <twilight/config.h>
 
-#include "identity.h"
+#include "labels.h"
 
 #define TWL_AGENT_DEFAULT_CONFIG "/etc/twilight/agent.conf"
 #define TWL_AGENT_CONFIG_MAX (64 * 1024) /* bytes of a config file */
