@@ -92,8 +92,9 @@ bool cfg_find_short(struct twl_cfg *p, char c, struct cfg_found *f)
 	return false;
 }
 
-static void vmsg(struct twl_cfg *p, unsigned line, bool flag, bool note,
-		 const char *key, const char *fmt, va_list ap)
+__attribute__((format(printf, 6, 0))) static void
+vmsg(struct twl_cfg *p, unsigned line, bool flag, bool note, const char *key,
+     const char *fmt, va_list ap)
 {
 	struct twl_cfg_msg *m;
 
