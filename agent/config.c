@@ -209,6 +209,18 @@ const struct twl_cfg_opt twl_config_options[] = {
 	  OPT(send_hostname),
 	  .help = "Send the host name; false sends an empty name (the host id "
 		  "still tells hosts apart)." },
+	{ .name = "labels",
+	  .type = TWL_CFG_LIST,
+	  TWL_CFG_LIST_FIELD(struct twl_config, labels.item, labels.n),
+	  .flags = TWL_CFG_KV,
+	  .arg = "NAME=VALUE",
+	  .help = "Labels of this host, sent with every report (host.labels) "
+		  "so that the server can group and filter hosts by them: "
+		  "name=value items, comma-separated or one per repeated key, "
+		  "at most 16, e.g. team=payments,env=prod. A name is 1 to 32 "
+		  "bytes, a lowercase letter or digit, then lowercase letters, "
+		  "digits, '_', '.' or '-'; a value is 1 to 64 bytes of letters, "
+		  "digits and _ . : / @ + -; each name once." },
 	{ .name = "log-level",
 	  .alias = "log_level",
 	  .type = TWL_CFG_CHOICE,
@@ -422,6 +434,7 @@ int twl_config_validate(const struct twl_config *c, bool check_files,
 			struct twl_cfg *p)
 {
 	size_t before = p->n_errors;
+	char why[256];
 
 	twl_cfg_check(p);
 	if (!!c->client_cert != !!c->client_key)
@@ -440,6 +453,8 @@ int twl_config_validate(const struct twl_config *c, bool check_files,
 			"(an unkeyed hash of a name is easy to reverse)");
 	if (c->state_dir && c->spool_dir && !strcmp(c->state_dir, c->spool_dir))
 		twl_cfg_error(p, "spool-dir", "must differ from state-dir");
+	if (twl_labels_check(&c->labels, why, sizeof(why)) >= 0)
+		twl_cfg_error(p, "labels", "%s", why);
 	if (check_files) {
 		check_file(p, "ca-file", c->ca_file, false);
 		check_file(p, "client-cert", c->client_cert, false);

@@ -16,6 +16,8 @@
 
 #include <twilight/config.h>
 
+#include "labels.h"
+
 #define TWL_AGENT_DEFAULT_CONFIG "/etc/twilight/agent.conf"
 #define TWL_AGENT_CONFIG_MAX (64 * 1024) /* bytes of a config file */
 
@@ -50,6 +52,7 @@ struct twl_config {
 	char *privacy_cgroup; /* keep | hash | drop */
 	char *privacy_comm; /* keep | hash | drop */
 	char *privacy_key;
+	struct twl_labels labels; /* host.labels */
 };
 
 /* The command line's own flags; the strings point into argv. */
@@ -82,7 +85,8 @@ struct twl_cfg *twl_config_session(struct twl_config *c,
 /*
  * twl_config_validate - checks across options that the daemon needs:
  * required options set, numbers in bounds, client-cert and client-key
- * together, backoff-base <= backoff-cap, privacy-key for hashing, and, with
+ * together, backoff-base <= backoff-cap, privacy-key for hashing, labels
+ * by the wire's rules (twl_labels_check()), and, with
  * @check_files, that the files named exist and are readable and the
  * directories exist. Adds errors to @p; returns 0 or -EINVAL.
  */

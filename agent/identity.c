@@ -128,5 +128,6 @@ int twl_identity_load(const struct twl_identity_cfg *cfg,
 	if (twl_census_mode_from(cfg->mountinfo, cfg->cgroup_root,
 				 id->cgroup_mode, sizeof(id->cgroup_mode)))
 		snprintf(id->cgroup_mode, sizeof(id->cgroup_mode), "v2");
+	id->labels = cfg->labels;
 	return 0;
 }

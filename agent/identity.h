@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "labels.h"
+
 #define TWL_HOST_ID_FILE "host-id"
 
 struct twl_identity {
@@ -23,6 +25,11 @@ struct twl_identity {
 	char kernel[65];
 	char cgroup_mode[8];
 	bool host_id_ephemeral; /* random and not saved (no state dir) */
+	/*
+	 * The running config's labels (NULL: none); it points into the
+	 * config so that a reload's labels are sent from then on.
+	 */
+	const struct twl_labels *labels;
 };
 
 struct twl_identity_cfg {
@@ -33,6 +40,7 @@ struct twl_identity_cfg {
 	bool read_only; /* never create host-id (dry run): ephemeral id instead */
 	const char *mountinfo, *cgroup_root; /* for cgroup_mode */
 	bool send_hostname;
+	const struct twl_labels *labels; /* kept in twl_identity.labels */
 };
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Batch collection, the wire-format v1 document, and splitting a document
+ * Batch collection, the wire-format document, and splitting a document
  * in two for a server that refuses it as too large (see report.h).
  */
 #include "report.h"
@@ -221,18 +221,45 @@ size_t twl_report_count(const struct twl_report *r)
 	       json_array_size(r->usage);
 }
 
-/* Contract: see report.h. */
-json_t *twl_report_to_json(const struct twl_report *r,
-			   const struct twl_report_meta *meta, json_t *health)
+/*
+ * A record's boot (wire v2): @id's, the boot /dev/kmsg holds. A dump read
+ * with --kmsg-file is taken for this boot too, as wire v1 took it (no
+ * boot_id meant host.boot_id).
+ */
+static int set_boot(json_t *rec, const struct twl_identity *id)
 {
-	const struct twl_identity *id = meta->id;
-	json_t *doc, *host, *unknown;
+	return json_object_set_new(rec, "boot_id", json_string(id->boot_id)) ||
+	       json_object_set_new(rec, "kernel", json_string(id->kernel));
+}
+
+/* warnings[]: the batch's warnings (copies), each with its boot. */
+static json_t *warnings_json(const struct twl_report *r,
+			     const struct twl_identity *id)
+{
+	json_t *out = json_array(), *w, *c;
 	size_t i;
 
-	unknown = json_array();
-	if (!unknown)
-		return NULL;
-	for (i = 0; i < r->n_unknown; i++) {
+	json_array_foreach(r->warnings, i, w)
+	{
+		c = json_copy(w);
+		if (!out || !c || set_boot(c, id) ||
+		    json_array_append_new(out, c)) {
+			json_decref(c);
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* unknown[]: one entry per distinct text, each with its boot. */
+static json_t *unknown_json(const struct twl_report *r,
+			    const struct twl_identity *id)
+{
+	json_t *unknown = json_array();
+	size_t i;
+
+	for (i = 0; unknown && i < r->n_unknown; i++) {
 		const struct unknown_entry *e = &r->unknown[i];
 		json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I, s:s}", "text",
 				      e->text, "kmsg_seq", wire_int(e->seq),
@@ -240,28 +267,58 @@ json_t *twl_report_to_json(const struct twl_report *r,
 				      wire_time(e->time), "count",
 				      wire_int(e->count), "origin", e->origin);
 
-		if (!u || json_array_append_new(unknown, u)) {
+		if (!u || set_boot(u, id) ||
+		    json_array_append_new(unknown, u)) {
+			json_decref(u);
 			json_decref(unknown);
 			return NULL;
 		}
 	}
+	return unknown;
+}
+
+/* host: who sends, with the operator's labels when there are any. */
+static json_t *host_json(const struct twl_identity *id)
+{
+	json_t *host, *labels;
+
 	host = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "host_id",
 			 id->host_id, "hostname", id->hostname, "boot_id",
 			 id->boot_id, "kernel", id->kernel, "cgroup_mode",
 			 id->cgroup_mode, "agent_version", TWL_AGENT_VERSION,
 			 "catalog_version", (json_int_t)twl_catalog_version());
-	if (!host) {
+	if (!host || !id->labels || !id->labels->n)
+		return host;
+	labels = twl_labels_to_json(id->labels);
+	if (!labels || json_object_set_new(host, "labels", labels)) {
+		json_decref(host);
+		return NULL;
+	}
+	return host;
+}
+
+/* Contract: see report.h. */
+json_t *twl_report_to_json(const struct twl_report *r,
+			   const struct twl_report_meta *meta, json_t *health)
+{
+	json_t *host = host_json(meta->id), *warnings, *unknown;
+
+	warnings = warnings_json(r, meta->id);
+	unknown = unknown_json(r, meta->id);
+	if (!host || !warnings || !unknown) {
+		json_decref(host);
+		json_decref(warnings);
 		json_decref(unknown);
 		return NULL;
 	}
-	doc = json_pack("{s:i, s:s, s:I, s:I, s:o, s:O, s:o, s:O, s:O, s:o}",
-			"v", TWL_WIRE_VERSION, "batch_id", meta->batch_id,
-			"seq", wire_int(meta->seq), "sent_time",
-			wire_time(meta->sent_time), "host", host, "warnings",
-			r->warnings, "unknown", unknown, "usage", r->usage,
-			"census", r->census ? r->census : json_null(), "health",
-			health ? json_incref(health) : json_object());
-	return doc;
+	return json_pack("{s:i, s:s, s:I, s:I, s:o, s:o, s:o, s:O, s:O, s:o}",
+			 "v", TWL_WIRE_VERSION, "batch_id", meta->batch_id,
+			 "seq", wire_int(meta->seq), "sent_time",
+			 wire_time(meta->sent_time), "host", host, "warnings",
+			 warnings, "unknown", unknown, "usage", r->usage,
+			 "census", r->census ? r->census : json_null(),
+			 "health",
+			 health ? json_incref(health) : json_object());
 }
 
 /* ---- splitting a report for HTTP 413 ---- */

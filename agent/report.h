@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report: one batch being collected, and its wire-format v1 document
- * (schema/wire-format.md). A batch is "full" at the wire caps (256
+ * report: one batch being collected, and its wire-format document
+ * (schema/wire-format.md, version TWL_WIRE_VERSION). A batch is "full" at the wire caps (256
  * warnings, 32 distinct unknown texts): adding then returns -ENOSPC and
  * the caller sends this batch and starts a new one, so nothing is
  * truncated or dropped.
@@ -82,7 +82,10 @@ struct twl_report_meta {
 
 /*
  * twl_report_to_json - the wire document for @r with @meta and @health
- * (borrowed; may be NULL = {}). Returns a new reference or NULL (ENOMEM).
+ * (borrowed; may be NULL = {}): host.labels from meta->id's labels when
+ * there are any; every warning and unknown text carries meta->id's boot_id
+ * and kernel (this boot's).
+ * Returns a new reference or NULL (ENOMEM).
  */
 json_t *twl_report_to_json(const struct twl_report *r,
 			   const struct twl_report_meta *meta, json_t *health);

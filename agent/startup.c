@@ -101,6 +101,7 @@ static int load_identity(struct twl_agent *a, bool dry_run)
 		.mountinfo = cfg->mountinfo,
 		.cgroup_root = cfg->cgroup_root,
 		.send_hostname = cfg->send_hostname,
+		.labels = &cfg->labels,
 	};
 	int ret = twl_identity_load(&ic, &a->id);
 

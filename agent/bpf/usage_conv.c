@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <twilight/cgroup_class.h>
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
 #include "twl_bpf_types.h"
 #include "usage_conv.h"
@@ -147,121 +149,21 @@ int twl_cgroup_path_from_raw(const char *raw, size_t len, bool truncated,
 	return 0;
 }
 
-static bool is_hex64(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n != 64)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		      (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t m = strlen(suffix);
-
-	return n >= m && !memcmp(s + n - m, suffix, m);
-}
-
-static bool starts_with(const char *s, size_t n, const char *prefix)
-{
-	size_t m = strlen(prefix);
-
-	return n >= m && !memcmp(s, prefix, m);
-}
-
-static int put_id(char *out, size_t cap, const char *kind, const char *id,
-		  size_t n)
-{
-	int w = snprintf(out, cap, "%s:%.*s", kind, (int)n, id);
-
-	return w < 0 || (size_t)w >= cap ? -ENOSPC : 0;
-}
-
-/* "<prefix><64 hex>.scope" -> the id, or NULL. */
-static const char *scope_id(const char *c, size_t n, const char *prefix)
-{
-	size_t p = strlen(prefix);
-
-	if (!starts_with(c, n, prefix) || !ends_with(c, n, ".scope"))
-		return NULL;
-	return is_hex64(c + p, n - p - 6) ? c + p : NULL;
-}
-
+/* Contract: see usage_conv.h. */
 int twl_container_from_cgroup(const char *path, char *out, size_t cap)
 {
-	static const struct {
-		const char *prefix, *kind;
-	} scopes[] = {
-		{ "docker-", "docker" },
-		{ "cri-containerd-", "cri-containerd" },
-		{ "crio-", "crio" },
-		{ "libpod-", "podman" },
-	};
-	const char *comp[64];
-	size_t clen[64], n = 0, i, k;
-	const char *p = path, *id;
-	bool kubepods = false;
+	struct twl_cgroup_class cls;
+	size_t n;
 
 	if (!out || !cap)
 		return -ENOSPC;
 	out[0] = '\0';
-	if (!path)
-		return 0;
-	while (*p && n < 64) {
-		const char *s;
-
-		while (*p == '/')
-			p++;
-		s = p;
-		while (*p && *p != '/')
-			p++;
-		if (p > s) {
-			comp[n] = s;
-			clen[n] = p - s;
-			n++;
-		}
-	}
-	/* Innermost first: a container inside a slice is the container. */
-	for (i = n; i-- > 0;) {
-		for (k = 0; k < sizeof(scopes) / sizeof(scopes[0]); k++) {
-			id = scope_id(comp[i], clen[i], scopes[k].prefix);
-			if (id)
-				return put_id(out, cap, scopes[k].kind, id, 64);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		if (starts_with(comp[i], clen[i], "kubepods"))
-			kubepods = true;
-		/* cgroupfs drivers: /docker/<id>, /kubepods/<qos>/pod<uid>/<id> */
-		if (i + 1 < n && clen[i] == 6 &&
-		    !memcmp(comp[i], "docker", 6) &&
-		    is_hex64(comp[i + 1], clen[i + 1]))
-			return put_id(out, cap, "docker", comp[i + 1], 64);
-		if (kubepods && i > 0 &&
-		    starts_with(comp[i - 1], clen[i - 1], "pod") &&
-		    is_hex64(comp[i], clen[i]))
-			return put_id(out, cap, "cri-containerd", comp[i], 64);
-		if ((clen[i] == 3 && !memcmp(comp[i], "lxc", 3)) && i + 1 < n)
-			return put_id(out, cap, "lxc", comp[i + 1],
-				      clen[i + 1]);
-		if (starts_with(comp[i], clen[i], "lxc.payload.") &&
-		    clen[i] > 12)
-			return put_id(out, cap, "lxc", comp[i] + 12,
-				      clen[i] - 12);
-	}
-	for (i = n; i-- > 0;)
-		if (ends_with(comp[i], clen[i], ".scope") ||
-		    ends_with(comp[i], clen[i], ".service"))
-			return put_id(out, cap, "systemd", comp[i], clen[i]);
-	for (i = n; i-- > 0;)
-		if (ends_with(comp[i], clen[i], ".slice") &&
-		    !(clen[i] == 7 && !memcmp(comp[i], "-.slice", 7)))
-			return put_id(out, cap, "systemd", comp[i], clen[i]);
+	if (twl_cgroup_classify(path, &cls))
+		return -ENOSPC;
+	n = strlen(cls.place);
+	if (n >= cap)
+		return -ENOSPC;
+	memcpy(out, cls.place, n + 1);
 	return 0;
 }
 
@@ -308,6 +210,18 @@ static int set_str(json_t *o, const char *k, const char *v)
 static int set_int(json_t *o, const char *k, json_int_t v)
 {
 	return json_object_set_new(o, k, json_integer(v));
+}
+
+/*
+ * The kind of @e's target, from its path before privacy hashes it; a
+ * read's target is "" on the wire, so its kind is that of "".
+ */
+static const char *target_kind(const struct twl_usage_entry *e)
+{
+	struct twl_cgroup_class cls;
+
+	twl_cgroup_classify(e->op == TWL_BPF_OP_READ ? "" : e->cgroup, &cls);
+	return twl_cgroup_kind_name(cls.kind);
 }
 
 json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
@@ -364,8 +278,10 @@ json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 	err |= set_str(o, "feature", e->feature);
 	err |= set_str(o, "file", e->file);
 	err |= set_str(o, "op", op);
+	err |= set_str(o, "use", twl_wire_use_of_op(op));
 	/* Reads are keyed without target; the wire says "" for them. */
 	err |= set_str(o, "cgroup", e->op == TWL_BPF_OP_READ ? "" : cg);
+	err |= set_str(o, "target_kind", target_kind(e));
 	err |= set_str(o, "comm", comm);
 	err |= set_int(o, "uid", e->uid);
 	err |= set_str(o, "writer_cgroup", wcg);

@@ -56,14 +56,12 @@ int twl_cgroup_path_from_raw(const char *raw, size_t len, bool truncated,
 			     char *out, size_t cap);
 
 /*
- * twl_container_from_cgroup - the container identity a process in cgroup
- * @path belongs to, written to @out: "docker:<id>" (cgroupfs "/docker/<id>"
- * or systemd "docker-<id>.scope"), "cri-containerd:<id>"
- * ("cri-containerd-<id>.scope" or "/kubepods/.../pod<uid>/<id>" under
- * cgroupfs), "crio:<id>", "podman:<id>" ("libpod-<id>.scope"),
- * "lxc:<name>", "systemd:<unit>" (innermost .scope or .service, else the
- * innermost .slice other than -.slice), or "" for none. <id> is the 64
- * hex digit id. Returns 0 or -ENOSPC.
+ * twl_container_from_cgroup - the container identity (the writer's place,
+ * wire usage[].container) of a process in cgroup @path, written to @out:
+ * the place of twl_cgroup_classify() (common/include/twilight/
+ * cgroup_class.h): "docker:<id>", "cri-containerd:<id>", "crio:<id>",
+ * "podman:<id>", "lxc:<name>", "systemd:<unit>" or "". Returns 0 or
+ * -ENOSPC (@out too small, or a name over 255 bytes).
  */
 int twl_container_from_cgroup(const char *path, char *out, size_t cap);
 
@@ -93,9 +91,10 @@ struct twl_usage_entry {
 const char *twl_bpf_op_name(unsigned op);
 
 /*
- * twl_usage_entry_to_json - the wire usage object for @e: container derived
- * from the writer cgroup, then privacy applied to cgroup paths, container
- * and comm; monotonic times turned into Unix seconds with @boot_realtime_ns
+ * twl_usage_entry_to_json - the wire usage object (version 2) for @e: use
+ * from the op, target_kind and container by twl_cgroup_classify() of the
+ * target and writer cgroups, then privacy applied to cgroup paths,
+ * container and comm; monotonic times turned into Unix seconds with @boot_realtime_ns
  * (CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns); failed and condition_met
  * capped at count (they are read without a lock while the kernel adds).
  * Returns a new object or NULL (errno EINVAL for an unknown op, ENOMEM).

@@ -685,6 +685,23 @@ int twl_json_parser_int(struct twl_json_parser *ps, long long *v)
 }
 
 /* Contract: see json_decode.h. */
+int twl_json_parser_bool(struct twl_json_parser *ps, bool *v)
+{
+	int c = twl_json_parser_peek(ps);
+
+	if (c == 't' && literal(ps, "true", 4)) {
+		*v = true;
+		return 0;
+	}
+	if (c == 'f' && literal(ps, "false", 5)) {
+		*v = false;
+		return 0;
+	}
+	fail_at(ps, ps->p, "true or false expected");
+	return -1;
+}
+
+/* Contract: see json_decode.h. */
 json_t *twl_json_parser_value(struct twl_json_parser *ps, int depth)
 {
 	return ps->failed ? NULL : parse_value(ps, depth);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twl_wire_decode(), the server's fast path. usage[] is read member by
- * member straight from the text and checked with the same member table
+ * member straight from the text (its value object too) and checked with
+ * the same member tables
  * (wire_spec.c) and checks as the validator (wire_validate.c); every
  * other member of the report becomes a jansson value and the document
  * goes through wire_validate() as ever. Anything this path does not
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,36 +22,71 @@
 
 #include "wire_internal.h"
 
-/* Store member i's value in *u: s or v, by the member's kind. */
-static void usage_put(struct twl_wire_usage *u, size_t i, const char *s,
-		      long long v)
-{
-	char *at = (char *)u + wire_usage_members[i].flat;
-
-	if (wire_usage_members[i].kind == K_STR)
-		memcpy(at, &s, sizeof(s));
-	else
-		memcpy(at, &v, sizeof(v));
-}
-
-/* One usage[] entry's values as read from the text. */
+/*
+ * One member's value as read from the text (or from a jansson value, for
+ * twl_wire_from_doc()); type is that of the JSON text: 's' string, 'i'
+ * integer, 'b' boolean (in i), 'o' object.
+ */
 struct flat_value {
-	bool present, is_str;
 	const char *s; /* NUL-terminated, in the report's strings */
-	size_t len;
 	long long i;
+	uint32_t len; /* a document is at most TWL_WIRE_MAX_DOC_BYTES */
+	bool present;
+	char type;
 };
 
-/*
- * Index of the member named key in wire_usage_members[], or -1. The search
- * starts at hint: senders write the members in the table's order, so
- * the one after the previous member is nearly always the next.
- */
-static int usage_member(const char *key, size_t len, size_t hint)
+/* Slots per entry: usage[]'s members, then value's. */
+#define N_SLOTS (WIRE_N_USAGE + WIRE_N_VALUE)
+
+/* Store member m's value f in *u, where the member's table says. */
+static inline void flat_put(struct twl_wire_usage *u, const struct member *m,
+			    const struct flat_value *f)
 {
-	for (size_t k = 0; k < WIRE_N_USAGE; k++) {
-		size_t i = (hint + k) % WIRE_N_USAGE;
-		const char *name = wire_usage_members[i].name;
+	char *at = (char *)u + m->flat;
+	bool b;
+
+	if (m->kind == K_STR) {
+		memcpy(at, &f->s, sizeof(f->s));
+		return;
+	}
+	if (m->kind == K_INT)
+		memcpy(at, &f->i, sizeof(f->i));
+	if (m->flat_has)
+		*(bool *)((char *)u + m->flat_has - 1) = true;
+	if (m->kind == K_INT)
+		return;
+	b = m->kind == K_OBJ || f->i;
+	memcpy(at, &b, sizeof(b));
+}
+
+/* The meaning of absent members: "" strings, use derived from op. */
+static void usage_finish(struct twl_wire_usage *u)
+{
+	const char **s[] = { &u->boot_id,	&u->feature,
+			     &u->file,		&u->op,
+			     &u->cgroup,	&u->comm,
+			     &u->writer_cgroup, &u->container,
+			     &u->target_kind,	&u->image,
+			     &u->value.unit,	&u->value.source };
+
+	if (!u->use)
+		u->use = wire_use_of_valid_op(u->op);
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		if (!*s[i])
+			*s[i] = "";
+}
+
+/*
+ * Index of the member named key among ms[0..n), or -1. The search starts
+ * at hint: senders write the members in the table's order, so the one
+ * after the previous member is nearly always the next.
+ */
+static int member_index(const struct member *ms, size_t n, const char *key,
+			size_t len, size_t hint)
+{
+	for (size_t k = 0, i = hint < n ? hint : 0; k < n;
+	     k++, i = i + 1 < n ? i + 1 : 0) {
+		const char *name = ms[i].name;
 
 		if (len && name[0] == key[0] && !strncmp(name, key, len) &&
 		    name[len] == '\0')
@@ -58,74 +95,156 @@ static int usage_member(const char *key, size_t len, size_t hint)
 	return -1;
 }
 
-/* Read one entry's object into f[WIRE_N_USAGE]; strings are copied. */
-static int fast_entry(struct twl_json_parser *ps, struct flat_value *f,
-		      char *strings, size_t *used)
+static int fast_object(struct twl_json_parser *ps, const struct member *ms,
+		       size_t n, struct flat_value *f, struct flat_value *sub,
+		       char *strings, size_t *used);
+
+/* A string value into *f, copied NUL-terminated into strings. */
+static inline int fast_string(struct twl_json_parser *ps, struct flat_value *f,
+			      char *strings, size_t *used)
 {
 	const char *s;
-	size_t n;
-	int i = -1;
+	size_t len;
 
-	memset(f, 0, WIRE_N_USAGE * sizeof(*f));
+	if (twl_json_parser_string(ps, &s, &len))
+		return -1;
+	memcpy(strings + *used, s, len);
+	strings[*used + len] = '\0';
+	f->type = 's';
+	f->s = strings + *used;
+	f->len = len;
+	*used += len + 1;
+	return 0;
+}
+
+/* An object or boolean value into *f (an object's members into sub[]). */
+static int fast_other(struct twl_json_parser *ps, const struct member *m,
+		      struct flat_value *f, struct flat_value *sub,
+		      char *strings, size_t *used)
+{
+	bool b;
+
+	if (twl_json_parser_peek(ps) != '{') {
+		f->type = 'b';
+		if (twl_json_parser_bool(ps, &b))
+			return -1;
+		f->i = b;
+		return 0;
+	}
+	f->type = 'o';
+	if (m->kind != K_OBJ || !sub)
+		return -1;
+	return fast_object(ps, m->obj->members, m->obj->n_members, sub, NULL,
+			   strings, used);
+}
+
+/* Read an object of the members ms[0..n) into f[0..n); unchecked. */
+static int fast_object(struct twl_json_parser *ps, const struct member *ms,
+		       size_t n, struct flat_value *f, struct flat_value *sub,
+		       char *strings, size_t *used)
+{
+	const char *s;
+	size_t len;
+	int i = -1, ch, ret;
+
+	memset(f, 0, n * sizeof(*f));
 	if (!twl_json_parser_take(ps, '{'))
 		return -1;
 	if (twl_json_parser_take(ps, '}'))
 		return 0;
 	do {
-		if (twl_json_parser_string(ps, &s, &n))
+		if (twl_json_parser_string(ps, &s, &len))
 			return -1;
-		i = usage_member(s, n, (size_t)(i + 1));
+		i = member_index(ms, n, s, len, (size_t)(i + 1));
 		if (i < 0 || f[i].present || !twl_json_parser_take(ps, ':'))
 			return -1; /* unknown or repeated member */
 		f[i].present = true;
-		f[i].is_str = twl_json_parser_peek(ps) == '"';
-		if (!f[i].is_str) {
-			if (twl_json_parser_int(ps, &f[i].i))
-				return -1; /* not a string, not an integer */
-			continue;
-		}
-		if (twl_json_parser_string(ps, &s, &n))
+		ch = twl_json_parser_peek(ps);
+		if (ch == '"')
+			ret = fast_string(ps, &f[i], strings, used);
+		else if (ch == '{' || ch == 't' || ch == 'f')
+			ret = fast_other(ps, &ms[i], &f[i], sub, strings, used);
+		else /* a number; null and [ fail here */
+			ret = (f[i].type = 'i',
+			       twl_json_parser_int(ps, &f[i].i));
+		if (ret)
 			return -1;
-		memcpy(strings + *used, s, n);
-		strings[*used + n] = '\0';
-		f[i].s = strings + *used;
-		f[i].len = n;
-		*used += n + 1;
 	} while (twl_json_parser_take(ps, ','));
 	return twl_json_parser_take(ps, '}') ? 0 : -1;
 }
 
-/* check_object() and wire_check_usage() for an entry read by fast_entry(). */
-static int fast_check(struct ctx *c, const struct flat_value *f,
+static int fast_check(struct ctx *c, const struct member *ms, size_t n,
+		      const struct flat_value *f, const struct flat_value *sub,
+		      struct twl_wire_usage *u);
+
+/* The checks check_value() makes, for one member read by fast_object(). */
+static int fast_check_one(struct ctx *c, const struct member *m,
+			  const struct flat_value *f,
+			  const struct flat_value *sub,
+			  struct twl_wire_usage *u)
+{
+	switch (m->kind) {
+	case K_INT:
+		return f->type != 'i' || wire_check_int(c, m, f->i) ? -1 : 0;
+	case K_STR:
+		return f->type != 's' ||
+				       wire_check_str(c, m, f->s, f->len, "") ?
+			       -1 :
+			       0;
+	case K_BOOL:
+		return f->type == 'b' ? 0 : -1;
+	case K_OBJ:
+		return f->type != 'o' || !sub ||
+				       fast_check(c, m->obj->members,
+						  m->obj->n_members, sub, NULL,
+						  u) ?
+			       -1 :
+			       0;
+	default:
+		return -1;
+	}
+}
+
+/* check_object() for members read by fast_object(); values into *u. */
+static int fast_check(struct ctx *c, const struct member *ms, size_t n,
+		      const struct flat_value *f, const struct flat_value *sub,
 		      struct twl_wire_usage *u)
 {
-	memset(u, 0, sizeof(*u));
-	u->container = "";
-	for (size_t i = 0; i < WIRE_N_USAGE; i++) {
-		const struct member *m = &wire_usage_members[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct member *m = &ms[i];
 
 		if (!f[i].present) {
-			if (m->flags & M_REQ)
+			if ((m->flags & M_REQ) && wire_member_in(c, m))
 				return -1;
 			continue;
 		}
-		if (!wire_member_in(c, m))
+		if (!wire_member_in(c, m) ||
+		    fast_check_one(c, m, &f[i], sub, u))
 			return -1;
-		if (m->kind == K_INT ?
-			    f[i].is_str || wire_check_int(c, m, f[i].i) :
-			    m->kind != K_STR || !f[i].is_str ||
-				    wire_check_str(c, m, f[i].s, f[i].len, ""))
-			return -1;
-		usage_put(u, i, f[i].s, f[i].i);
+		flat_put(u, m, &f[i]);
 	}
-	return wire_usage_cross(c, u->count, u->failed, u->condition_met,
-				u->first_seen, u->last_seen);
+	return 0;
+}
+
+/* check_object() and wire_check_usage() for an entry read by fast_object(). */
+static int fast_entry_check(struct ctx *c, const struct flat_value *f,
+			    struct twl_wire_usage *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (fast_check(c, wire_usage_members, WIRE_N_USAGE, f, f + WIRE_N_USAGE,
+		       u) ||
+	    wire_usage_cross(c, u))
+		return -1;
+	usage_finish(u);
+	return 0;
 }
 
 /* usage[]'s array, its entries read and kept unchecked in *r. */
 static int fast_usage(struct twl_json_parser *ps, struct twl_wire_report *r,
 		      struct flat_value **flat, size_t *cap, size_t *used)
 {
+	struct flat_value *f;
+
 	if (!twl_json_parser_take(ps, '['))
 		return -1;
 	if (twl_json_parser_take(ps, ']'))
@@ -135,16 +254,15 @@ static int fast_usage(struct twl_json_parser *ps, struct twl_wire_report *r,
 			return -1;
 		if (r->n_usage == *cap) {
 			size_t n = *cap ? 2 * *cap : 32;
-			struct flat_value *f =
-				realloc(*flat, n * WIRE_N_USAGE * sizeof(*f));
-
+			f = realloc(*flat, n * N_SLOTS * sizeof(*f));
 			if (!f)
 				return -1;
 			*flat = f;
 			*cap = n;
 		}
-		if (fast_entry(ps, *flat + r->n_usage * WIRE_N_USAGE,
-			       r->strings, used))
+		f = *flat + r->n_usage * N_SLOTS;
+		if (fast_object(ps, wire_usage_members, WIRE_N_USAGE, f,
+				f + WIRE_N_USAGE, r->strings, used))
 			return -1;
 		r->n_usage++;
 	} while (twl_json_parser_take(ps, ','));
@@ -215,7 +333,7 @@ static int fast_decode(const char *buf, size_t len, struct twl_wire_report *r)
 	if (!r->usage)
 		goto out;
 	for (size_t i = 0; i < r->n_usage; i++)
-		if (fast_check(&c, flat + i * WIRE_N_USAGE, &r->usage[i]))
+		if (fast_entry_check(&c, flat + i * N_SLOTS, &r->usage[i]))
 			goto out;
 	ret = 0;
 out:
@@ -224,11 +342,23 @@ out:
 	return ret;
 }
 
+/* A validated member's jansson value as a flat_value. */
+static struct flat_value from_json(const json_t *v)
+{
+	return (struct flat_value){
+		.present = v != NULL,
+		.s = json_string_value(v),
+		.i = json_is_boolean(v) ? json_is_true(v) :
+					  (long long)json_integer_value(v),
+	};
+}
+
 /* Contract: see wire.h. */
 int twl_wire_from_doc(json_t *doc, struct twl_wire_report *out)
 {
-	json_t *usage = json_object_get(doc, "usage"), *e;
+	json_t *usage = json_object_get(doc, "usage"), *e, *value;
 	size_t n = json_array_size(usage), i, k;
+	struct flat_value f;
 
 	memset(out, 0, sizeof(*out));
 	out->usage = malloc((n ? n : 1) * sizeof(*out->usage));
@@ -238,13 +368,21 @@ int twl_wire_from_doc(json_t *doc, struct twl_wire_report *out)
 	{
 		struct twl_wire_usage *u = &out->usage[i];
 
+		memset(u, 0, sizeof(*u));
 		for (k = 0; k < WIRE_N_USAGE; k++) {
-			json_t *v =
-				json_object_get(e, wire_usage_members[k].name);
-			const char *s = json_string_value(v);
-
-			usage_put(u, k, s ? s : "", json_integer_value(v));
+			f = from_json(
+				json_object_get(e, wire_usage_members[k].name));
+			if (f.present)
+				flat_put(u, &wire_usage_members[k], &f);
 		}
+		value = json_object_get(e, "value");
+		for (k = 0; value && k < WIRE_N_VALUE; k++) {
+			f = from_json(json_object_get(
+				value, wire_value_members[k].name));
+			if (f.present)
+				flat_put(u, &wire_value_members[k], &f);
+		}
+		usage_finish(u);
 	}
 	out->n_usage = n;
 	out->doc = json_incref(doc);

@@ -3,10 +3,12 @@
  * Private to the wire-format code in common/src (wire_*.c): the member
  * tables' types, the checking context and the error path.
  *
- *   wire_spec.c      the member tables: wire format v1, declaratively
+ *   wire_spec.c      the member tables: wire format v1 and v2, declaratively
  *   wire_error.c     paths and error rendering (only when a check fails)
  *   wire_validate.c  the generic checker over the tables, and
  *                    twl_report_validate() / twl_report_parse()
+ *   wire_rules.c     the rules across usage[] members, label names and
+ *                    values, op to use, an entry's target kind
  *   wire_prescan.c   size, depth and UTF-8 bounds before jansson parses
  *   wire_decode.c    the server's fast path (twl_wire_decode)
  *
@@ -33,6 +35,8 @@ enum kind { K_INT, K_BOOL, K_STR, K_OBJ, K_ARR, K_MAP };
 #define S_NONEMPTY 0x1
 #define S_ID 0x2 /* [0-9a-f-] only, non-empty */
 #define S_FEATURE 0x4 /* an id of the compiled catalog */
+#define S_LABEL_KEY 0x8 /* twl_wire_label_key_ok() */
+#define S_LABEL_VALUE 0x10 /* twl_wire_label_value_ok() */
 
 struct objspec;
 struct ctx;
@@ -53,13 +57,21 @@ struct member {
 	size_t max_len;
 	unsigned str_flags;
 	const char *const *enums; /* NULL-terminated allowed values */
+	/* The version that introduced each of enums[] (NULL: all 1). */
+	const unsigned char *enum_since;
 	/* K_OBJ */
 	const struct objspec *obj;
 	/* K_ARR, K_MAP */
 	size_t max_items;
 	const struct member *item;
-	/* usage[] members: where twl_wire_decode() puts the value */
-	size_t flat; /* offsetof(struct twl_wire_usage, ...) */
+	/*
+	 * usage[] members (and value's): where twl_wire_decode() puts the
+	 * value, offsetof(struct twl_wire_usage, ...): a const char * (K_STR),
+	 * long long (K_INT), bool (K_BOOL; K_OBJ: whether it is present).
+	 */
+	size_t flat;
+	/* 1 + offsetof a bool set when the member is present; 0: none */
+	size_t flat_has;
 };
 
 struct objspec {
@@ -99,9 +111,15 @@ struct ctx {
 
 /* The document's spec: every other table hangs off it. */
 extern const struct objspec wire_report_spec;
-/* usage[]'s members, in the order senders write them. */
+/*
+ * usage[]'s members, in the order senders write them; value's members.
+ * The fast path keeps one slot per member of both: usage[]'s first, then
+ * value's (the one object member of usage[]).
+ */
 extern const struct member wire_usage_members[];
-#define WIRE_N_USAGE 15
+#define WIRE_N_USAGE 19
+extern const struct member wire_value_members[];
+#define WIRE_N_VALUE 6
 
 /* ---- wire_validate.c ---- */
 
@@ -121,9 +139,22 @@ int wire_validate(const json_t *doc, struct twl_verr *err, bool utf8_known);
 int wire_check_str(struct ctx *c, const struct member *m, const char *s,
 		   size_t len, const char *what);
 
-/* Cross-member rules of a usage counter (types were checked already). */
-int wire_usage_cross(struct ctx *c, long long count, long long failed,
-		     long long condition_met, long long first, long long last);
+/*
+ * Cross-member rules of a usage counter @u, flattened (types, ranges and
+ * enums were checked already; use is the one sent, NULL if absent).
+ */
+int wire_usage_cross(struct ctx *c, const struct twl_wire_usage *u);
+
+/*
+ * The use an op means, for an op already checked against its enumeration
+ * (twl_wire_use_of_op() for any text); "" for NULL.
+ */
+static inline const char *wire_use_of_valid_op(const char *op)
+{
+	if (!op)
+		return "";
+	return op[0] == 'w' ? "configures" : op[2] == 'a' ? "reads" : "listens";
+}
 
 /* The objspec check functions of usage[] entries and of the document. */
 int wire_check_usage(struct ctx *c, const json_t *obj);

@@ -30,12 +30,53 @@ static bool is_id(const char *s, size_t len)
 	return true;
 }
 
+/*
+ * Whether feature id @s is one the receiver accepts: today, one of the
+ * compiled catalog. The catalog-skew rule lives here and only here.
+ */
+static int check_feature(struct ctx *c, const char *s, size_t len)
+{
+	char q[40];
+
+	if (twl_catalog_find(s))
+		return 0;
+	twl_printable_copy(s, len, q, sizeof(q));
+	return wire_fail(
+		c, TWL_VERR_UNKNOWN_FEATURE,
+		"\"%s\" is not a feature id of the receiver's catalog (version %u); upgrade the receiver's catalog or fix the sender",
+		q, twl_catalog_version());
+}
+
+/* @s is one of m->enums of this version: 0, or bad_value naming them. */
+static int check_enum(struct ctx *c, const struct member *m, const char *s,
+		      size_t len)
+{
+	char q[40], allowed[160] = "";
+	size_t i, n = 0;
+
+	for (i = 0; m->enums[i]; i++)
+		if (strlen(m->enums[i]) == len &&
+		    !memcmp(m->enums[i], s, len) &&
+		    (!m->enum_since || c->version >= m->enum_since[i]))
+			return 0;
+	twl_printable_copy(s, len, q, sizeof(q));
+	for (i = 0; m->enums[i]; i++) {
+		if (m->enum_since && c->version < m->enum_since[i])
+			continue;
+		snprintf(allowed + strlen(allowed),
+			 sizeof(allowed) - strlen(allowed), "%s\"%s\"",
+			 n++ ? ", " : "", m->enums[i]);
+	}
+	return wire_fail(c, TWL_VERR_BAD_VALUE,
+			 "\"%s\" is not one of %s in wire version %lld", q,
+			 allowed, c->version);
+}
+
 /* Contract: see wire_internal.h. */
 int wire_check_str(struct ctx *c, const struct member *m, const char *s,
 		   size_t len, const char *what)
 {
 	char q[40];
-	size_t i;
 
 	if (!c->utf8_known && !twl_utf8_valid(s, len))
 		return wire_fail(
@@ -49,36 +90,30 @@ int wire_check_str(struct ctx *c, const struct member *m, const char *s,
 	if ((m->str_flags & (S_NONEMPTY | S_ID)) && !len)
 		return wire_fail(c, TWL_VERR_BAD_VALUE, "%s must not be empty",
 				 what);
+	if (!m->str_flags && !m->enums)
+		return 0;
 	if ((m->str_flags & S_ID) && !is_id(s, len))
 		return twl_printable_copy(s, len, q, sizeof(q)),
 		       wire_fail(
 			       c, TWL_VERR_BAD_VALUE,
 			       "\"%s\" is not an identifier: use lowercase hex digits and '-' only",
 			       q);
-	if (m->enums) {
-		for (i = 0; m->enums[i]; i++)
-			if (strlen(m->enums[i]) == len &&
-			    !memcmp(m->enums[i], s, len))
-				break;
-		if (!m->enums[i]) {
-			char allowed[96] = "";
-
-			twl_printable_copy(s, len, q, sizeof(q));
-			for (i = 0; m->enums[i]; i++)
-				snprintf(allowed + strlen(allowed),
-					 sizeof(allowed) - strlen(allowed),
-					 "%s\"%s\"", i ? ", " : "",
-					 m->enums[i]);
-			return wire_fail(c, TWL_VERR_BAD_VALUE,
-					 "\"%s\" is not one of %s", q, allowed);
-		}
-	}
-	if ((m->str_flags & S_FEATURE) && !twl_catalog_find(s))
+	if ((m->str_flags & S_LABEL_KEY) && !twl_wire_label_key_ok(s, len))
 		return twl_printable_copy(s, len, q, sizeof(q)),
 		       wire_fail(
-			       c, TWL_VERR_UNKNOWN_FEATURE,
-			       "\"%s\" is not a feature id of the receiver's catalog (version %u); upgrade the receiver's catalog or fix the sender",
-			       q, twl_catalog_version());
+			       c, TWL_VERR_BAD_VALUE,
+			       "\"%s\" is not a label name: a lowercase letter or digit, then lowercase letters, digits, '_', '.' or '-'",
+			       q);
+	if ((m->str_flags & S_LABEL_VALUE) && !twl_wire_label_value_ok(s, len))
+		return twl_printable_copy(s, len, q, sizeof(q)),
+		       wire_fail(
+			       c, TWL_VERR_BAD_VALUE,
+			       "\"%s\" is not a label value: letters, digits and _ . : / @ + - only",
+			       q);
+	if (m->enums)
+		return check_enum(c, m, s, len);
+	if (m->str_flags & S_FEATURE)
+		return check_feature(c, s, len);
 	return 0;
 }
 
@@ -131,7 +166,10 @@ static int check_object(struct ctx *c, const struct objspec *spec,
 	for (i = 0; i < spec->n_members; i++) {
 		const struct member *m = &spec->members[i];
 
-		/* A member newer than the version was reported above if sent. */
+		/* A member newer than the version was reported above if sent,
+		 * and is never missing. */
+		if (!wire_member_in(c, m))
+			continue;
 		v = i < SPEC_CACHED ? vals[i] : json_object_get(obj, m->name);
 		old = wire_path_push_key(c, m->name);
 		if (!v && (m->flags & M_REQ))
@@ -252,45 +290,33 @@ static long long int_member(const json_t *obj, const char *name, long long dflt)
 	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
 }
 
-/* Contract: see wire_internal.h. */
-int wire_usage_cross(struct ctx *c, long long count, long long failed,
-		     long long condition_met, long long first, long long last)
+/* usage[].value's members that the cross-member rules read. */
+static void value_from_json(const json_t *v, struct twl_wire_value *out)
 {
-	const char *names[] = { "failed", "condition_met" };
-	long long vals[] = { failed, condition_met };
-	size_t i, old;
-	int ret;
-
-	for (i = 0; i < 2; i++) {
-		if (vals[i] > count) {
-			old = wire_path_push_key(c, names[i]);
-			ret = wire_fail(
-				c, TWL_VERR_OUT_OF_RANGE,
-				"%s (%lld) is greater than count (%lld)",
-				names[i], vals[i], count);
-			wire_path_pop(c, old);
-			return ret;
-		}
-	}
-	if (first > last) {
-		old = wire_path_push_key(c, "first_seen");
-		ret = wire_fail(c, TWL_VERR_OUT_OF_RANGE,
-				"first_seen (%lld) is after last_seen (%lld)",
-				first, last);
-		wire_path_pop(c, old);
-		return ret;
-	}
-	return 0;
+	out->present = v != NULL;
+	out->has_min = json_object_get(v, "min") != NULL;
+	out->has_max = json_object_get(v, "max") != NULL;
+	out->unlimited = json_is_true(json_object_get(v, "unlimited"));
+	out->last = int_member(v, "last", 0);
+	out->min = int_member(v, "min", 0);
+	out->max = int_member(v, "max", 0);
 }
 
 /* Contract: see wire_internal.h. */
 int wire_check_usage(struct ctx *c, const json_t *obj)
 {
-	return wire_usage_cross(c, int_member(obj, "count", 0),
-				int_member(obj, "failed", 0),
-				int_member(obj, "condition_met", 0),
-				int_member(obj, "first_seen", 0),
-				int_member(obj, "last_seen", 0));
+	struct twl_wire_usage u = {
+		.op = json_string_value(json_object_get(obj, "op")),
+		.use = json_string_value(json_object_get(obj, "use")),
+		.count = int_member(obj, "count", 0),
+		.failed = int_member(obj, "failed", 0),
+		.condition_met = int_member(obj, "condition_met", 0),
+		.first_seen = int_member(obj, "first_seen", 0),
+		.last_seen = int_member(obj, "last_seen", 0),
+	};
+
+	value_from_json(json_object_get(obj, "value"), &u.value);
+	return wire_usage_cross(c, &u);
 }
 
 /*

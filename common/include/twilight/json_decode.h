@@ -88,6 +88,9 @@ int twl_json_parser_string(struct twl_json_parser *ps, const char **s,
 /* A number without fraction or exponent that fits in *v. 0 or -1. */
 int twl_json_parser_int(struct twl_json_parser *ps, long long *v);
 
+/* The literal true or false. 0 or -1. */
+int twl_json_parser_bool(struct twl_json_parser *ps, bool *v);
+
 /*
  * Any value, as twl_json_decode() builds it; depth is its level (the
  * document itself is 1). A new reference, or NULL.

@@ -6,12 +6,13 @@
 #ifndef TWILIGHT_WIRE_H
 #define TWILIGHT_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
 /* The version this code writes; receivers accept it and the one before. */
-#define TWL_WIRE_VERSION 1
+#define TWL_WIRE_VERSION 2
 /* Oldest accepted version: TWL_WIRE_VERSION - 1, but never below 1. */
 #define TWL_WIRE_MIN_VERSION (TWL_WIRE_VERSION > 1 ? TWL_WIRE_VERSION - 1 : 1)
 
@@ -36,6 +37,14 @@
 #define TWL_WIRE_MAX_CONTROLLERS 32
 #define TWL_WIRE_MAX_KNOBS 4096
 #define TWL_WIRE_MAX_PROBES 64
+/* since version 2 */
+#define TWL_WIRE_MAX_LABELS 16 /* host.labels members */
+#define TWL_WIRE_MAX_LABEL_KEY 32 /* [a-z0-9] then [a-z0-9_.-] */
+#define TWL_WIRE_MAX_LABEL_VALUE 64 /* [A-Za-z0-9_.:/@+-] */
+#define TWL_WIRE_MAX_IMAGE 256 /* usage[].image */
+#define TWL_WIRE_MAX_RUNTIMES 16 /* census.runtimes */
+#define TWL_WIRE_MAX_BOOTS 16 /* health.boots */
+#define TWL_WIRE_MAX_CONTROLLERS_HEALTH 16 /* health.controllers */
 #define TWL_WIRE_MAX_INT 9007199254740991LL /* 2^53 - 1: exact in JS */
 
 /* Error codes (struct twl_verr.code); the server sends them as "error". */
@@ -88,19 +97,55 @@ int twl_report_validate(const json_t *doc, struct twl_verr *err);
 json_t *twl_report_parse(const char *buf, size_t len, struct twl_verr *err);
 
 /*
+ * usage[].value (version 2), flattened: what the kernel accepted for the
+ * key since boot. Absent (present false): every other field is 0/false
+ * and the strings are "".
+ */
+struct twl_wire_value {
+	bool present, has_min, has_max, unlimited;
+	long long last, min, max; /* -1: unlimited (last only) */
+	const char *unit, *source;
+};
+
+/*
  * One usage[] entry, flattened: strings are never NULL ("" for an absent
- * container), absent integers are 0.
+ * container, target_kind or image), absent integers are 0. use is always
+ * set: as sent, or (version 1) derived from op, which it must agree with.
+ * target_kind "" means the receiver derives it from cgroup:
+ * twl_wire_usage_target_kind().
  */
 struct twl_wire_usage {
 	const char *boot_id, *feature, *file, *op, *cgroup, *comm,
 		*writer_cgroup, *container;
+	const char *use, *target_kind, *image; /* version 2 */
 	long long uid, last_pid, count, failed, condition_met, first_seen,
 		last_seen;
+	struct twl_wire_value value; /* version 2 */
 };
+
+/* twl_wire_use_of_op - the use an op means ("write" -> "configures",
+ * "register_event" -> "listens", "read" -> "reads"), or NULL. */
+const char *twl_wire_use_of_op(const char *op);
+
+/*
+ * twl_wire_usage_target_kind - the kind of @u's target cgroup (enum
+ * twl_cgroup_kind, cgroup_class.h): target_kind as sent, or, when absent,
+ * twl_cgroup_classify() of its cgroup (the v1 meaning).
+ */
+int twl_wire_usage_target_kind(const struct twl_wire_usage *u);
+
+/*
+ * twl_wire_label_key_ok, twl_wire_label_value_ok - @len bytes at @s are a
+ * valid host.labels key (1..32 bytes, [a-z0-9] then [a-z0-9_.-]) or value
+ * (1..64 bytes of [A-Za-z0-9_.:/@+-]). The validator and the agent's
+ * configuration check both use these.
+ */
+bool twl_wire_label_key_ok(const char *s, size_t len);
+bool twl_wire_label_value_ok(const char *s, size_t len);
 
 /*
  * A valid report with its usage[] flattened. Why: usage[] is nearly all of
- * a report (20 of 20 entries in the benchmark's, 15 members each), and
+ * a report (20 of 20 entries in the benchmark's, 15 members each in v1), and
  * building, validating, reading and freeing a jansson object per entry
  * was most of the server's per-report parse cost (bench/README.md).
  */

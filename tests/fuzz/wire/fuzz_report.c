@@ -12,8 +12,9 @@
  * - it still validates after being encoded again (what the server stores
  *   and re-serves stays valid);
  * - twl_wire_decode(), whose fast path reads usage[] straight from the
- *   text, accepts exactly what twl_report_parse() accepts, rejects with
- *   the same error, and yields the same values.
+ *   text (wire version 2's value object included), accepts exactly what
+ *   twl_report_parse() accepts, rejects with the same error, and yields
+ *   the same values, with use derived from op in version 1.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -40,14 +41,16 @@ static json_t *without_usage(json_t *doc)
 static void same_usage(const struct twl_wire_usage *a,
 		       const struct twl_wire_usage *b)
 {
-	const char *sa[] = { a->boot_id,       a->feature,
-			     a->file,	       a->op,
-			     a->cgroup,	       a->comm,
-			     a->writer_cgroup, a->container };
-	const char *sb[] = { b->boot_id,       b->feature,
-			     b->file,	       b->op,
-			     b->cgroup,	       b->comm,
-			     b->writer_cgroup, b->container };
+	const char *sa[] = { a->boot_id,     a->feature, a->file,
+			     a->op,	     a->use,	 a->cgroup,
+			     a->target_kind, a->comm,	 a->writer_cgroup,
+			     a->container,   a->image,	 a->value.unit,
+			     a->value.source };
+	const char *sb[] = { b->boot_id,     b->feature, b->file,
+			     b->op,	     b->use,	 b->cgroup,
+			     b->target_kind, b->comm,	 b->writer_cgroup,
+			     b->container,   b->image,	 b->value.unit,
+			     b->value.source };
 
 	for (size_t i = 0; i < sizeof(sa) / sizeof(sa[0]); i++)
 		if (strcmp(sa[i], sb[i]))
@@ -56,6 +59,16 @@ static void same_usage(const struct twl_wire_usage *a,
 	    a->count != b->count || a->failed != b->failed ||
 	    a->condition_met != b->condition_met ||
 	    a->first_seen != b->first_seen || a->last_seen != b->last_seen)
+		abort();
+	if (a->value.present != b->value.present ||
+	    a->value.has_min != b->value.has_min ||
+	    a->value.has_max != b->value.has_max ||
+	    a->value.unlimited != b->value.unlimited ||
+	    a->value.last != b->value.last || a->value.min != b->value.min ||
+	    a->value.max != b->value.max)
+		abort();
+	/* use always agrees with op, sent or derived (version 1) */
+	if (strcmp(a->use, twl_wire_use_of_op(a->op)))
 		abort();
 }
 

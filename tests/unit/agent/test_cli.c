@@ -155,6 +155,17 @@ static void test_dry_run_kmsg_dump(void **state)
 			json_array_get(json_object_get(doc, "warnings"), 0),
 			"origin")),
 		"kmsg");
+	/* Wire version 2: every record with its boot, no labels unless set. */
+	assert_int_equal(json_integer_value(json_object_get(doc, "v")),
+			 TWL_WIRE_VERSION);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(doc, "warnings"), 4),
+			"boot_id")),
+		json_string_value(json_object_get(json_object_get(doc, "host"),
+						  "boot_id")));
+	assert_non_null(json_object_get(json_array_get(u, 0), "kernel"));
+	assert_null(json_object_get(json_object_get(doc, "host"), "labels"));
 	host_id = strdup(json_string_value(
 		json_object_get(json_object_get(doc, "host"), "host_id")));
 	assert_non_null(host_id);
@@ -185,13 +196,17 @@ static void test_dry_run_kmsg_dump(void **state)
 	snprintf(
 		conf, sizeof(conf),
 		"state-dir = %s/state\nspool-dir = %s/spool\nmachine-id-path = %s/machine-id\n"
-		"mountinfo = %s/mountinfo\n",
+		"mountinfo = %s/mountinfo\nlabels = team=payments, env=prod\n",
 		dir, dir, dir, dir);
 	test_write(dir, "agent.conf", conf);
 	cpath = test_path(dir, "agent.conf");
 	args_c[2] = cpath;
 	doc = dry_run_doc(dir, args_c);
 	assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 5);
+	h = json_object_get(json_object_get(doc, "host"), "labels");
+	assert_int_equal(json_object_size(h), 2);
+	assert_string_equal(json_string_value(json_object_get(h, "env")),
+			    "prod");
 	json_decref(doc);
 	{
 		char *st = test_path(dir, "state");
@@ -333,6 +348,18 @@ static void test_check_config(void **state)
 		r.err,
 		"agent.conf:1: note: server_url: deprecated spelling: write server-url"));
 	assert_non_null(strstr(r.err, "agent.conf:4: note: spool_dir:"));
+	run_free(&r);
+
+	/* Labels are held to the wire's rules, naming the bad one. */
+	snprintf(
+		text, sizeof(text),
+		"server-url = https://127.0.0.1:8443\nca-file = %s/ca.pem\nstate-dir = %s/state\n"
+		"spool-dir = %s/spool\nlabels = team=payments,Env=prod\n",
+		dir, dir, dir);
+	test_write(dir, "agent.conf", text);
+	run_agent(dir, args, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "labels: label name \"Env\" must be"));
 	run_free(&r);
 
 	/* A key on the command line overrides the file's. */

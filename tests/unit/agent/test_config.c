@@ -244,6 +244,62 @@ static void test_privacy(void **state)
 	done(&c);
 }
 
+/*
+ * labels: name=value items, comma-separated or repeated, checked against
+ * the wire's rules when the config is checked; bounded at 16.
+ */
+static void test_labels(void **state)
+{
+	static const char good[] =
+		"labels = team=payments, env=prod\nlabels = k8s.zone=eu-west-1a\n";
+	static const char *const bad[][2] = {
+		{ "labels = Team=payments\n", "label name \"Team\"" },
+		{ "labels = team=pay ments\n", "label value \"pay ments\"" },
+		{ "labels = team=a,team=b\n", "\"team\" is given twice" },
+		{ "labels = team=\n", "label value \"\" of team" },
+	};
+	static const char *const refused[][2] = {
+		{ "labels = team\n", "is not key=value" },
+		{ "labels = team=a,,env=b\n", "empty item" },
+		{ "labels = a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9,j=10,k=11,l=12,"
+		  "m=13,n=14,o=15,p=16,q=17\n",
+		  "more than 16 items" },
+	};
+	struct twl_config c;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(twl_config_init(&c), 0);
+	assert_int_equal(c.labels.n, 0);
+	assert_int_equal(parse(&c, good, sizeof(good) - 1), 0);
+	assert_int_equal(c.labels.n, 3);
+	assert_string_equal(c.labels.item[1], "env=prod");
+	assert_string_equal(c.labels.item[2], "k8s.zone=eu-west-1a");
+	assert_int_equal(twl_config_validate(&c, false, p), -EINVAL);
+	assert_false(has_error("labels", ""));
+	done(&c);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(twl_config_init(&c), 0);
+		assert_int_equal(parse(&c, bad[i][0], strlen(bad[i][0])), 0);
+		assert_int_equal(twl_config_validate(&c, false, p), -EINVAL);
+		if (!has_error("labels", bad[i][1]))
+			fail_msg("%s: no error saying %s", bad[i][0],
+				 bad[i][1]);
+		done(&c);
+	}
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(twl_config_init(&c), 0);
+		assert_int_equal(parse(&c, refused[i][0],
+				       strlen(refused[i][0])),
+				 -EINVAL);
+		if (!has_error("labels", refused[i][1]))
+			fail_msg("%s: no error saying %s", refused[i][0],
+				 refused[i][1]);
+		assert_int_equal(c.labels.n, 0);
+		done(&c);
+	}
+}
+
 static void test_duplicate_key(void **state)
 {
 	/* Also when the old spelling and the new one meet. */
@@ -368,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_every_bad_value_named),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_privacy),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_example_in_sync),
 		cmocka_unit_test(test_man_in_sync),

@@ -73,10 +73,13 @@ static void test_load_with_machine_id(void **state)
 	assert_string_equal(id.cgroup_mode, "v1");
 	assert_true(strlen(id.kernel) > 0);
 	assert_true(strlen(id.hostname) > 0);
+	assert_null(id.labels);
 	ic.send_hostname = false;
+	ic.labels = &(struct twl_labels){ .n = 0 };
 	assert_int_equal(twl_identity_load(&ic, &id), 0);
 	assert_string_equal(id.hostname, "");
 	assert_false(id.host_id_ephemeral);
+	assert_ptr_equal(id.labels, ic.labels);
 	test_rmtree(dir);
 }
 

@@ -444,14 +444,14 @@ static int fake_collect(void *ctx, json_t *usage)
 		return 0;
 	for (i = 0; i < f->n; i++) {
 		json_t *e = json_pack(
-			"{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:I}",
+			"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:I}",
 			"boot_id", ident.boot_id, "feature",
 			"memcg_v1.soft_limit", "file",
-			"memory.soft_limit_in_bytes", "op", "write", "cgroup",
-			"/c", "comm", "x", "uid", i, "writer_cgroup", "/",
-			"container", "", "last_pid", 1, "count", 2, "failed", 0,
-			"condition_met", 1, "first_seen",
-			(json_int_t)1764732000, "last_seen",
+			"memory.soft_limit_in_bytes", "op", "write", "use",
+			"configures", "cgroup", "/c", "comm", "x", "uid", i,
+			"writer_cgroup", "/", "container", "", "last_pid", 1,
+			"count", 2, "failed", 0, "condition_met", 1,
+			"first_seen", (json_int_t)1764732000, "last_seen",
 			(json_int_t)1764732001);
 
 		assert_non_null(e);

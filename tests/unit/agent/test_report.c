@@ -126,13 +126,68 @@ static void test_add_warning(void **state)
 	assert_int_equal(json_object_size(fields), 2);
 	assert_string_equal(str_at(fields, "comm"), "bad?byte");
 	assert_string_equal(str_at(fields, "pid"), "42");
+	/* The record's boot is this one (wire v2). */
+	assert_string_equal(str_at(w, "boot_id"), test_id.boot_id);
+	assert_string_equal(str_at(w, "kernel"), test_id.kernel);
 	/* The document says who sent it, in which version. */
 	assert_int_equal(int_at(doc, "v"), TWL_WIRE_VERSION);
+	assert_null(json_object_get(json_object_get(doc, "host"), "labels"));
 	assert_string_equal(str_at(json_object_get(doc, "host"),
 				   "agent_version"),
 			    TWL_AGENT_VERSION);
 	assert_string_equal(str_at(json_object_get(doc, "host"), "host_id"),
 			    test_id.host_id);
+	json_decref(doc);
+	twl_report_free(r);
+}
+
+/*
+ * host.labels: the identity's labels as an object, a config without
+ * labels sends none, and the valid items only if any slipped past the
+ * config check.
+ */
+static void test_labels(void **state)
+{
+	struct twl_labels labels = {
+		.item = { "team=payments", "env=prod", "zone=eu-west-1a" },
+		.n = 3,
+	};
+	struct twl_identity id = test_id;
+	struct twl_report_meta meta = {
+		.id = &id,
+		.seq = 1,
+		.batch_id = "0123456789abcdef0123456789abcdef",
+		.sent_time = 1764732000,
+	};
+	struct twl_report *r = twl_report_new();
+	struct twl_verr err;
+	json_t *doc, *l;
+
+	(void)state;
+	assert_non_null(r);
+	id.labels = &labels;
+	doc = twl_report_to_json(r, &meta, NULL);
+	assert_int_equal(twl_report_validate(doc, &err), 0);
+	l = json_object_get(json_object_get(doc, "host"), "labels");
+	assert_int_equal(json_object_size(l), 3);
+	assert_string_equal(str_at(l, "team"), "payments");
+	assert_string_equal(str_at(l, "zone"), "eu-west-1a");
+	json_decref(doc);
+
+	strcpy(labels.item[1], "Env=prod");
+	strcpy(labels.item[2], "team=again");
+	doc = twl_report_to_json(r, &meta, NULL);
+	if (twl_report_validate(doc, &err))
+		fail_msg("invalid labels reached the report: %s at %s",
+			 err.code, err.field);
+	l = json_object_get(json_object_get(doc, "host"), "labels");
+	assert_int_equal(json_object_size(l), 1);
+	assert_string_equal(str_at(l, "team"), "payments");
+	json_decref(doc);
+
+	labels.n = 0;
+	doc = twl_report_to_json(r, &meta, NULL);
+	assert_null(json_object_get(json_object_get(doc, "host"), "labels"));
 	json_decref(doc);
 	twl_report_free(r);
 }
@@ -216,6 +271,8 @@ static void test_unknown_counted_once(void **state)
 	assert_int_equal(int_at(u, "count"), 2);
 	assert_int_equal(int_at(u, "kmsg_seq"), 5);
 	assert_int_equal(int_at(u, "time"), 100);
+	assert_string_equal(str_at(u, "boot_id"), test_id.boot_id);
+	assert_string_equal(str_at(u, "kernel"), test_id.kernel);
 	u = json_array_get(json_object_get(doc, "unknown"), 1);
 	assert_string_equal(str_at(u, "text"), "bar is deprecated");
 	assert_int_equal(int_at(u, "count"), 1);
@@ -256,12 +313,13 @@ static json_t *usage_entry(unsigned i)
 
 	snprintf(cg, sizeof(cg), "/cg%u", i);
 	return json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i}",
+		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i}",
 		"boot_id", test_id.boot_id, "feature",
 		twl_catalog_find_file("memory.soft_limit_in_bytes")->id, "file",
-		"memory.soft_limit_in_bytes", "op", "write", "cgroup", cg,
-		"comm", "runc", "uid", 0, "writer_cgroup", "/", "count", 3,
-		"failed", 1, "first_seen", 10, "last_seen", 20);
+		"memory.soft_limit_in_bytes", "op", "write", "use",
+		"configures", "cgroup", cg, "comm", "runc", "uid", 0,
+		"writer_cgroup", "/", "count", 3, "failed", 1, "first_seen", 10,
+		"last_seen", 20);
 }
 
 /* usage[] entries: reference taken, capped at the wire limit. */
@@ -513,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_counted_once),
 		cmocka_unit_test(test_unknown_cap),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_census_and_health),
 		cmocka_unit_test(test_text_sanitize),
 		cmocka_unit_test(test_split_full_example),

@@ -321,6 +321,48 @@ static void test_error_position(void **state)
 	}
 }
 
+/*
+ * twl_json_parser_bool(), which the report fast path reads usage[].value's
+ * "unlimited" with: the two literals after any whitespace, nothing else;
+ * a failure sticks and is reported at the offending byte.
+ */
+static void test_parser_bool(void **state)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		bool value;
+		char next; /* what follows the literal */
+	} t[] = {
+		{ "true,", 1, true, ',' },   { " \n\tfalse}", 1, false, '}' },
+		{ "truex", 1, true, 'x' },   { "tru", 0, false, 0 },
+		{ "True", 0, false, 0 },     { "fals", 0, false, 0 },
+		{ "null", 0, false, 0 },     { "1", 0, false, 0 },
+		{ "\"true\"", 0, false, 0 }, { "", 0, false, 0 },
+	};
+	struct twl_json_parser ps;
+	struct twl_json_err err;
+	bool v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		twl_json_parser_init(&ps, t[i].text, strlen(t[i].text), 4,
+				     &err);
+		v = !t[i].value;
+		if ((twl_json_parser_bool(&ps, &v) == 0) != t[i].ok)
+			fail_msg("case %s: %s", t[i].text,
+				 t[i].ok ? "rejected" : "accepted");
+		if (t[i].ok) {
+			assert_true(v == t[i].value);
+			assert_int_equal(twl_json_parser_peek(&ps), t[i].next);
+		} else {
+			assert_true(err.text[0] != '\0');
+			assert_int_equal(twl_json_parser_peek(&ps), -1);
+		}
+		twl_json_parser_fini(&ps);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_long_tokens),
 		cmocka_unit_test(test_nul_after_token),
 		cmocka_unit_test(test_error_position),
+		cmocka_unit_test(test_parser_bool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,8 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "wire_test.h"
+
 #define MAX_ROWS 256
 
 struct expect {
@@ -117,6 +119,44 @@ static json_t *parse_file(const char *name, struct twl_verr *err,
 	return doc;
 }
 
+/*
+ * twl_wire_decode() on the same bytes: the same verdict and error as
+ * twl_report_parse() (@doc, @err), and for a valid report with usage[]
+ * the fast path, whose values agree with twl_wire_from_doc().
+ */
+static void check_fast_path(const char *name, json_t *doc,
+			    const struct twl_verr *err)
+{
+	char path[4200], *buf = NULL;
+	struct twl_wire_report fast, full;
+	struct twl_verr werr;
+	size_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", examples(), name);
+	if (twl_read_file(path, 64 << 20, &buf, &len))
+		fail_msg("cannot read %s", path);
+	ret = twl_wire_decode(buf, len, &fast, &werr);
+	free(buf);
+	if (!doc) {
+		if (!ret || memcmp(err, &werr, sizeof(werr)))
+			fail_msg("%s: twl_wire_decode says %s at '%s'", name,
+				 ret ? werr.code : "valid", werr.field);
+		return;
+	}
+	if (ret)
+		fail_msg("%s: twl_wire_decode rejects it: %s at '%s'", name,
+			 werr.code, werr.field);
+	if (json_object_get(doc, "usage") && json_object_get(fast.doc, "usage"))
+		fail_msg("%s: not decoded by the fast path", name);
+	assert_int_equal(twl_wire_from_doc(doc, &full), 0);
+	assert_int_equal(fast.n_usage, full.n_usage);
+	for (size_t i = 0; i < fast.n_usage; i++)
+		same_usage(&fast.usage[i], &full.usage[i]);
+	twl_wire_release(&fast);
+	twl_wire_release(&full);
+}
+
 static void test_golden_accepted(void **state)
 {
 	DIR *d = opendir(examples());
@@ -139,6 +179,7 @@ static void test_golden_accepted(void **state)
 			fail_msg("%s rejected: %s at '%s': %s", de->d_name,
 				 err.code, err.field, err.reason);
 		assert_int_equal(twl_report_validate(doc, NULL), 0);
+		check_fast_path(de->d_name, doc, &err);
 		/* Re-encoded, it is still valid (what the server stores). */
 		text = json_dumps(doc, JSON_COMPACT);
 		assert_non_null(text);
@@ -153,9 +194,9 @@ static void test_golden_accepted(void **state)
 		n++;
 	}
 	closedir(d);
-	/* minimal, full, dmesg, v2-only at least */
-	if (n < 4)
-		fail_msg("only %u golden examples in %s, expected at least 4",
+	/* minimal, full, dmesg, v2-only, minimal-v2, full-v2 at least */
+	if (n < 6)
+		fail_msg("only %u golden examples in %s, expected at least 6",
 			 n, examples());
 }
 
@@ -184,6 +225,7 @@ static void test_invalid_rejected(void **state)
 				 rows[i].code, rows[i].field);
 		if (!err.reason[0])
 			fail_msg("%s: no reason given", rows[i].file);
+		check_fast_path(rows[i].file, NULL, &err);
 		assert_int_equal(e, strcmp(err.code, "unsupported_version") ?
 					    EINVAL :
 					    EPROTONOSUPPORT);
@@ -309,11 +351,121 @@ static void test_golden_coverage(void **state)
 	json_decref(d);
 }
 
+/* Whether some element of @arr (or @arr itself, an object) has @key. */
+static bool any_has(json_t *arr, const char *key)
+{
+	json_t *e;
+	size_t i;
+
+	if (json_is_object(arr))
+		return json_object_get(arr, key) != NULL;
+	json_array_foreach(arr, i, e) if (json_object_get(e, key)) return true;
+	return false;
+}
+
+/* Whether some element of @arr has @key equal to the string @want. */
+static bool any_is(json_t *arr, const char *key, const char *want)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(arr, i, e)
+	{
+		const char *v = json_string_value(json_object_get(e, key));
+
+		if (v && !strcmp(v, want))
+			return true;
+	}
+	return false;
+}
+
+/* full-v2.json shows every member and enumeration value version 2 added. */
+static void test_golden_v2_coverage(void **state)
+{
+	static const struct {
+		const char *a, *b, *key;
+	} members[] = {
+		{ "host", NULL, "labels" },
+		{ "warnings", NULL, "boot_id" },
+		{ "warnings", NULL, "kernel" },
+		{ "warnings", NULL, "source" },
+		{ "unknown", NULL, "boot_id" },
+		{ "unknown", NULL, "kernel" },
+		{ "unknown", NULL, "source" },
+		{ "usage", NULL, "use" },
+		{ "usage", NULL, "target_kind" },
+		{ "usage", NULL, "value" },
+		{ "usage", NULL, "image" },
+		{ "census", NULL, "runtimes" },
+		{ "census", "knobs", "target_kind" },
+		{ "census", "runtimes", "version" },
+		{ "census", "runtimes", "cgroup_driver" },
+		{ "health", NULL, "controllers" },
+		{ "health", NULL, "boots" },
+		{ "health", NULL, "journal_missed" },
+		{ "health", NULL, "journal_errors" },
+		{ "health", NULL, "entries_dropped" },
+		{ "health", "controllers", "reason" },
+		{ "health", "boots", "kernel" },
+		{ "health", "boots", "first_kmsg_seq" },
+		{ "health", "boots", "first_journal_us" },
+	};
+	static const struct {
+		const char *a, *b, *key, *value;
+	} values[] = {
+		{ "warnings", NULL, "origin", "journal" },
+		{ "unknown", NULL, "origin", "journal" },
+		{ "usage", NULL, "use", "configures" },
+		{ "usage", NULL, "use", "listens" },
+		{ "usage", NULL, "use", "reads" },
+		{ "health", "probes", "state", "not_built" },
+		{ "health", "controllers", "state", "not_built" },
+		{ "health", "controllers", "state", "unavailable" },
+	};
+	json_t *d = load_golden("full-v2.json"), *usage, *e, *v;
+	bool min_max = false, unlimited_only = false;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(json_integer_value(json_object_get(d, "v")), 2);
+	for (i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		json_t *at = json_object_get(d, members[i].a);
+
+		if (members[i].b)
+			at = json_object_get(at, members[i].b);
+		if (!any_has(at, members[i].key))
+			fail_msg("full-v2.json: no %s%s%s[].%s", members[i].a,
+				 members[i].b ? "." : "",
+				 members[i].b ? members[i].b : "",
+				 members[i].key);
+	}
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		json_t *at = json_object_get(d, values[i].a);
+
+		if (values[i].b)
+			at = json_object_get(at, values[i].b);
+		if (!any_is(at, values[i].key, values[i].value))
+			fail_msg("full-v2.json: no %s \"%s\" in %s",
+				 values[i].key, values[i].value, values[i].a);
+	}
+	usage = json_object_get(d, "usage");
+	json_array_foreach(usage, i, e)
+	{
+		v = json_object_get(e, "value");
+		min_max |= json_object_get(v, "min") &&
+			   json_object_get(v, "max");
+		unlimited_only |= v && !json_object_get(v, "min");
+	}
+	assert_true(min_max && unlimited_only);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_accepted),
 		cmocka_unit_test(test_golden_coverage),
+		cmocka_unit_test(test_golden_v2_coverage),
 		cmocka_unit_test(test_invalid_rejected),
 		cmocka_unit_test(test_required_kinds_covered),
 	};

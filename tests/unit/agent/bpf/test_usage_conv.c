@@ -298,11 +298,11 @@ static int validate_usage(json_t *usage, struct twl_verr *err)
 {
 	json_t *doc = json_pack(
 		"{s:i, s:s, s:i, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:i}, s:{}, s:[o]}",
-		"v", 1, "batch_id", "5f0c0a6e1d6b4c8e9a7b3c2d1e0f9a8b", "seq",
-		1, "sent_time", 1764732000, "host", "host_id", HEX64,
-		"hostname", "g", "boot_id",
-		"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f", "kernel", "6.1.0",
-		"cgroup_mode", "v1", "agent_version", "0.1.0",
+		"v", TWL_WIRE_VERSION, "batch_id",
+		"5f0c0a6e1d6b4c8e9a7b3c2d1e0f9a8b", "seq", 1, "sent_time",
+		1764732000, "host", "host_id", HEX64, "hostname", "g",
+		"boot_id", "2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f", "kernel",
+		"6.1.0", "cgroup_mode", "v1", "agent_version", "0.1.0",
 		"catalog_version", (int)twl_catalog_version(), "health",
 		"usage", json_incref(usage));
 	int ret;
@@ -343,8 +343,12 @@ static void test_entry_to_json(void **state)
 	assert_non_null(o);
 	assert_string_equal(json_string_value(json_object_get(o, "op")),
 			    "write");
+	assert_string_equal(json_string_value(json_object_get(o, "use")),
+			    "configures");
 	assert_string_equal(json_string_value(json_object_get(o, "cgroup")),
 			    "/jobs/a");
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")), "other");
 	assert_string_equal(json_string_value(json_object_get(o, "container")),
 			    "docker:" HEX64);
 	assert_string_equal(json_string_value(json_object_get(o, "comm")),
@@ -363,9 +367,14 @@ static void test_entry_to_json(void **state)
 			 err.field, err.reason);
 	json_decref(o);
 
-	/* Privacy: paths and container id hashed, comm dropped, kind kept. */
+	/* Privacy: paths and container id hashed, comm dropped, kinds kept
+	 * (the target's classified before its path is hashed). */
+	e.cgroup = "/kubepods/burstable/pod0f1e2d3c/" HEX64;
 	o = twl_usage_entry_to_json(&e, 1764700000LL * 1000000000LL, &hash);
 	assert_non_null(o);
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")),
+		"kubernetes");
 	assert_memory_equal(json_string_value(json_object_get(o, "cgroup")),
 			    "h:", 2);
 	assert_memory_equal(
@@ -390,11 +399,28 @@ static void test_entry_to_json(void **state)
 	assert_non_null(o);
 	assert_string_equal(json_string_value(json_object_get(o, "cgroup")),
 			    "");
+	assert_string_equal(json_string_value(json_object_get(o, "use")),
+			    "reads");
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")), "root");
 	assert_int_equal(json_integer_value(json_object_get(o, "failed")), 7);
 	assert_int_equal(
 		json_integer_value(json_object_get(o, "condition_met")), 7);
 	assert_int_equal(json_integer_value(json_object_get(o, "last_seen")),
 			 1764700005);
+	if (validate_usage(o, &err))
+		fail_msg("invalid usage entry: %s at %s: %s", err.code,
+			 err.field, err.reason);
+	json_decref(o);
+
+	e.op = TWL_BPF_OP_REGISTER;
+	e.cgroup = "/system.slice/docker-" HEX64 ".scope";
+	o = twl_usage_entry_to_json(&e, 1764700000LL * 1000000000LL, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "use")),
+			    "listens");
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")), "docker");
 	if (validate_usage(o, &err))
 		fail_msg("invalid usage entry: %s at %s: %s", err.code,
 			 err.field, err.reason);
