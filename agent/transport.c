@@ -165,7 +165,16 @@ static void set_options(struct twl_transport *t, const char *url,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	/*
+	 * Trust ca_file and nothing else: libcurl also searches its
+	 * compiled-in CA directory (Debian's: /etc/ssl/certs, every system
+	 * CA, a TLS-inspection proxy's included) unless CURLOPT_CAPATH is
+	 * NULL, and CURLSSLOPT_NATIVE_CA would add the OS store; 0 keeps
+	 * it off.
+	 */
 	curl_easy_setopt(c, CURLOPT_CAINFO, t->ca_file);
+	curl_easy_setopt(c, CURLOPT_CAPATH, NULL);
+	curl_easy_setopt(c, CURLOPT_SSL_OPTIONS, 0L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
 	curl_easy_setopt(c, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);

@@ -3,8 +3,9 @@
  * transport: one HTTPS POST to the twilight server with libcurl, and the
  * pure helpers around it (gzip, Retry-After, classifying the answer).
  *
- * TLS: the server certificate is always verified against ca_file (peer and
- * host name), TLS 1.2 or newer, https only, no redirects followed, optional
+ * TLS: the server certificate is always verified against ca_file and
+ * nothing else (no system CA store, no compiled-in CA path; peer and host
+ * name), TLS 1.2 or newer, https only, no redirects followed, optional
  * client certificate; proxies come from the usual environment variables
  * (https_proxy, no_proxy: libcurl's default).
  */
