@@ -2,18 +2,20 @@
 /*
  * sender: durable delivery of report batches to the twilight server.
  *
- * The agent's main loop hands each finished report (wire format v1 JSON) to
+ * The agent's main loop hands each finished report (wire format JSON) to
  * twl_sender_submit(), which writes it to the spool (fsync'd) before
  * returning. twl_sender_run_once() then delivers spooled batches oldest
  * first over HTTPS, enrolling first if no host key is stored yet, and
  * applies the retry rules:
  *
  *   2xx                         delivered, spool file deleted
- *   408, 429, 5xx, 1xx/3xx,     retry with exponential backoff and full
- *   network/TLS error, timeout, jitter: random(0, min(cap, base * 2^(n-1)))
- *   400 "unsupported_version"   for the n-th failure in a row, but never
- *                               sooner than Retry-After (seconds or HTTP
- *                               date, honoured up to an hour)
+ *   network/TLS error, timeout, retry with exponential backoff and full
+ *   408, 429, 5xx, 1xx/3xx,     jitter: random(0, min(cap, base * 2^(n-1)))
+ *   400 "unsupported_version",  for the n-th failure in a row, but never
+ *   any 4xx not named here      sooner than Retry-After (seconds or HTTP
+ *   (a proxy's 404 or 405, a    date, honoured up to an hour)
+ *   400 without a validator
+ *   code)
  *   401, 403                    batch kept, back off up to an hour
  *                               (d/2 + random(0, d/2), d doubling from base),
  *                               key_rejected = true, "key rejected" in
@@ -26,8 +28,10 @@
  *   413                         batch split in two (new batch ids, see
  *                               twl_report_split() in report.h), halves
  *                               spooled before the original is deleted
- *   other 4xx                   batch moved to spool_dir/quarantine, the
- *                               server's error body logged
+ *   400 or 422 whose JSON body  batch moved to spool_dir/quarantine, the
+ *   names a validator code      server's error body logged: the server
+ *   ({"error": "too_long", ...}) judged its content, sending it again
+ *                               cannot help
  *
  * A batch whose answer was lost (timeout, connection closed mid-answer) is
  * sent again unchanged, same batch_id: the server drops the duplicate. A

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include <twilight/wire.h>
+
 #include "transport.h"
 
 struct twl_transport {
@@ -335,29 +337,50 @@ const char *twl_error_code(const char *body, size_t len, char *out, size_t cap)
 	return out;
 }
 
+/*
+ * The wire validator's codes that judge a document's content (wire.h);
+ * unsupported_version is not one: a newer agent waits for the server.
+ */
+static const char *const content_codes[] = {
+	TWL_VERR_INVALID_JSON,	  TWL_VERR_WRONG_TYPE,
+	TWL_VERR_MISSING_FIELD,	  TWL_VERR_UNKNOWN_FIELD,
+	TWL_VERR_UNKNOWN_FEATURE, TWL_VERR_TOO_LONG,
+	TWL_VERR_INVALID_UTF8,	  TWL_VERR_TOO_MANY,
+	TWL_VERR_OUT_OF_RANGE,	  TWL_VERR_BAD_VALUE,
+	TWL_VERR_TOO_DEEP,
+};
+
+/* Does @res's JSON body name a validator code judging the content? */
+static bool content_rejected(const struct twl_http_result *res)
+{
+	char code[64];
+	size_t i;
+
+	twl_error_code(res->body, res->body_len, code, sizeof(code));
+	for (i = 0; i < sizeof(content_codes) / sizeof(content_codes[0]); i++)
+		if (!strcmp(code, content_codes[i]))
+			return true;
+	return false;
+}
+
 /* Contract: see transport.h. */
 enum twl_verdict twl_classify(const struct twl_http_result *res)
 {
 	long st = res->status;
-	char code[64];
 
 	if (st >= 200 && st <= 299)
 		return TWL_V_DELIVERED;
-	if (st == 0 || st == 408 || st == 429 || (st >= 500 && st <= 599))
-		return TWL_V_RETRY;
 	if (st == 401 || st == 403)
 		return TWL_V_KEY_REJECTED;
 	if (st == 413)
 		return TWL_V_SPLIT;
-	if (st == 400 && !strcmp(twl_error_code(res->body, res->body_len, code,
-						sizeof(code)),
-				 "unsupported_version"))
-		return TWL_V_RETRY;
-	if (st >= 400 && st <= 499)
+	if ((st == 400 || st == 422) && content_rejected(res))
 		return TWL_V_QUARANTINE;
 	/*
-	 * 1xx/3xx as a final answer: a misconfigured server or proxy (no
-	 * redirects are followed), not a verdict on the batch; keep it.
+	 * Anything else is no verdict on the batch: network errors, 408,
+	 * 429, 5xx, unsupported_version, 1xx/3xx (no redirects are
+	 * followed), and the 4xx of a proxy or a wrong server-url (404,
+	 * 405, a 400 without the validator's answer). Keep the batch.
 	 */
 	return TWL_V_RETRY;
 }

@@ -38,10 +38,12 @@ struct twl_http_result {
 
 enum twl_verdict {
 	TWL_V_DELIVERED, /* 2xx */
-	TWL_V_RETRY, /* 408, 429, 5xx, 1xx/3xx, network, unsupported_version */
+	TWL_V_RETRY, /* any answer not below, network errors */
 	TWL_V_KEY_REJECTED, /* 401, 403 */
 	TWL_V_SPLIT, /* 413 */
-	TWL_V_QUARANTINE, /* any other 4xx */
+	/* 400 or 422 whose JSON body's "error" is a validator code judging
+	 * the content (wire.h's TWL_VERR_*, not unsupported_version) */
+	TWL_V_QUARANTINE,
 };
 
 struct twl_transport;

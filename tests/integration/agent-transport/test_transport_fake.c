@@ -731,6 +731,61 @@ static void test_400_quarantined_unsupported_version_kept(void **state)
 	free(b);
 }
 
+/*
+ * Only a 400 or 422 naming a validator code is the server's verdict on the
+ * batch: a proxy's 404 or 405, a 400 without such a body, are retried
+ * with back-off and the batch is kept, byte for byte.
+ */
+static void test_4xx_without_verdict_retried(void **state)
+{
+	struct fx *f = *state;
+	const char *script[] = {
+		"201||{\"host_key\":\"hk-16\"}",
+		"404||<html>Not Found</html>",
+		"405|Allow: GET|",
+		"400||",
+		"400||{\"error\":\"bad_request\"}",
+		"400||{\"error\":\"too_long\",\"field\":\"usage[0].cgroup\",\"reason\":\"the string is 1500 bytes\"}",
+		NULL,
+	};
+	static const char *const want[] = { "HTTP 404", "HTTP 405", "HTTP 400",
+					    "HTTP 400 (bad_request)" };
+	char *batch = make_batch("00000000000000000000000000000a16");
+	char *q = fx_path(f, "spool/quarantine");
+	struct twl_sender_stats st;
+	int r = 0;
+
+	start_server(f, "server", TU_SRV_PLAIN, script);
+	make_sender(f, NULL);
+	submit(f, batch);
+	for (int i = 0; i < 4; i++) {
+		f->now += (uint64_t)r;
+		r = twl_sender_run_once(f->s, 10000);
+		assert_int_equal(r, 1000 << i); /* back-off grows */
+		st = stats(f);
+		if (st.spool_quarantined || st.spool_files != 1)
+			fail_msg(
+				"after \"%s\" the batch was not kept (%llu quarantined, %llu spooled)",
+				script[i + 1],
+				(unsigned long long)st.spool_quarantined,
+				(unsigned long long)st.spool_files);
+		if (!strstr(st.last_error, want[i]))
+			fail_msg("last_error \"%s\" lacks \"%s\"",
+				 st.last_error, want[i]);
+		assert_body_is(f, i + 2, batch);
+	}
+	f->now += (uint64_t)r;
+	assert_int_equal(twl_sender_run_once(f->s, 10000), TWL_SENDER_IDLE_MS);
+	st = stats(f);
+	assert_int_equal(st.spool_files, 0);
+	assert_int_equal(st.spool_quarantined, 1);
+	assert_int_equal(tu_count(q, ".batch"), 1);
+	assert_non_null(strstr(st.last_error, "HTTP 400 (too_long)"));
+	assert_body_is(f, 6, batch);
+	free(q);
+	free(batch);
+}
+
 /* A broken exchange is retried; both attempts carry the same batch. */
 static void retried_then_delivered(struct fx *f, const char *action,
 				   unsigned timeout_ms, const char *err_needle)
@@ -944,6 +999,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_400_quarantined_unsupported_version_kept, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_4xx_without_verdict_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stall_times_out, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_close_mid_body, setup,

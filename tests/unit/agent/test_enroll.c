@@ -244,7 +244,9 @@ static void test_enroll_answers(void **state)
 		"403||{\"error\":\"forbidden\"}",
 		"503||{\"error\":\"busy\"}",
 		"429|Retry-After: 5|{\"error\":\"slow_down\"}",
+		"400||{\"error\":\"bad_value\",\"field\":\"host_id\"}",
 		"400||{\"error\":\"bad_request\"}",
+		"404||",
 		"413||{\"error\":\"too_large\"}",
 		"200||{\"host_key\":\"two words\"}",
 		"201||{\"host_key\":42}",
@@ -257,9 +259,9 @@ static void test_enroll_answers(void **state)
 		long status;
 	} want[] = {
 		{ -EACCES, 401 }, { -EACCES, 403 }, { -EAGAIN, 503 },
-		{ -EAGAIN, 429 }, { -EINVAL, 400 }, { -EINVAL, 413 },
-		{ -EPROTO, 200 }, { -EPROTO, 201 }, { -EPROTO, 200 },
-		{ -EAGAIN, 0 },
+		{ -EAGAIN, 429 }, { -EINVAL, 400 }, { -EAGAIN, 400 },
+		{ -EAGAIN, 404 }, { -EINVAL, 413 }, { -EPROTO, 200 },
+		{ -EPROTO, 201 }, { -EPROTO, 200 }, { -EAGAIN, 0 },
 	};
 	char *key;
 

@@ -51,10 +51,23 @@ static void test_classify_table(void **state)
 		{ 413, "", TWL_V_SPLIT },
 		{ 400, "{\"error\":\"unknown_field\",\"field\":\"x\"}",
 		  TWL_V_QUARANTINE },
-		{ 400, "not json", TWL_V_QUARANTINE },
-		{ 400, "[\"unsupported_version\"]", TWL_V_QUARANTINE },
+		{ 400, "{\"error\":\"too_long\",\"field\":\"usage[0].cgroup\"}",
+		  TWL_V_QUARANTINE },
 		{ 422, "{\"error\":\"unknown_feature\"}", TWL_V_QUARANTINE },
-		{ 404, "", TWL_V_QUARANTINE },
+		{ 422, "{\"error\":\"invalid_utf8\"}", TWL_V_QUARANTINE },
+		/* No verdict on the content: kept and retried. */
+		{ 400, "not json", TWL_V_RETRY },
+		{ 400, "", TWL_V_RETRY },
+		{ 400, "[\"unsupported_version\"]", TWL_V_RETRY },
+		{ 400, "{\"error\":\"bad_request\"}", TWL_V_RETRY },
+		{ 400, "{\"error\":7}", TWL_V_RETRY },
+		{ 422, "", TWL_V_RETRY },
+		{ 404, "", TWL_V_RETRY },
+		{ 404, "{\"error\":\"not_found\"}", TWL_V_RETRY },
+		{ 404, "{\"error\":\"too_long\"}", TWL_V_RETRY },
+		{ 405, "", TWL_V_RETRY },
+		{ 409, "{\"error\":\"too_many\"}", TWL_V_RETRY },
+		{ 418, "", TWL_V_RETRY },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
