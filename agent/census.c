@@ -12,12 +12,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/types.h> /* the __u32 of twl_bpf_types.h */
+
 #include <twilight/catalog.h>
 #include <twilight/config.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "bpf/twl_bpf_types.h"
+#include "bpf/usage_conv.h"
+
 #define MAX_DEPTH 64
+/* A path as wire_path() writes it: "/..." and TWL_BPF_PATH_LEN bytes. */
+#define WIRE_PATH_MAX (TWL_BPF_PATH_LEN + 8)
+
+/* Paths sent otherwise than they are (wire_path()), for one log line. */
+struct renames {
+	unsigned n;
+	char first[160]; /* the first, printable */
+};
 #define KNOB_READ_MAX 512
 
 /* Split the next space-separated field of @line; NULL when none left. */
@@ -61,6 +74,51 @@ static int unescape_octal(const char *in, char *out, size_t cap)
 	}
 	out[o] = '\0';
 	return 0;
+}
+
+/*
+ * @len bytes of @path (top first, "" or "/" for the root) into @out as the
+ * BPF programs capture a cgroup path and usage_conv.c converts it, so
+ * knobs[] and usage[] name a cgroup alike and the wire can carry it: the
+ * names from the leaf up, at most TWL_BPF_PATH_DEPTH, none starting past
+ * TWL_BPF_PATH_OFF_MAX bytes of the capture, each at most
+ * TWL_BPF_COMP_LEN - 1 bytes; "/..." in front when the top was cut; bytes
+ * that are not printable UTF-8 as '?'. @out holds WIRE_PATH_MAX bytes.
+ * A path sent otherwise than it is is counted in @r.
+ */
+static void wire_path(const char *path, size_t len, char *out,
+		      struct renames *r)
+{
+	char raw[TWL_BPF_PATH_LEN];
+	size_t off = 0, end = len, depth = 0, start, n;
+	bool cut = false;
+
+	while (end > 0 && !cut) {
+		for (start = end; start > 0 && path[start - 1] != '/'; start--)
+			;
+		n = end - start;
+		end = start ? start - 1 : 0;
+		if (!n)
+			continue;
+		if (depth == TWL_BPF_PATH_DEPTH || off > TWL_BPF_PATH_OFF_MAX) {
+			cut = true;
+			break;
+		}
+		if (n > TWL_BPF_COMP_LEN - 1) {
+			n = TWL_BPF_COMP_LEN - 1;
+			cut = true;
+		}
+		memcpy(raw + off, path + start, n);
+		off += n;
+		raw[off++] = '/';
+		depth++;
+	}
+	if (twl_cgroup_path_from_raw(raw, off, cut, out, WIRE_PATH_MAX))
+		snprintf(out, WIRE_PATH_MAX, "/..."); /* cannot happen: sized */
+	if (!len || (strlen(out) == len && !memcmp(out, path, len)))
+		return;
+	if (!r->n++)
+		twl_printable_copy(path, len, r->first, sizeof(r->first));
 }
 
 static bool under_root(const char *path, const char *root)
@@ -254,6 +312,7 @@ struct walk {
 	unsigned long root_swappiness;
 	unsigned walked;
 	bool truncated;
+	struct renames renames;
 };
 
 /* Read a small control file relative to @dfd; strips the trailing newline. */
@@ -330,17 +389,20 @@ static bool past_deadline(const struct walk *w)
 		now.tv_nsec >= w->deadline.tv_nsec);
 }
 
-static int add_knob(struct walk *w, size_t k, const char *cgroup,
+/* Knob @k of cgroup @cg (@cglen bytes, "" for the root) set to @val. */
+static int add_knob(struct walk *w, size_t k, const char *cg, size_t cglen,
 		    const char *val)
 {
+	char path[WIRE_PATH_MAX];
 	json_t *o;
 
 	if (json_array_size(w->knobs) >= TWL_WIRE_MAX_KNOBS) {
 		w->truncated = true;
 		return 0;
 	}
+	wire_path(cg, cglen, path, &w->renames);
 	o = json_pack("{s:s, s:s, s:s, s:s}", "feature", w->feature[k]->id,
-		      "file", knobs[k].file, "cgroup", cgroup, "value", val);
+		      "file", knobs[k].file, "cgroup", path, "value", val);
 	if (!o || json_array_append_new(w->knobs, o))
 		return -ENOMEM;
 	return 0;
@@ -371,7 +433,7 @@ static int walk_cgroup(struct walk *w, int dfd, char *cg, size_t cglen,
 			continue;
 		if (non_default(knobs[k].kind, val, depth == 0,
 				w->root_swappiness)) {
-			ret = add_knob(w, k, cglen ? cg : "/", val);
+			ret = add_knob(w, k, cg, cglen, val);
 			if (ret)
 				goto out;
 		}
@@ -413,9 +475,10 @@ out:
 	return ret;
 }
 
-static json_t *hierarchy_json(const struct twl_cgroup_mount *m)
+static json_t *hierarchy_json(const struct twl_cgroup_mount *m,
+			      struct renames *r)
 {
-	char buf[1024], *save = NULL, *tok;
+	char buf[1024], *save = NULL, *tok, mount[WIRE_PATH_MAX];
 	json_t *ctl = json_array(), *o;
 	int fd;
 
@@ -442,9 +505,58 @@ static json_t *hierarchy_json(const struct twl_cgroup_mount *m)
 			continue;
 		json_array_append_new(ctl, json_string(tok));
 	}
+	wire_path(m->mount, strlen(m->mount), mount, r);
 	o = json_pack("{s:s, s:s, s:o}", "kind", m->kind == 1 ? "v1" : "v2",
-		      "mount", m->mount, "controllers", ctl);
+		      "mount", mount, "controllers", ctl);
 	return o;
+}
+
+/* The walk ends @max_ms from now. */
+static void set_deadline(struct walk *w, unsigned max_ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	w->deadline.tv_sec += max_ms / 1000;
+	w->deadline.tv_nsec += (long)(max_ms % 1000) * 1000000L;
+	if (w->deadline.tv_nsec >= 1000000000L) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+/*
+ * Each mount of @mounts into @hier, and the knobs of each v1 memory
+ * hierarchy into w->knobs (@cg: PATH_MAX bytes of scratch). 0 or -ENOMEM.
+ */
+static int walk_mounts(struct walk *w, const struct twl_cgroup_mounts *mounts,
+		       json_t *hier, char *cg)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < mounts->n; i++) {
+		const struct twl_cgroup_mount *m = &mounts->m[i];
+		json_t *h = hierarchy_json(m, &w->renames);
+		char val[KNOB_READ_MAX];
+		unsigned long long swp;
+		int dfd;
+
+		if (!h || json_array_append_new(hier, h))
+			return -ENOMEM;
+		if (m->kind != 1 || !m->memory || w->truncated)
+			continue;
+		dfd = open(m->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		w->root_swappiness = 60;
+		if (!read_knob(dfd, "memory.swappiness", val, sizeof(val)) &&
+		    parse_ulong(val, &swp))
+			w->root_swappiness = (unsigned long)swp;
+		cg[0] = '\0';
+		ret = walk_cgroup(w, dfd, cg, 0, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now, int *err)
@@ -453,7 +565,7 @@ json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now, int *err)
 	json_t *census = NULL, *hier = NULL;
 	struct walk w;
 	char *cg = NULL;
-	size_t i, k;
+	size_t k;
 	int ret;
 
 	memset(&w, 0, sizeof(w));
@@ -471,44 +583,24 @@ json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now, int *err)
 		goto out;
 	for (k = 0; k < N_KNOBS; k++)
 		w.feature[k] = twl_catalog_find_file(knobs[k].file);
-	clock_gettime(CLOCK_MONOTONIC, &w.deadline);
-	w.deadline.tv_sec += cfg->max_ms / 1000;
-	w.deadline.tv_nsec += (long)(cfg->max_ms % 1000) * 1000000L;
-	if (w.deadline.tv_nsec >= 1000000000L) {
-		w.deadline.tv_sec++;
-		w.deadline.tv_nsec -= 1000000000L;
-	}
-	for (i = 0; i < mounts->n; i++) {
-		const struct twl_cgroup_mount *m = &mounts->m[i];
-		json_t *h = hierarchy_json(m);
-		char val[KNOB_READ_MAX];
-		unsigned long long swp;
-		int dfd;
-
-		if (!h || json_array_append_new(hier, h)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (m->kind != 1 || !m->memory || w.truncated)
-			continue;
-		dfd = open(m->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			continue;
-		w.root_swappiness = 60;
-		if (!read_knob(dfd, "memory.swappiness", val, sizeof(val)) &&
-		    parse_ulong(val, &swp))
-			w.root_swappiness = (unsigned long)swp;
-		cg[0] = '\0';
-		ret = walk_cgroup(&w, dfd, cg, 0, 0);
-		if (ret)
-			goto out;
-	}
+	set_deadline(&w, cfg->max_ms);
+	ret = walk_mounts(&w, mounts, hier, cg);
+	if (ret)
+		goto out;
 	census = json_pack("{s:I, s:O, s:O, s:I, s:b}", "time", (json_int_t)now,
 			   "hierarchies", hier, "knobs", w.knobs,
 			   "cgroups_walked", (json_int_t)w.walked, "truncated",
 			   w.truncated || mounts->truncated);
 	if (!census)
 		ret = -ENOMEM;
+	/* Not an error: said once per census, so a renamed path is explained. */
+	if (census && w.renames.n)
+		twl_log(LOG_NOTICE,
+			"census: %u cgroup or mount paths are not UTF-8 text, hold control "
+			"characters or are longer than BPF keeps of a path; sent as BPF paths "
+			"are (such bytes as '?', the top of a long path as \"/...\"), the "
+			"first: %s",
+			w.renames.n, w.renames.first);
 out:
 	json_decref(hier);
 	json_decref(w.knobs);

@@ -69,7 +69,7 @@ static void test_parse_mountinfo(void **state)
 static void fake_cgroup(const char *dir, const char *rel,
 			const char *swappiness)
 {
-	char p[512];
+	char p[PATH_MAX];
 
 	test_mkdir(dir, rel);
 #define K(name, val)                                     \
@@ -87,6 +87,27 @@ static void fake_cgroup(const char *dir, const char *rel,
 #undef K
 	snprintf(p, sizeof(p), "%s/memory.swappiness", rel);
 	test_write(dir, p, swappiness);
+}
+
+/* @census is valid inside a version 2 report (it is consumed). */
+static void assert_census_valid(json_t *census)
+{
+	json_t *doc = json_pack(
+		"{s:i, s:s, s:i, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:i}, s:O, s:{}}",
+		"v", 2, "batch_id", "0d4e6b1f2a3c4d5e8f9a0b1c2d3e4f5a", "seq",
+		1, "sent_time", 1764732000, "host", "host_id",
+		"9c1f4e2b7a3d5e6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7",
+		"hostname", "h", "boot_id",
+		"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f", "kernel", "6.1",
+		"cgroup_mode", "hybrid", "agent_version", "0.1.0",
+		"catalog_version", 1, "census", census, "health");
+	struct twl_verr verr;
+
+	assert_non_null(doc);
+	if (twl_report_validate(doc, &verr))
+		fail_msg("census invalid: %s at %s: %s", verr.code, verr.field,
+			 verr.reason);
+	json_decref(doc);
 }
 
 static json_t *knob(json_t *census, const char *file, const char *cgroup)
@@ -186,24 +207,7 @@ static void test_fake_tree(void **state)
 	assert_null(knob(c, "memory.soft_limit_in_bytes", "/default"));
 
 	/* The whole census is valid inside a report. */
-	{
-		json_t *doc = json_pack(
-			"{s:i, s:s, s:i, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:i}, s:O, s:{}}",
-			"v", 1, "batch_id", "0d4e6b1f2a3c4d5e8f9a0b1c2d3e4f5a",
-			"seq", 1, "sent_time", 1764732000, "host", "host_id",
-			"9c1f4e2b7a3d5e6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7",
-			"hostname", "h", "boot_id",
-			"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f", "kernel", "6.1",
-			"cgroup_mode", "hybrid", "agent_version", "0.1.0",
-			"catalog_version", 1, "census", c, "health");
-		struct twl_verr verr;
-
-		assert_non_null(doc);
-		if (twl_report_validate(doc, &verr))
-			fail_msg("census invalid: %s at %s: %s", verr.code,
-				 verr.field, verr.reason);
-		json_decref(doc);
-	}
+	assert_census_valid(c);
 	json_decref(c);
 
 	/* Bounded: at most 2 cgroups. */
@@ -235,11 +239,85 @@ static void test_fake_tree(void **state)
 	test_rmtree(dir);
 }
 
+/*
+ * Names the wire cannot carry as they are: a path over the wire's 1024
+ * bytes, a name that is not UTF-8, one with a control character, a mount
+ * point that is not UTF-8. Each is sent as BPF paths are (usage_conv.c):
+ * the leaf kept, the top cut to "/...", bad bytes as '?'; the census is
+ * taken and valid, its other knobs intact.
+ */
+static void test_long_and_invalid_names(void **state)
+{
+	char *dir = test_mkdtemp(), *mipath = test_path(dir, "mountinfo");
+	struct twl_census_cfg cfg = { .mountinfo = mipath,
+				      .max_cgroups = 1000,
+				      .max_ms = 5000 };
+	char comp[5][251], rel[2048], want[1100], mi[4096], root[1024];
+	size_t o = 0;
+	json_t *c, *k, *h;
+	int err = -1;
+
+	test_mkdir(dir, "cg");
+	fake_cgroup(dir, "cg/memory", "60\n");
+	o = (size_t)snprintf(rel, sizeof(rel), "cg/memory");
+	for (int i = 0; i < 5; i++) {
+		memset(comp[i], 'a' + i, 250);
+		comp[i][250] = '\0';
+		o += (size_t)snprintf(rel + o, sizeof(rel) - o, "/%s", comp[i]);
+		fake_cgroup(dir, rel, "60\n");
+	}
+	strcat(rel, "/memory.soft_limit_in_bytes");
+	test_write(dir, rel, "1048576\n");
+	fake_cgroup(dir, "cg/memory/bad\xff\xfename", "60\n");
+	test_write(dir, "cg/memory/bad\xff\xfename/memory.use_hierarchy",
+		   "0\n");
+	fake_cgroup(dir, "cg/memory/tab\tname", "60\n");
+	test_write(dir, "cg/memory/tab\tname/memory.move_charge_at_immigrate",
+		   "1\n");
+	fake_cgroup(dir, "cg/memory/plain", "60\n");
+	test_write(dir, "cg/memory/plain/memory.use_hierarchy", "0\n");
+	test_mkdir(dir, "cg/pi\xff"
+			"ds");
+	snprintf(mi, sizeof(mi),
+		 "31 26 0:28 / %s/cg/memory rw - cgroup cgroup rw,memory\n"
+		 "32 26 0:29 / %s/cg/pi\xff"
+		 "ds rw - cgroup cgroup rw,pids\n",
+		 dir, dir);
+	test_write(dir, "mountinfo", mi);
+	snprintf(root, sizeof(root), "%s/cg", dir);
+	cfg.cgroup_root = root;
+
+	c = twl_census_take(&cfg, 1764732000, &err);
+	if (!c)
+		fail_msg("no census: %s", strerror(-err));
+	assert_int_equal(err, 0);
+	assert_int_equal(json_array_size(json_object_get(c, "knobs")), 4);
+	/* BPF keeps the names that start within 256 bytes of the leaf. */
+	snprintf(want, sizeof(want), "/.../%s/%s", comp[3], comp[4]);
+	assert_non_null(knob(c, "memory.soft_limit_in_bytes", want));
+	assert_non_null(knob(c, "memory.use_hierarchy", "/bad??name"));
+	assert_non_null(
+		knob(c, "memory.move_charge_at_immigrate", "/tab?name"));
+	k = knob(c, "memory.use_hierarchy", "/plain");
+	assert_non_null(k);
+	h = json_object_get(c, "hierarchies");
+	assert_int_equal(json_array_size(h), 2);
+	snprintf(want, sizeof(want), "%s/cg/pi?ds", dir);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(h, 1), "mount")),
+			    want);
+	assert_census_valid(c);
+	json_decref(c);
+	free(mipath);
+	test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_mountinfo),
 		cmocka_unit_test(test_fake_tree),
+		cmocka_unit_test(test_long_and_invalid_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
