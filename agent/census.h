@@ -55,7 +55,12 @@ struct twl_census_cfg {
  * twl_census_take - the census object of the wire format, taken now
  * (@now = Unix seconds for its "time"). Knobs name the catalog feature of
  * their control file; a file the catalog does not know is left out.
- * Returns a new object, or NULL with *@err set (-errno of reading the
+ * Cgroup paths and mount points are written as the BPF counters write
+ * cgroup paths (agent/bpf/usage_conv.h), so the same cgroup has the same
+ * name in knobs[] and usage[] and every path fits the wire: the leaf-most
+ * names that fit the BPF capture, "/..." in front when the top was cut,
+ * bytes that are not printable UTF-8 as '?' (one notice per census says
+ * how many and the first). Returns a new object, or NULL with *@err set (-errno of reading the
  * mount table, -ENOMEM).
  */
 json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now,
