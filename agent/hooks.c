@@ -7,13 +7,41 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
+#include "batch_check.h"
 #include "hooks.h"
 
+/*
+ * Spool a batch once the wire validator passed it: entries it refuses are
+ * dropped (and counted) so they cannot get the rest quarantined.
+ */
 static int sender_sink(void *ctx, const char *json, size_t len)
 {
 	struct twl_agent *a = ctx;
+	struct twl_sender_stats st;
+	struct twl_batch_check bc;
+	int ret;
 
-	return twl_sender_submit(a->sender, json, len);
+	twl_sender_stats(a->sender, &st);
+	ret = twl_batch_check(json, len, st.entries_dropped, &bc);
+	if (ret)
+		return ret;
+	if (bc.dropped)
+		twl_log(LOG_WARNING,
+			"batch: dropped %u invalid entries before spooling, the rest is kept; "
+			"the first, %s: %s at %s: %s",
+			bc.dropped, bc.first_entry, bc.first.code,
+			bc.first.field, bc.first.reason);
+	if (bc.invalid)
+		twl_log(LOG_ERR,
+			"batch: invalid (%s at %s: %s) after dropping %u entries; spooled as "
+			"it is, the server will quarantine it: please report this agent bug",
+			bc.why.code, bc.why.field, bc.why.reason, bc.dropped);
+	ret = twl_sender_submit(a->sender, bc.json ? bc.json : json,
+				bc.json ? bc.len : len);
+	if (!ret)
+		twl_sender_count_dropped(a->sender, bc.dropped);
+	twl_batch_check_fini(&bc);
+	return ret;
 }
 
 static void sender_health(void *ctx, struct twl_health *h)

@@ -31,7 +31,7 @@ struct twl_sender {
 	unsigned retry_n; /* consecutive retryable failures */
 	unsigned reject_n; /* consecutive key rejections */
 	uint64_t next_at_ms; /* no attempt before this (cfg clock) */
-	uint64_t sent, send_failures;
+	uint64_t sent, send_failures, entries_dropped;
 	bool key_rejected;
 	char last_error[256];
 };
@@ -284,6 +284,12 @@ int twl_sender_submit(struct twl_sender *s, const char *json, size_t len)
 				" (larger than spool_max_bytes; raise it)" :
 				"; check free space and permissions");
 	return ret;
+}
+
+/* Contract: see sender.h. */
+void twl_sender_count_dropped(struct twl_sender *s, unsigned n)
+{
+	s->entries_dropped += n;
 }
 
 /* Full-jitter exponential delay: random(0, min(cap, base * 2^(n-1))). */
@@ -690,6 +696,7 @@ void twl_sender_stats(const struct twl_sender *s, struct twl_sender_stats *st)
 	st->spool_quarantined = c.quarantined;
 	st->sent = s->sent;
 	st->send_failures = s->send_failures;
+	st->entries_dropped = s->entries_dropped;
 	st->retry_in_ms = s->next_at_ms > now ? s->next_at_ms - now : 0;
 	st->key_rejected = s->key_rejected;
 	st->enrolled = s->host_key != NULL;

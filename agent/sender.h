@@ -91,6 +91,7 @@ struct twl_sender_stats {
 	uint64_t spool_quarantined; /* corrupt or rejected batches since start */
 	uint64_t sent; /* batches delivered (2xx) since start */
 	uint64_t send_failures; /* failed attempts since start */
+	uint64_t entries_dropped; /* invalid entries dropped before spooling */
 	uint64_t retry_in_ms; /* current back-off remaining, 0 = none */
 	bool key_rejected; /* last attempt got 401/403 */
 	bool enrolled; /* a host key is stored */
@@ -114,6 +115,14 @@ struct twl_sender *twl_sender_new(const struct twl_sender_cfg *cfg);
  * oldest batches to respect spool_max_bytes (counted in spool_dropped).
  */
 int twl_sender_submit(struct twl_sender *s, const char *json, size_t len);
+
+/*
+ * twl_sender_count_dropped() - add @n report entries dropped before
+ * spooling because they were invalid (batch_check.h) to the count in
+ * twl_sender_stats(), which the next batches carry in
+ * health.entries_dropped.
+ */
+void twl_sender_count_dropped(struct twl_sender *s, unsigned n);
 
 /*
  * twl_sender_run_once() - deliver spooled batches oldest first until the
