@@ -15,6 +15,7 @@
 #include <linux/types.h> /* the __u32 of twl_bpf_types.h */
 
 #include <twilight/catalog.h>
+#include <twilight/cgroup_class.h>
 #include <twilight/config.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
@@ -393,6 +394,7 @@ static bool past_deadline(const struct walk *w)
 static int add_knob(struct walk *w, size_t k, const char *cg, size_t cglen,
 		    const char *val)
 {
+	struct twl_cgroup_class cls;
 	char path[WIRE_PATH_MAX];
 	json_t *o;
 
@@ -400,9 +402,12 @@ static int add_knob(struct walk *w, size_t k, const char *cg, size_t cglen,
 		w->truncated = true;
 		return 0;
 	}
+	/* The kind of the whole path, before wire_path() may cut it. */
+	twl_cgroup_classify(cg, &cls);
 	wire_path(cg, cglen, path, &w->renames);
-	o = json_pack("{s:s, s:s, s:s, s:s}", "feature", w->feature[k]->id,
-		      "file", knobs[k].file, "cgroup", path, "value", val);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "feature", w->feature[k]->id,
+		      "file", knobs[k].file, "cgroup", path, "value", val,
+		      "target_kind", twl_cgroup_kind_name(cls.kind));
 	if (!o || json_array_append_new(w->knobs, o))
 		return -ENOMEM;
 	return 0;
@@ -562,7 +567,7 @@ static int walk_mounts(struct walk *w, const struct twl_cgroup_mounts *mounts,
 json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now, int *err)
 {
 	struct twl_cgroup_mounts *mounts;
-	json_t *census = NULL, *hier = NULL;
+	json_t *census = NULL, *hier = NULL, *runtimes = NULL;
 	struct walk w;
 	char *cg = NULL;
 	size_t k;
@@ -587,10 +592,16 @@ json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now, int *err)
 	ret = walk_mounts(&w, mounts, hier, cg);
 	if (ret)
 		goto out;
-	census = json_pack("{s:I, s:O, s:O, s:I, s:b}", "time", (json_int_t)now,
-			   "hierarchies", hier, "knobs", w.knobs,
-			   "cgroups_walked", (json_int_t)w.walked, "truncated",
-			   w.truncated || mounts->truncated);
+	runtimes = twl_census_runtimes(cfg->runtime_root);
+	if (!runtimes) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	census = json_pack("{s:I, s:O, s:O, s:I, s:b, s:O}", "time",
+			   (json_int_t)now, "hierarchies", hier, "knobs",
+			   w.knobs, "cgroups_walked", (json_int_t)w.walked,
+			   "truncated", w.truncated || mounts->truncated,
+			   "runtimes", runtimes);
 	if (!census)
 		ret = -ENOMEM;
 	/* Not an error: said once per census, so a renamed path is explained. */
@@ -604,6 +615,7 @@ json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now, int *err)
 out:
 	json_decref(hier);
 	json_decref(w.knobs);
+	json_decref(runtimes);
 	free(mounts);
 	free(cg);
 	if (err)

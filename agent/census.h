@@ -49,6 +49,11 @@ struct twl_census_cfg {
 	const char *mountinfo; /* default /proc/self/mountinfo */
 	unsigned max_cgroups; /* memory cgroups examined at most */
 	unsigned max_ms; /* walk time bound */
+	/*
+	 * The root below which census.runtimes are looked for (NULL: "/");
+	 * tests point it at a fake tree.
+	 */
+	const char *runtime_root;
 };
 
 /*
@@ -65,6 +70,37 @@ struct twl_census_cfg {
  */
 json_t *twl_census_take(const struct twl_census_cfg *cfg, int64_t now,
 			int *err);
+
+/*
+ * twl_census_runtimes - census.runtimes: what manages cgroups on the host
+ * whose root is @root (NULL: "/"), from files alone (no socket is
+ * connected to, no program run; agent/README.md lists what is read):
+ * systemd (PID 1; its version from libsystemd-shared-<version>.so),
+ * docker, containerd, crio, kubelet (its cgroup driver from
+ * /var/lib/kubelet), podman, lxc (LXD and Incus too). Returns a new
+ * array, or NULL with errno ENOMEM.
+ */
+json_t *twl_census_runtimes(const char *root);
+
+/*
+ * twl_census_kubelet_driver - the cgroupDriver a kubelet config file
+ * (@text, YAML or JSON, NUL-terminated) sets: "systemd", "cgroupfs", or
+ * "" when it sets none or another value. Pure.
+ */
+const char *twl_census_kubelet_driver(const char *text);
+
+/*
+ * twl_census_kubelet_flag_driver - the same from kubelet flags (@text,
+ * e.g. kubeadm-flags.env: "--cgroup-driver=systemd"). Pure.
+ */
+const char *twl_census_kubelet_flag_driver(const char *text);
+
+/*
+ * twl_census_systemd_version - the version in the file name @name
+ * "libsystemd-shared-<version>.so" into @out (@cap bytes): 1..64 bytes of
+ * [0-9A-Za-z.~+_-]. Returns 0 or -EINVAL (another name). Pure.
+ */
+int twl_census_systemd_version(const char *name, char *out, size_t cap);
 
 /*
  * twl_census_mode_from - read @mountinfo and return the cgroup mode of the

@@ -132,7 +132,8 @@ static void test_fake_tree(void **state)
 	char *mipath = test_path(dir, "mountinfo");
 	struct twl_census_cfg cfg = { .mountinfo = mipath,
 				      .max_cgroups = 1000,
-				      .max_ms = 5000 };
+				      .max_ms = 5000,
+				      .runtime_root = dir };
 	json_t *c, *k, *h;
 	int err = -1;
 
@@ -251,7 +252,8 @@ static void test_long_and_invalid_names(void **state)
 	char *dir = test_mkdtemp(), *mipath = test_path(dir, "mountinfo");
 	struct twl_census_cfg cfg = { .mountinfo = mipath,
 				      .max_cgroups = 1000,
-				      .max_ms = 5000 };
+				      .max_ms = 5000,
+				      .runtime_root = dir };
 	char comp[5][251], rel[2048], want[1100], mi[4096], root[1024];
 	size_t o = 0;
 	json_t *c, *k, *h;
@@ -312,12 +314,245 @@ static void test_long_and_invalid_names(void **state)
 	test_rmtree(dir);
 }
 
+/* Each knob says the kind of its cgroup, by the common classifier. */
+static void test_knob_target_kind(void **state)
+{
+	static const struct {
+		const char *rel, *kind;
+	} cgs[] = {
+		{ "", "root" },
+		{ "/kubepods", "kubernetes" },
+		{ "/kubepods/burstable", "kubernetes" },
+		{ "/kubepods/burstable/pod1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901",
+		  "kubernetes" },
+		{ "/docker", "other" },
+		{ "/docker/"
+		  "4f2a8c1e9b7d3f5a6c0e2b4d8f1a3c5e7b9d0f2a4c6e8b1d3f5a7c9e0b2d4f6a",
+		  "docker" },
+		{ "/system.slice", "systemd_slice" },
+		{ "/system.slice/cron.service", "systemd_unit" },
+		{ "/web", "other" },
+	};
+	char *dir = test_mkdtemp(), *mipath = test_path(dir, "mountinfo");
+	struct twl_census_cfg cfg = { .mountinfo = mipath,
+				      .max_cgroups = 1000,
+				      .max_ms = 5000,
+				      .runtime_root = dir };
+	char rel[1024], root[1024], mi[2048];
+	json_t *c, *k;
+	size_t i, n;
+	int err = -1;
+
+	for (i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
+		snprintf(rel, sizeof(rel), "cg%s", cgs[i].rel);
+		fake_cgroup(dir, rel, "60\n");
+		strcat(rel, "/memory.move_charge_at_immigrate");
+		test_write(dir, rel, "1\n");
+	}
+	test_mkdir(dir, "run");
+	test_write(dir, "run/docker.pid", "1234\n");
+	snprintf(mi, sizeof(mi),
+		 "31 26 0:28 / %s/cg rw - cgroup cgroup rw,memory\n", dir);
+	test_write(dir, "mountinfo", mi);
+	snprintf(root, sizeof(root), "%s/cg", dir);
+	cfg.cgroup_root = root;
+	c = twl_census_take(&cfg, 1764732000, &err);
+	assert_non_null(c);
+	n = json_array_size(json_object_get(c, "knobs"));
+	assert_int_equal(n, sizeof(cgs) / sizeof(cgs[0]));
+	for (i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
+		k = knob(c, "memory.move_charge_at_immigrate",
+			 cgs[i].rel[0] ? cgs[i].rel : "/");
+		if (!k)
+			fail_msg("no knob for %s", cgs[i].rel);
+		if (!json_string_value(json_object_get(k, "target_kind")) ||
+		    strcmp(json_string_value(json_object_get(k, "target_kind")),
+			   cgs[i].kind))
+			fail_msg("%s: target_kind %s, want %s", cgs[i].rel,
+				 json_string_value(
+					 json_object_get(k, "target_kind")),
+				 cgs[i].kind);
+	}
+	/* The census carries what the runtime root shows. */
+	assert_int_equal(json_array_size(json_object_get(c, "runtimes")), 1);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(c, "runtimes"), 0),
+			"name")),
+		"docker");
+	assert_census_valid(c);
+	json_decref(c);
+	free(mipath);
+	test_rmtree(dir);
+}
+
+/* census.runtimes of a fake root: @want, a JSON array. */
+static void assert_runtimes(const char *root, const char *want)
+{
+	json_t *got = twl_census_runtimes(root), *w = json_loads(want, 0, NULL);
+	char *txt;
+
+	assert_non_null(got);
+	assert_non_null(w);
+	if (!json_equal(got, w)) {
+		txt = json_dumps(got, JSON_COMPACT);
+		fail_msg("runtimes %s, want %s", txt, want);
+	}
+	json_decref(got);
+	json_decref(w);
+}
+
+/* What manages cgroups, from files of a fake root alone. */
+static void test_runtimes(void **state)
+{
+	char *dir = test_mkdtemp(), *fifo = NULL;
+	static const char *const dirs[] = {
+		"run",
+		"run/systemd",
+		"run/systemd/system",
+		"run/containerd",
+		"run/libpod",
+		"run/lxc",
+		"run/crio",
+		"usr",
+		"usr/lib",
+		"usr/lib/x86_64-linux-gnu",
+		"usr/lib/x86_64-linux-gnu/systemd",
+		"var",
+		"var/lib",
+		"var/lib/kubelet",
+		"proc",
+		"proc/1",
+	};
+
+	/* Nothing there: an empty list (known: none), not an error. */
+	assert_runtimes(dir, "[]");
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		test_mkdir(dir, dirs[i]);
+	/* run/crio without its socket is no CRI-O. */
+	test_write(dir,
+		   "usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-252.so",
+		   "");
+	test_write(dir,
+		   "usr/lib/x86_64-linux-gnu/systemd/libsystemd-core-252.so",
+		   "");
+	test_write(dir, "run/docker.sock", "");
+	test_write(dir, "run/containerd/containerd.sock", "");
+	test_write(dir, "var/lib/kubelet/config.yaml",
+		   "apiVersion: kubelet.config.k8s.io/v1beta1\n"
+		   "kind: KubeletConfiguration\n"
+		   "authentication:\n  cgroupDriver: cgroupfs\n"
+		   "cgroupDriver: \"systemd\" # kubeadm's\n");
+	assert_runtimes(
+		dir,
+		"[{\"name\":\"systemd\",\"version\":\"252\"},{\"name\":\"docker\"},"
+		"{\"name\":\"containerd\"},"
+		"{\"name\":\"kubelet\",\"cgroup_driver\":\"systemd\"},"
+		"{\"name\":\"podman\"},{\"name\":\"lxc\"}]");
+
+	/* kubeadm's flags win over the config file, as in kubelet. */
+	test_write(
+		dir, "var/lib/kubelet/kubeadm-flags.env",
+		"KUBELET_KUBEADM_ARGS=\"--cgroup-driver=cgroupfs "
+		"--container-runtime-endpoint=unix:///run/containerd/containerd.sock\"\n");
+	test_write(dir, "run/crio/crio.sock", "");
+	assert_runtimes(
+		dir,
+		"[{\"name\":\"systemd\",\"version\":\"252\"},{\"name\":\"docker\"},"
+		"{\"name\":\"containerd\"},{\"name\":\"crio\"},"
+		"{\"name\":\"kubelet\",\"cgroup_driver\":\"cgroupfs\"},"
+		"{\"name\":\"podman\"},{\"name\":\"lxc\"}]");
+	test_rmtree(dir);
+
+	/* PID 1's name alone says systemd; no library: no version. A FIFO
+	 * where kubelet's config belongs is never read (no hang). */
+	dir = test_mkdtemp();
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!strncmp(dirs[i], "proc", 4) || !strncmp(dirs[i], "var", 3))
+			test_mkdir(dir, dirs[i]);
+	test_write(dir, "proc/1/comm", "systemd\n");
+	fifo = test_path(dir, "var/lib/kubelet/config.yaml");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_runtimes(dir, "[{\"name\":\"systemd\"},{\"name\":\"kubelet\"}]");
+	test_write(dir, "proc/1/comm", "init\n");
+	assert_runtimes(dir, "[{\"name\":\"kubelet\"}]");
+	free(fifo);
+	test_rmtree(dir);
+}
+
+/* The pure parts: kubelet's cgroup driver, systemd's version. */
+static void test_runtime_parsers(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cfgs[] = {
+		{ "cgroupDriver: systemd\n", "systemd" },
+		{ "kind: KubeletConfiguration\ncgroupDriver: cgroupfs",
+		  "cgroupfs" },
+		{ "cgroupDriver: 'systemd'\r\n", "systemd" },
+		{ "cgroupDriver:systemd#x\n", "systemd" },
+		{ "  cgroupDriver: systemd\n", "" }, /* not top-level */
+		{ "cgroupDriverX: systemd\n", "" },
+		{ "cgroupDriver: systemdx\n", "" },
+		{ "cgroupDriver:\n", "" },
+		{ "{\"kind\":\"KubeletConfiguration\",\"cgroupDriver\": \"systemd\"}",
+		  "systemd" },
+		{ "", "" },
+	};
+	static const struct {
+		const char *text, *want;
+	} flags[] = {
+		{ "ARGS=\"--cgroup-driver=systemd --x=y\"", "systemd" },
+		{ "--cgroup-driver cgroupfs", "cgroupfs" },
+		{ "--cgroup-driver=other", "" },
+		{ "--cgroup-drivers=systemd", "" },
+		{ "--x=y", "" },
+	};
+	char v[65];
+	size_t i;
+
+	for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+		if (strcmp(twl_census_kubelet_driver(cfgs[i].text),
+			   cfgs[i].want))
+			fail_msg("config %s: got %s, want %s", cfgs[i].text,
+				 twl_census_kubelet_driver(cfgs[i].text),
+				 cfgs[i].want);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		assert_string_equal(
+			twl_census_kubelet_flag_driver(flags[i].text),
+			flags[i].want);
+	assert_int_equal(twl_census_systemd_version("libsystemd-shared-252.so",
+						    v, sizeof(v)),
+			 0);
+	assert_string_equal(v, "252");
+	assert_int_equal(twl_census_systemd_version(
+				 "libsystemd-shared-255.4-1ubuntu8.so", v,
+				 sizeof(v)),
+			 0);
+	assert_string_equal(v, "255.4-1ubuntu8");
+	assert_int_equal(twl_census_systemd_version("libsystemd-shared-.so", v,
+						    sizeof(v)),
+			 -EINVAL);
+	assert_int_equal(twl_census_systemd_version("libsystemd-core-252.so", v,
+						    sizeof(v)),
+			 -EINVAL);
+	assert_int_equal(twl_census_systemd_version("libsystemd-shared-25 2.so",
+						    v, sizeof(v)),
+			 -EINVAL);
+	assert_int_equal(twl_census_systemd_version("libsystemd-shared-252.so",
+						    v, 3),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_mountinfo),
 		cmocka_unit_test(test_fake_tree),
 		cmocka_unit_test(test_long_and_invalid_names),
+		cmocka_unit_test(test_knob_target_kind),
+		cmocka_unit_test(test_runtimes),
+		cmocka_unit_test(test_runtime_parsers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
