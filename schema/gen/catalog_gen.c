@@ -35,6 +35,7 @@ struct gmsg {
 	size_t lit_lens[MAX_FIELDS + 1];
 	char *names[MAX_FIELDS];
 	size_t trimmed_len; /* exact: text length without trailing whitespace */
+	size_t specificity; /* literal bytes (the matcher's tie-break) */
 };
 
 struct gfeat {
@@ -288,6 +289,9 @@ static int parse_template(struct gmsg *m, size_t fi, const char *id, size_t mi)
 			fi, id,
 			"messages[%zu].text: bad template: literal text before the first field must be at least %d bytes",
 			mi, MIN_KEY_LEN);
+	m->specificity = 0;
+	for (size_t k = 0; k <= m->n_fields; k++)
+		m->specificity += m->lit_lens[k];
 	return 0;
 }
 
@@ -361,6 +365,7 @@ static int parse_message(json_t *jm, struct gmsg *m, size_t fi, const char *id,
 	if (!m->lits[0])
 		return -ENOMEM;
 	m->lit_lens[0] = m->trimmed_len;
+	m->specificity = m->trimmed_len;
 	return 0;
 }
 
@@ -519,10 +524,18 @@ static int parse_feature(json_t *jf, struct gfeat *f, size_t fi)
 	return 0;
 }
 
-/* Does exact text @t (length @n) start with the first literal of template @m? */
-static bool template_prefix_of(const struct gmsg *m, const char *t, size_t n)
+/*
+ * Can one line match both templates? Conservatively yes when the first
+ * literal of one starts with the first literal of the other. (An exact
+ * text that a template matches is always more specific than the template:
+ * it holds the template's literals and at least one byte per field.)
+ */
+static bool templates_overlap(const struct gmsg *a, const struct gmsg *b)
 {
-	return n >= m->lit_lens[0] && !memcmp(t, m->lits[0], m->lit_lens[0]);
+	size_t n = a->lit_lens[0] < b->lit_lens[0] ? a->lit_lens[0] :
+						     b->lit_lens[0];
+
+	return !memcmp(a->lits[0], b->lits[0], n);
 }
 
 /* Checks across records: unique ids, files, event files and texts. */
@@ -591,20 +604,16 @@ static int check_cross(const struct catalog *c)
 							a, fa->id,
 							"messages[%zu].text: duplicate template of features[%zu] %s",
 							i, b, fb->id);
-					if (b != a && ma->exact && !mb->exact &&
-					    template_prefix_of(mb, ma->text,
-							       ma->trimmed_len))
+					if (b != a && !ma->exact &&
+					    !mb->exact &&
+					    ma->specificity ==
+						    mb->specificity &&
+					    templates_overlap(ma, mb))
 						return fail(
 							a, fa->id,
-							"messages[%zu].text: ambiguous: starts like the template of %s messages[%zu]",
-							i, fb->id, j);
-					if (b != a && !ma->exact && mb->exact &&
-					    template_prefix_of(ma, mb->text,
-							       mb->trimmed_len))
-						return fail(
-							a, fa->id,
-							"messages[%zu].text: ambiguous: %s messages[%zu] starts like this template",
-							i, fb->id, j);
+							"messages[%zu].text: ambiguous: a line can match this template and the one of %s messages[%zu], and both have %zu literal bytes (make one more specific)",
+							i, fb->id, j,
+							ma->specificity);
 				}
 			}
 		}
@@ -768,11 +777,11 @@ static void write_c(FILE *o, const struct catalog *c)
 				",\n\t  .n_fields = %zu, .literals = f%zu_m%zu_lits, .literal_lens = f%zu_m%zu_lens, ",
 				m->n_fields, i, j, i, j);
 			if (m->n_fields)
-				fprintf(o,
-					".field_names = f%zu_m%zu_names },\n",
+				fprintf(o, ".field_names = f%zu_m%zu_names, ",
 					i, j);
 			else
-				fputs(".field_names = NULL },\n", o);
+				fputs(".field_names = NULL, ", o);
+			fprintf(o, ".specificity = %zu },\n", m->specificity);
 		}
 		fputs("};\n", o);
 	}

@@ -27,8 +27,11 @@ enum twl_match_kind {
  * generator has split the template: literals[0] {field_names[0]} literals[1]
  * ... {field_names[n_fields - 1]} literals[n_fields]; literals[0] is never
  * empty. For TWL_MATCH_EXACT n_fields is 0 and literals[0] is the text.
- * trimmed_len is the length of text (for PREFIX: of the last literal)
- * without trailing whitespace, which the matcher ignores.
+ * literal_lens[] give the literals' lengths, the last one without trailing
+ * whitespace, which the matcher ignores. specificity is the number of
+ * literal bytes (the sum of literal_lens): when several messages match a
+ * line, the matcher reports the one with the highest specificity, so an
+ * exact text wins over a template that also matches it.
  */
 struct twl_catalog_message {
 	const char *text; /* as in the data file (template for PREFIX) */
@@ -39,6 +42,7 @@ struct twl_catalog_message {
 	const char *const *literals; /* n_fields + 1 entries */
 	const size_t *literal_lens; /* their lengths (last one trimmed) */
 	const char *const *field_names; /* n_fields entries */
+	size_t specificity; /* literal bytes, see above */
 };
 
 struct twl_feature {

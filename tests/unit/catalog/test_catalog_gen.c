@@ -531,6 +531,16 @@ static void bad_commit(json_t *c)
 			    json_string("569C4F62"));
 }
 
+/* A template as specific as another feature's that can match the same lines. */
+static void equal_specificity_templates(json_t *c)
+{
+	json_t *m = first_message(c, "cgroup_v1.blkio_reset_stats");
+
+	json_object_set_new(m, "match", json_string("prefix"));
+	json_object_set_new(m, "text",
+			    json_string("cpuset.{file} is deprecatex"));
+}
+
 static void test_generator_rejects_bad_data(void **state)
 {
 	static const struct bad_case cases[] = {
@@ -595,6 +605,10 @@ static void test_generator_rejects_bad_data(void **state)
 		{ "bad commit",
 		  bad_commit,
 		  { "memcg_v1.soft_limit", "\"commit\"", "hex" } },
+		{ "templates of equal specificity",
+		  equal_specificity_templates,
+		  { "cgroup_v1.blkio_reset_stats", "ambiguous",
+		    "cgroup_v1.cpuset_legacy_flags" } },
 	};
 	char err[2048];
 	bool wrote;

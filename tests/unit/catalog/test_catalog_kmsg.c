@@ -104,6 +104,15 @@ static const struct ref_text refs[] = {
 	  .level = 6,
 	  .text = "cpuset.memory_migrate is deprecated",
 	  .field = { { "file", "memory_migrate" } } },
+	/* sched_relax_domain_level: cpuset_write_s64(); the exact text wins
+	 * over the cpuset.{file} template, which matches it too */
+	{ .id = "cgroup_v1.cpuset_relax_domain_level",
+	  .level = 6,
+	  .text = "cpuset.sched_relax_domain_level is deprecated" },
+	/* block/blk-cgroup.c, blkcg_reset_stats() */
+	{ .id = "cgroup_v1.blkio_reset_stats",
+	  .level = 6,
+	  .text = "blkio.reset_stats is deprecated" },
 	{ .id = "cgroup_v1.freezer",
 	  .level = 6,
 	  .text = "Freezing with imperfect legacy cgroup freezer. See cgroup.freeze of cgroup v2" },

@@ -209,6 +209,52 @@ static void test_template_fields(void **state)
 	assert_string_equal(m.fields[0].value, "x");
 }
 
+/* The number of literal bytes, as the generator computed it. */
+static size_t literal_bytes(const struct twl_catalog_message *msg)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k <= msg->n_fields; k++)
+		n += msg->literal_lens[k];
+	return n;
+}
+
+/*
+ * When an exact text of one feature is also matched by a template of
+ * another, the more specific message (more literal bytes) wins, in the
+ * per-line matcher and in the normalised one alike.
+ */
+static void test_most_specific_wins(void **state)
+{
+	static const char relax[] =
+		"cpuset.sched_relax_domain_level is deprecated";
+	static const char migrate[] = "cpuset.memory_migrate is deprecated";
+	const struct twl_feature *f;
+	struct twl_match m;
+
+	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
+		for (size_t j = 0; j < f->n_messages; j++)
+			assert_int_equal(f->messages[j].specificity,
+					 literal_bytes(&f->messages[j]));
+	assert_int_equal(twl_match_text(relax, strlen(relax), &m), 1);
+	assert_string_equal(m.feature->id,
+			    "cgroup_v1.cpuset_relax_domain_level");
+	assert_int_equal(m.n_fields, 0);
+	assert_int_equal(twl_match_normalized(relax, strlen(relax), &m), 1);
+	assert_string_equal(m.feature->id,
+			    "cgroup_v1.cpuset_relax_domain_level");
+	/* the template still takes every other cpuset file */
+	assert_int_equal(twl_match_text(migrate, strlen(migrate), &m), 1);
+	assert_string_equal(m.feature->id, "cgroup_v1.cpuset_legacy_flags");
+	assert_string_equal(m.fields[0].value, "memory_migrate");
+	assert_int_equal(twl_match_normalized(migrate, strlen(migrate), &m), 1);
+	assert_string_equal(m.feature->id, "cgroup_v1.cpuset_legacy_flags");
+	/* a near miss of the exact text falls back to the template */
+	assert_string_equal(
+		match_str("cpuset.sched_relax_domain_levels is deprecated"),
+		"cgroup_v1.cpuset_legacy_flags");
+}
+
 static void test_non_deprecation_lines(void **state)
 {
 	static const char *const lines[] = {
@@ -470,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_texts),
 		cmocka_unit_test(test_trailing_whitespace),
 		cmocka_unit_test(test_template_fields),
+		cmocka_unit_test(test_most_specific_wins),
 		cmocka_unit_test(test_non_deprecation_lines),
 		cmocka_unit_test(test_mentions_deprecation),
 		cmocka_unit_test(test_mentions_deprecation_exhaustive),
