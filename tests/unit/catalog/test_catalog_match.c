@@ -440,7 +440,7 @@ static void test_match_normalized(void **state)
 	assert_int_equal(twl_match_normalized(NULL, 3, &m), 0);
 }
 
-/* Every deprecated control file of the v1 memory controller maps to one feature. */
+/* Every control file of the v1 memory controller maps to one feature. */
 static void test_control_files(void **state)
 {
 	static const char *const map[][2] = {
@@ -465,6 +465,16 @@ static void test_control_files(void **state)
 		{ "memory.kmem.tcp.max_usage_in_bytes",
 		  "memcg_v1.kmem_tcp_usage" },
 		{ "memory.kmem.slabinfo", "memcg_v1.kmem_slabinfo" },
+		/* the v1 controller's own files, deprecated with it */
+		{ "memory.usage_in_bytes", "memcg_v1.interface" },
+		{ "memory.limit_in_bytes", "memcg_v1.interface" },
+		{ "memory.max_usage_in_bytes", "memcg_v1.interface" },
+		{ "memory.failcnt", "memcg_v1.interface" },
+		{ "memory.stat", "memcg_v1.interface" },
+		{ "memory.numa_stat", "memcg_v1.interface" },
+		{ "cpuset.sched_relax_domain_level",
+		  "cgroup_v1.cpuset_relax_domain_level" },
+		{ "blkio.reset_stats", "cgroup_v1.blkio_reset_stats" },
 	};
 	static const char *const events[][2] = {
 		{ "memory.oom_control", "memcg_v1.oom_control" },
@@ -472,14 +482,8 @@ static void test_control_files(void **state)
 		{ "memory.usage_in_bytes", "memcg_v1.usage_threshold" },
 		{ "memory.memsw.usage_in_bytes", "memcg_v1.usage_threshold" },
 	};
-	/* v1 memory files that are not deprecated on their own */
+	/* files that belong to no feature */
 	static const char *const plain[] = {
-		"memory.usage_in_bytes",
-		"memory.limit_in_bytes",
-		"memory.max_usage_in_bytes",
-		"memory.failcnt",
-		"memory.stat",
-		"memory.numa_stat",
 		"cgroup.event_control",
 		"cgroup.procs",
 		"tasks",
