@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "kmsg_parse.h"
+#include "kmsg_record.h"
 #include <twilight/catalog.h>
 #include <twilight/match.h>
 
@@ -120,30 +121,6 @@ static const struct ref_text refs[] = {
 	  .level = 6,
 	  .text = "/proc/cgroups lists only v1 controllers, use cgroup.controllers of root cgroup for v2 info" },
 };
-
-/*
- * Write @text as the kernel's devkmsg_read() does: "PRI,SEQ,TS,FLAG[,caller];"
- * then the text with bytes < 0x20, >= 0x7f and '\\' as \xNN, then "\n".
- */
-static size_t kmsg_record(char *out, size_t cap, int prefix,
-			  unsigned long long seq, const char *caller,
-			  const char *text)
-{
-	int n = snprintf(out, cap, "%d,%llu,%llu,-%s%s;", prefix, seq,
-			 seq * 1000 + 17, caller ? ",caller=" : "",
-			 caller ? caller : "");
-
-	assert_true(n > 0 && (size_t)n < cap);
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-		assert_true((size_t)n + 5 < cap);
-		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
-			n += snprintf(out + n, cap - (size_t)n, "\\x%02x", *p);
-		else
-			out[n++] = (char)*p;
-	}
-	out[n++] = '\n';
-	return (size_t)n;
-}
 
 /* What the agent does with one record: kernel facility, then the catalog. */
 static const struct twl_feature *classify(const struct twl_kmsg_record *r,
