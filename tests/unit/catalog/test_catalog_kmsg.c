@@ -84,6 +84,19 @@ static const struct ref_text refs[] = {
 	{ .id = "memcg_v1.swapaccount",
 	  .level = 4,
 	  .text = "The swapaccount=0 commandline option is deprecated in favor of configuring swap control via cgroupfs. " DEP },
+	/* v6.1 to v6.7, for any value (b25806dcd3d5) */
+	{ .id = "memcg_v1.swapaccount",
+	  .level = 4,
+	  .text = "The swapaccount= commandline option is deprecated. " DEP },
+	/* 6.12 stable since 6.12.110: the soft limit made inert */
+	{ .id = "memcg_v1.soft_limit",
+	  .level = 4,
+	  .text = "soft_limit_in_bytes is deprecated and will be removed. Writing any value to this file has no effect. " DEP },
+	/* cpuset_write_u64(): every flag file has its own once-flag */
+	{ .id = "cgroup_v1.cpuset_legacy_flags",
+	  .level = 6,
+	  .text = "cpuset.mem_hardwall is deprecated",
+	  .field = { { "file", "mem_hardwall" } } },
 	{ .id = "cgroup_v1.remount",
 	  .level = 4,
 	  .text = "option changes via remount are deprecated (pid=312 comm=mount)",
