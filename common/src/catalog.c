@@ -90,6 +90,26 @@ static json_t *message_to_json(const struct twl_catalog_message *m)
 	return o;
 }
 
+/* The members that describe the feature's history and where it goes. */
+static int add_facts(json_t *o, const struct twl_feature *f)
+{
+	json_t *facts = json_pack(
+		"{s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o}", "commit_note",
+		str_or_null(f->commit_note), "config", str_or_null(f->config),
+		"stopped_working", str_or_null(f->stopped_working),
+		"warn_condition", str_or_null(f->warn_condition),
+		"stopped_note", f->stopped_note, "route", f->route->id,
+		"in_reply_to", str_or_null(f->in_reply_to), "references",
+		list_to_json(f->references));
+
+	if (!facts || json_object_update(o, facts)) {
+		json_decref(facts);
+		return -ENOMEM;
+	}
+	json_decref(facts);
+	return 0;
+}
+
 static json_t *feature_to_json(const struct twl_feature *f)
 {
 	json_t *msgs = json_array();
@@ -104,22 +124,34 @@ static json_t *feature_to_json(const struct twl_feature *f)
 	}
 	/* "o" steals references; json_pack fails (and frees them) on any NULL. */
 	o = json_pack(
-		"{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:o}",
+		"{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:s, s:s, s:o, s:o, s:o}",
 		"id", f->id, "subsystem", f->subsystem, "title", f->title,
 		"status", f->status, "warns", f->warns, "kernel_version",
 		str_or_null(f->kernel_version), "commit",
-		str_or_null(f->commit), "warn_condition",
-		str_or_null(f->warn_condition), "replacement", f->replacement,
+		str_or_null(f->commit), "replacement", f->replacement,
 		"replacement_note", f->replacement_note, "files",
 		list_to_json(f->files), "event_files",
 		list_to_json(f->event_files), "messages", msgs);
+	if (o && add_facts(o, f)) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
+}
+
+static json_t *route_to_json(const struct twl_catalog_route *r)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "id", r->id,
+			 "file", r->file, "command", r->command, "tree",
+			 r->tree, "result", list_to_json(r->result), "to",
+			 list_to_json(r->to), "cc", list_to_json(r->cc));
 }
 
 json_t *twl_catalog_to_json(void)
 {
 	const struct twl_feature *f;
-	json_t *feats = json_array();
+	const struct twl_catalog_route *r;
+	json_t *feats = json_array(), *routes = json_array();
 	json_t *doc;
 
 	for (size_t i = 0; feats && (f = twl_catalog_at(i)); i++) {
@@ -128,8 +160,15 @@ json_t *twl_catalog_to_json(void)
 			feats = NULL;
 		}
 	}
-	doc = json_pack("{s:I, s:o}", "version",
-			(json_int_t)twl_catalog_version(), "features", feats);
+	for (size_t i = 0; routes && (r = twl_catalog_route_at(i)); i++) {
+		if (json_array_append_new(routes, route_to_json(r))) {
+			json_decref(routes);
+			routes = NULL;
+		}
+	}
+	doc = json_pack("{s:I, s:o, s:o}", "version",
+			(json_int_t)twl_catalog_version(), "routes", routes,
+			"features", feats);
 	if (!doc)
 		errno = ENOMEM;
 	return doc;

@@ -8,6 +8,12 @@
  * table built once, on first use) leaves one 4-byte load, one multiply and
  * usually an empty bucket per line. Only lines whose first 4 bytes equal a
  * catalog message's are compared in full.
+ *
+ * When several messages match one line (an exact text that a template of
+ * another feature also matches, such as "cpuset.sched_relax_domain_level
+ * is deprecated" and "cpuset.{file} is deprecated"), the most specific one
+ * wins: the one with the most literal bytes. Each bucket is kept sorted by
+ * specificity, highest first, so the first match found is the answer.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -46,6 +52,29 @@ static unsigned bucket_of(uint32_t key)
 	return (key * 2654435761u) >> (32 - BUCKET_BITS);
 }
 
+static size_t specificity_of(const struct idx_entry *e)
+{
+	return e->feature->messages[e->message].specificity;
+}
+
+/*
+ * Insert an entry into bucket @b, which holds @n entries sorted by
+ * specificity, highest first; equal ones keep catalog order.
+ */
+static void bucket_insert(struct idx_entry *b, size_t n, uint32_t key,
+			  const struct twl_feature *f, size_t message)
+{
+	size_t spec = f->messages[message].specificity;
+
+	while (n > 0 && specificity_of(&b[n - 1]) < spec) {
+		b[n] = b[n - 1];
+		n--;
+	}
+	b[n] = (struct idx_entry){ .key = key,
+				   .feature = f,
+				   .message = message };
+}
+
 /* Build the index (once). On allocation failure matching scans linearly. */
 static void idx_build(void)
 {
@@ -68,12 +97,9 @@ static void idx_build(void)
 		for (size_t j = 0; j < f->n_messages; j++) {
 			uint32_t key = load_key(f->messages[j].literals[0]);
 			unsigned b = bucket_of(key);
-			struct idx_entry *e =
-				&idx.entries[idx.start[b] + fill[b]++];
 
-			e->key = key;
-			e->feature = f;
-			e->message = j;
+			bucket_insert(&idx.entries[idx.start[b]], fill[b]++,
+				      key, f, j);
 		}
 	}
 	idx.ready = true;
@@ -199,20 +225,31 @@ static void clear(struct twl_match *out)
 	}
 }
 
-/* Try every catalog message in order (no index). */
+/*
+ * Try every catalog message (no index) and keep the most specific match;
+ * among equally specific ones the first in catalog order. The winner is
+ * matched again at the end to fill @out with its fields.
+ */
 static int match_scan(const char *text, size_t len, bool norm,
 		      struct twl_match *out)
 {
-	const struct twl_feature *f;
+	const struct twl_feature *f, *best = NULL;
+	size_t best_j = 0;
 
 	for (size_t i = 0; (f = twl_catalog_at(i)); i++) {
 		for (size_t j = 0; j < f->n_messages; j++) {
-			if (match_one(f, j, text, len, norm, out))
-				return 1;
-			clear(out);
+			if ((best &&
+			     f->messages[j].specificity <=
+				     best->messages[best_j].specificity) ||
+			    !match_one(f, j, text, len, norm, NULL))
+				continue;
+			best = f;
+			best_j = j;
 		}
 	}
-	return 0;
+	if (!best)
+		return 0;
+	return match_one(best, best_j, text, len, norm, out) ? 1 : 0;
 }
 
 int twl_match_text(const char *text, size_t len, struct twl_match *out)

@@ -27,8 +27,11 @@ enum twl_match_kind {
  * generator has split the template: literals[0] {field_names[0]} literals[1]
  * ... {field_names[n_fields - 1]} literals[n_fields]; literals[0] is never
  * empty. For TWL_MATCH_EXACT n_fields is 0 and literals[0] is the text.
- * trimmed_len is the length of text (for PREFIX: of the last literal)
- * without trailing whitespace, which the matcher ignores.
+ * literal_lens[] give the literals' lengths, the last one without trailing
+ * whitespace, which the matcher ignores. specificity is the number of
+ * literal bytes (the sum of literal_lens): when several messages match a
+ * line, the matcher reports the one with the highest specificity, so an
+ * exact text wins over a template that also matches it.
  */
 struct twl_catalog_message {
 	const char *text; /* as in the data file (template for PREFIX) */
@@ -39,13 +42,38 @@ struct twl_catalog_message {
 	const char *const *literals; /* n_fields + 1 entries */
 	const size_t *literal_lens; /* their lengths (last one trimmed) */
 	const char *const *field_names; /* n_fields entries */
+	size_t specificity; /* literal bytes, see above */
+};
+
+/*
+ * Where reports about a feature go upstream: the To and Cc addresses taken
+ * from the kernel's own MAINTAINERS, as `command` (get_maintainer.pl
+ * --nogit -f file) printed them in `tree`; `result` keeps its lines.
+ */
+struct twl_catalog_route {
+	const char *id; /* e.g. "memcg_v1" */
+	const char *file; /* the kernel file that prints the warning */
+	const char *command, *tree;
+	const char *const *result; /* NULL-terminated output lines */
+	const char *const *to, *const *cc; /* NULL-terminated addresses */
 };
 
 struct twl_feature {
 	const char *id, *subsystem, *title, *status;
 	bool warns;
 	const char *kernel_version, *commit; /* NULL when unknown / silent */
+	/* why commit is NULL (silent, and where documented; or unverified) */
+	const char *commit_note;
+	const char *config; /* Kconfig symbol whose =n removes it, or NULL */
+	/* mainline release where the knob stopped doing its job, or NULL */
+	const char *stopped_working;
+	const char *stopped_note; /* what stopped, or that it still works */
 	const char *replacement, *replacement_note;
+	const struct twl_catalog_route *route;
+	/* the upstream thread: Message-IDs without <>; in_reply_to NULL or
+	 * references[0], references NULL-terminated (empty when no thread) */
+	const char *in_reply_to;
+	const char *const *references;
 	/* NULL-terminated control-file names, e.g. "memory.soft_limit_in_bytes" */
 	const char *const *files;
 	/* NULL-terminated cgroup.event_control targets, e.g. "memory.oom_control" */
@@ -63,6 +91,12 @@ size_t twl_catalog_count(void);
 
 /* twl_catalog_at - feature @i (data-file order), NULL when @i is out of range. */
 const struct twl_feature *twl_catalog_at(size_t i);
+
+/* twl_catalog_route_count - number of routes in the table. */
+size_t twl_catalog_route_count(void);
+
+/* twl_catalog_route_at - route @i (data-file order), NULL when out of range. */
+const struct twl_catalog_route *twl_catalog_route_at(size_t i);
 
 /* twl_catalog_find - the feature with id @id, NULL if none (or @id NULL). */
 const struct twl_feature *twl_catalog_find(const char *id);
@@ -85,9 +119,10 @@ const struct twl_feature *twl_catalog_find_event_file(const char *file);
 
 /*
  * twl_catalog_to_json - the catalog as served at GET /api/v1/catalog:
- * {"version": n, "features": [...]} with every field of the data file (same
- * member names; "note" only where the data file has one). Returns a new
- * reference the caller must json_decref(), or NULL with errno ENOMEM.
+ * {"version": n, "routes": [...], "features": [...]} with every field of
+ * the data file (same member names, a feature's "route" as the route's id;
+ * "note" only where the data file has one). Returns a new reference the
+ * caller must json_decref(), or NULL with errno ENOMEM.
  */
 json_t *twl_catalog_to_json(void);
 

@@ -121,6 +121,14 @@ static void test_table_matches_data_file(void **state)
 		assert_str_field(jf, "replacement_note", f->replacement_note,
 				 id);
 		assert_str_field(jf, "warn_condition", f->warn_condition, id);
+		assert_str_field(jf, "commit_note", f->commit_note, id);
+		assert_str_field(jf, "config", f->config, id);
+		assert_str_field(jf, "stopped_working", f->stopped_working, id);
+		assert_str_field(jf, "stopped_note", f->stopped_note, id);
+		assert_str_field(jf, "route", f->route->id, id);
+		assert_str_field(jf, "in_reply_to", f->in_reply_to, id);
+		assert_list(json_object_get(jf, "references"), f->references,
+			    id);
 		assert_list(json_object_get(jf, "files"), f->files, id);
 		assert_list(json_object_get(jf, "event_files"), f->event_files,
 			    id);
@@ -155,6 +163,38 @@ static void test_table_matches_data_file(void **state)
 	assert_null(twl_catalog_find(NULL));
 }
 
+/* The routes: every member, and each feature's pointer into the table. */
+static void test_routes_match_data_file(void **state)
+{
+	json_t *routes = json_object_get(doc, "routes"), *jr;
+	size_t i;
+
+	assert_int_equal(json_array_size(routes), twl_catalog_route_count());
+	assert_null(twl_catalog_route_at(twl_catalog_route_count()));
+	json_array_foreach(routes, i, jr)
+	{
+		const struct twl_catalog_route *r = twl_catalog_route_at(i);
+		const char *id = json_string_value(json_object_get(jr, "id"));
+
+		assert_non_null(r);
+		assert_string_equal(r->id, id);
+		assert_str_field(jr, "file", r->file, id);
+		assert_str_field(jr, "command", r->command, id);
+		assert_str_field(jr, "tree", r->tree, id);
+		assert_list(json_object_get(jr, "result"), r->result, id);
+		assert_list(json_object_get(jr, "to"), r->to, id);
+		assert_list(json_object_get(jr, "cc"), r->cc, id);
+	}
+	for (i = 0; i < twl_catalog_count(); i++) {
+		const struct twl_catalog_route *r = twl_catalog_at(i)->route;
+		size_t k = 0;
+
+		while (twl_catalog_route_at(k) && twl_catalog_route_at(k) != r)
+			k++;
+		assert_ptr_equal(twl_catalog_route_at(k), r);
+	}
+}
+
 /* GET /api/v1/catalog serves exactly the data file. */
 static void test_to_json_equals_data_file(void **state)
 {
@@ -171,33 +211,52 @@ static void test_to_json_equals_data_file(void **state)
 	json_decref(out);
 }
 
-static sqlite3 *load_seed(void)
+/* The whole of file @rel under @dir, NUL-terminated; the caller frees it. */
+static char *slurp(const char *dir, const char *rel)
 {
-	char p[4200], *sql = NULL, *errmsg = NULL;
-	sqlite3 *db = NULL;
+	char p[4200], *text;
 	FILE *fp;
 	long n;
 
-	path_in(p, sizeof(p), bin_dir, "generated/catalog_seed.sql");
+	path_in(p, sizeof(p), dir, rel);
 	fp = fopen(p, "r");
 	if (!fp)
-		fail_msg("cannot open the SQL seed %s: %s", p, strerror(errno));
+		fail_msg("cannot open %s: %s", p, strerror(errno));
 	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
 	n = ftell(fp);
 	assert_true(n > 0 && n < (1 << 24));
 	rewind(fp);
-	sql = calloc(1, (size_t)n + 1);
-	assert_non_null(sql);
-	assert_int_equal(fread(sql, 1, (size_t)n, fp), (size_t)n);
+	text = calloc(1, (size_t)n + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
 	fclose(fp);
-	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	/* twice: the seed must be idempotent */
-	for (int k = 0; k < 2; k++) {
-		if (sqlite3_exec(db, sql, NULL, NULL, &errmsg) != SQLITE_OK)
-			fail_msg("seed %s failed (run %d): %s", p, k + 1,
-				 errmsg);
-	}
+	return text;
+}
+
+static void exec_or_fail(sqlite3 *db, const char *sql, const char *what)
+{
+	char *errmsg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &errmsg) != SQLITE_OK)
+		fail_msg("%s failed: %s", what, errmsg);
+}
+
+/* Run the generated seed twice on @db (it must be idempotent). */
+static void run_seed(sqlite3 *db)
+{
+	char *sql = slurp(bin_dir, "generated/catalog_seed.sql");
+
+	exec_or_fail(db, sql, "the seed (first run)");
+	exec_or_fail(db, sql, "the seed (second run)");
 	free(sql);
+}
+
+static sqlite3 *load_seed(void)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	run_seed(db);
 	return db;
 }
 
@@ -242,8 +301,9 @@ static void test_sql_seed_matches_data_file(void **state)
 		sqlite3_prepare_v2(
 			db,
 			"SELECT subsystem, title, status, warns, kernel_version, upstream_commit, "
-			"replacement, replacement_note, warn_condition, catalog_version "
-			"FROM catalog_feature WHERE id = ?1",
+			"replacement, replacement_note, warn_condition, catalog_version, "
+			"commit_note, config_symbol, stopped_working, stopped_note, route_id, "
+			"in_reply_to FROM catalog_feature WHERE id = ?1",
 			-1, &sf, NULL),
 		SQLITE_OK);
 	assert_int_equal(
@@ -262,18 +322,21 @@ static void test_sql_seed_matches_data_file(void **state)
 	json_array_foreach(feats, i, jf)
 	{
 		const char *id = json_string_value(json_object_get(jf, "id"));
-		const char *keys[] = { "subsystem",	 "title",
-				       "status",	 NULL,
-				       "kernel_version", "commit",
-				       "replacement",	 "replacement_note",
-				       "warn_condition" };
+		const char *keys[] = { "subsystem",	  "title",
+				       "status",	  NULL,
+				       "kernel_version",  "commit",
+				       "replacement",	  "replacement_note",
+				       "warn_condition",  NULL,
+				       "commit_note",	  "config",
+				       "stopped_working", "stopped_note",
+				       "route",		  "in_reply_to" };
 		json_t *v;
 		size_t j;
 
 		sqlite3_bind_text(sf, 1, id, -1, SQLITE_STATIC);
 		if (sqlite3_step(sf) != SQLITE_ROW)
 			fail_msg("feature %s missing from catalog_feature", id);
-		for (int c = 0; c < 9; c++) {
+		for (int c = 0; c < 16; c++) {
 			if (!keys[c])
 				continue;
 			v = json_object_get(jf, keys[c]);
@@ -337,6 +400,163 @@ static void test_sql_seed_matches_data_file(void **state)
 	sqlite3_finalize(sfile);
 	sqlite3_finalize(smsg);
 	sqlite3_close(db);
+}
+
+/* The rows of @sql (one text column, ?1 bound to @key) equal array @arr. */
+static size_t assert_sql_list(sqlite3 *db, const char *sql, const char *key,
+			      json_t *arr)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		assert_true(n < json_array_size(arr));
+		assert_string_equal(col_text(st, 0),
+				    json_string_value(json_array_get(arr, n)));
+		n++;
+	}
+	assert_int_equal(n, json_array_size(arr));
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* catalog_route, catalog_route_address and catalog_reference. */
+static void test_sql_seed_routes_and_threads(void **state)
+{
+	sqlite3 *db = load_seed();
+	json_t *jr, *jf;
+	size_t i, n_addr = 0, n_refs = 0;
+
+	json_array_foreach(json_object_get(doc, "routes"), i, jr)
+	{
+		const char *id = json_string_value(json_object_get(jr, "id"));
+		json_t *one = json_array();
+		char *joined = NULL;
+		size_t k, len = 0;
+		json_t *v;
+
+		json_array_foreach(json_object_get(jr, "result"), k, v)
+		{
+			joined = realloc(joined,
+					 len + json_string_length(v) + 2);
+			assert_non_null(joined);
+			len += (size_t)sprintf(joined + len, "%s%s",
+					       k ? "\n" : "",
+					       json_string_value(v));
+		}
+		json_array_append_new(
+			one,
+			json_sprintf(
+				"%s|%s|%s|%s",
+				json_string_value(json_object_get(jr, "file")),
+				json_string_value(
+					json_object_get(jr, "command")),
+				json_string_value(json_object_get(jr, "tree")),
+				joined));
+		assert_sql_list(
+			db,
+			"SELECT file || '|' || command || '|' || tree || '|' || result "
+			"FROM catalog_route WHERE id = ?1",
+			id, one);
+		n_addr += assert_sql_list(
+			db,
+			"SELECT address FROM catalog_route_address WHERE route_id = ?1 "
+			"AND role = 'to' ORDER BY idx",
+			id, json_object_get(jr, "to"));
+		n_addr += assert_sql_list(
+			db,
+			"SELECT address FROM catalog_route_address WHERE route_id = ?1 "
+			"AND role = 'cc' ORDER BY idx",
+			id, json_object_get(jr, "cc"));
+		json_decref(one);
+		free(joined);
+	}
+	json_array_foreach(json_object_get(doc, "features"), i, jf)
+		n_refs += assert_sql_list(
+			db,
+			"SELECT message_id FROM catalog_reference WHERE feature_id = ?1 "
+			"ORDER BY idx",
+			json_string_value(json_object_get(jf, "id")),
+			json_object_get(jf, "references"));
+	assert_int_equal(count_rows(db, "SELECT count(*) FROM catalog_route"),
+			 json_array_size(json_object_get(doc, "routes")));
+	assert_int_equal(
+		count_rows(db, "SELECT count(*) FROM catalog_route_address"),
+		n_addr);
+	assert_int_equal(count_rows(db,
+				    "SELECT count(*) FROM catalog_reference"),
+			 n_refs);
+	sqlite3_close(db);
+}
+
+/* The column names of catalog_feature, in order, comma-separated. */
+static void feature_columns(sqlite3 *db, char *out, size_t cap)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	assert_int_equal(
+		sqlite3_prepare_v2(
+			db,
+			"SELECT name FROM pragma_table_info('catalog_feature')",
+			-1, &st, NULL),
+		SQLITE_OK);
+	out[0] = '\0';
+	while (sqlite3_step(st) == SQLITE_ROW)
+		n += (size_t)snprintf(out + n, cap - n, "%s,", col_text(st, 0));
+	assert_true(n < cap);
+	sqlite3_finalize(st);
+}
+
+/*
+ * Migration 012 on a database whose catalog_feature the version-1 seed
+ * made (with the row of a feature since dropped), and on a fresh one: the
+ * seed then runs on both, the old row keeps NULL facts, and both end with
+ * the columns a seed-only database has.
+ */
+static void test_migration_012(void **state)
+{
+	static const char v1_table[] =
+		"CREATE TABLE catalog_feature (id TEXT PRIMARY KEY, subsystem TEXT NOT NULL,"
+		" title TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN"
+		" ('warns', 'no-op', 'removed', 'silent')), warns INTEGER NOT NULL CHECK"
+		" (warns IN (0, 1)), kernel_version TEXT, upstream_commit TEXT,"
+		" replacement TEXT NOT NULL, replacement_note TEXT NOT NULL,"
+		" warn_condition TEXT, catalog_version INTEGER NOT NULL);"
+		"INSERT INTO catalog_feature VALUES ('memcg_v1.gone', 'memory', 'Gone',"
+		" 'silent', 0, NULL, NULL, 'x', 'y', NULL, 1);";
+	char *mig = slurp(src_dir, "schema/migrations/012_catalog_facts.sql");
+	char cols[3][1024];
+	sqlite3 *db[3];
+
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(sqlite3_open(":memory:", &db[k]), SQLITE_OK);
+	exec_or_fail(db[0], v1_table, "the version-1 table");
+	exec_or_fail(db[0], mig, "migration 012 on a version-1 catalog");
+	exec_or_fail(db[1], mig, "migration 012 on a fresh database");
+	for (int k = 0; k < 3; k++) {
+		run_seed(db[k]);
+		feature_columns(db[k], cols[k], sizeof(cols[k]));
+	}
+	assert_string_equal(cols[0], cols[2]);
+	assert_string_equal(cols[1], cols[2]);
+	assert_non_null(strstr(cols[2], "commit_note,config_symbol,"));
+	assert_int_equal(
+		count_rows(db[0],
+			   "SELECT count(*) FROM catalog_feature "
+			   "WHERE id = 'memcg_v1.gone' AND route_id IS NULL"),
+		1);
+	assert_int_equal(
+		count_rows(
+			db[0],
+			"SELECT count(*) FROM catalog_feature "
+			"WHERE stopped_note IS NOT NULL AND route_id IS NOT NULL"),
+		twl_catalog_count());
+	for (int k = 0; k < 3; k++)
+		sqlite3_close(db[k]);
+	free(mig);
 }
 
 /* Run the generator on @bad; returns its exit status, stderr in @err. */
@@ -531,6 +751,117 @@ static void bad_commit(json_t *c)
 			    json_string("569C4F62"));
 }
 
+static json_t *route_copy(json_t *copy, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(copy, "routes"), i, r)
+	{
+		if (!strcmp(json_string_value(json_object_get(r, "id")), id))
+			return r;
+	}
+	fail_msg("no route %s in the data file", id);
+	return NULL;
+}
+
+static void commit_without_note(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.kmem_tcp_limit"),
+			    "commit", json_null());
+}
+
+static void bad_config(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.memsw"), "config",
+			    json_string("MEMCG_V1"));
+}
+
+static void bad_stopped_working(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.move_charge"),
+			    "stopped_working", json_string("6.13"));
+}
+
+static void missing_stopped_note(json_t *c)
+{
+	json_object_del(feature_copy(c, "cgroup_v1.freezer"), "stopped_note");
+}
+
+static void unknown_route(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.oom_control"), "route",
+			    json_string("memcgv1"));
+}
+
+static void unused_route(json_t *c)
+{
+	json_t *r = json_deep_copy(route_copy(c, "blkio"));
+
+	json_object_set_new(r, "id", json_string("blkio_spare"));
+	json_array_append_new(json_object_get(c, "routes"), r);
+}
+
+static void duplicate_route(json_t *c)
+{
+	json_array_append_new(json_object_get(c, "routes"),
+			      json_deep_copy(route_copy(c, "blkio")));
+}
+
+static void bad_in_reply_to(json_t *c)
+{
+	json_object_set_new(
+		feature_copy(c, "memcg_v1.soft_limit"), "in_reply_to",
+		json_string(
+			"<20240814220021.3208384-1-shakeel.butt@linux.dev>"));
+}
+
+static void references_not_from_reply(json_t *c)
+{
+	json_t *refs = json_object_get(feature_copy(c, "memcg_v1.soft_limit"),
+				       "references");
+
+	json_array_remove(refs, 0);
+}
+
+static void references_without_reply(json_t *c)
+{
+	json_array_append_new(
+		json_object_get(feature_copy(c, "cgroup_v1.remount"),
+				"references"),
+		json_string("20250311123640.530377-1-mkoutny@suse.com"));
+}
+
+static void address_not_in_result(json_t *c)
+{
+	json_array_append_new(json_object_get(route_copy(c, "memcg_v1"), "cc"),
+			      json_string("Someone <someone@example.org>"));
+}
+
+static void address_in_to_and_cc(json_t *c)
+{
+	json_array_append_new(json_object_get(route_copy(c, "memcg_v1"), "cc"),
+			      json_string("linux-mm@kvack.org"));
+}
+
+static void command_for_another_file(json_t *c)
+{
+	json_object_set_new(
+		route_copy(c, "cgroup_v1"), "command",
+		json_string(
+			"scripts/get_maintainer.pl --nogit -f kernel/cgroup/cgroup.c"));
+}
+
+/* A template as specific as another feature's that can match the same lines. */
+static void equal_specificity_templates(json_t *c)
+{
+	json_t *m = first_message(c, "cgroup_v1.blkio_reset_stats");
+
+	json_object_set_new(m, "match", json_string("prefix"));
+	json_object_set_new(m, "text",
+			    json_string("cpuset.{file} is deprecatex"));
+}
+
 static void test_generator_rejects_bad_data(void **state)
 {
 	static const struct bad_case cases[] = {
@@ -595,6 +926,50 @@ static void test_generator_rejects_bad_data(void **state)
 		{ "bad commit",
 		  bad_commit,
 		  { "memcg_v1.soft_limit", "\"commit\"", "hex" } },
+		{ "null commit without a note",
+		  commit_without_note,
+		  { "memcg_v1.kmem_tcp_limit", "\"commit_note\"", "null" } },
+		{ "bad config symbol",
+		  bad_config,
+		  { "memcg_v1.memsw", "\"config\"", "Kconfig" } },
+		{ "bad stopped_working",
+		  bad_stopped_working,
+		  { "memcg_v1.move_charge", "\"stopped_working\"", "6.13" } },
+		{ "missing stopped_note",
+		  missing_stopped_note,
+		  { "cgroup_v1.freezer", "\"stopped_note\"", "missing" } },
+		{ "unknown route",
+		  unknown_route,
+		  { "memcg_v1.oom_control", "\"route\"", "memcgv1" } },
+		{ "unused route",
+		  unused_route,
+		  { "routes[6]", "blkio_spare", "no feature" } },
+		{ "duplicate route",
+		  duplicate_route,
+		  { "routes[6]", "\"id\"", "duplicate" } },
+		{ "Message-ID in angle brackets",
+		  bad_in_reply_to,
+		  { "memcg_v1.soft_limit", "\"in_reply_to\"", "Message-ID" } },
+		{ "references not starting with in_reply_to",
+		  references_not_from_reply,
+		  { "memcg_v1.soft_limit", "\"references\"", "in_reply_to" } },
+		{ "references without in_reply_to",
+		  references_without_reply,
+		  { "cgroup_v1.remount", "\"references\"", "empty" } },
+		{ "route address not in the result",
+		  address_not_in_result,
+		  { "routes[0] (memcg_v1)", "cc[7]", "address part" } },
+		{ "route address in to and cc",
+		  address_in_to_and_cc,
+		  { "routes[0] (memcg_v1)", "cc[7]", "already in to" } },
+		{ "route command for another file",
+		  command_for_another_file,
+		  { "routes[2] (cgroup_v1)", "\"command\"",
+		    "kernel/cgroup/cgroup-v1.c" } },
+		{ "templates of equal specificity",
+		  equal_specificity_templates,
+		  { "cgroup_v1.blkio_reset_stats", "ambiguous",
+		    "cgroup_v1.cpuset_legacy_flags" } },
 	};
 	char err[2048];
 	bool wrote;
@@ -631,7 +1006,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_matches_data_file),
 		cmocka_unit_test(test_to_json_equals_data_file),
+		cmocka_unit_test(test_routes_match_data_file),
 		cmocka_unit_test(test_sql_seed_matches_data_file),
+		cmocka_unit_test(test_sql_seed_routes_and_threads),
+		cmocka_unit_test(test_migration_012),
 		cmocka_unit_test(test_generator_rejects_bad_data),
 	};
 

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "kmsg_parse.h"
+#include "kmsg_record.h"
 #include <twilight/catalog.h>
 #include <twilight/match.h>
 
@@ -83,6 +84,19 @@ static const struct ref_text refs[] = {
 	{ .id = "memcg_v1.swapaccount",
 	  .level = 4,
 	  .text = "The swapaccount=0 commandline option is deprecated in favor of configuring swap control via cgroupfs. " DEP },
+	/* v6.1 to v6.7, for any value (b25806dcd3d5) */
+	{ .id = "memcg_v1.swapaccount",
+	  .level = 4,
+	  .text = "The swapaccount= commandline option is deprecated. " DEP },
+	/* 6.12 stable since 6.12.110: the soft limit made inert */
+	{ .id = "memcg_v1.soft_limit",
+	  .level = 4,
+	  .text = "soft_limit_in_bytes is deprecated and will be removed. Writing any value to this file has no effect. " DEP },
+	/* cpuset_write_u64(): every flag file has its own once-flag */
+	{ .id = "cgroup_v1.cpuset_legacy_flags",
+	  .level = 6,
+	  .text = "cpuset.mem_hardwall is deprecated",
+	  .field = { { "file", "mem_hardwall" } } },
 	{ .id = "cgroup_v1.remount",
 	  .level = 4,
 	  .text = "option changes via remount are deprecated (pid=312 comm=mount)",
@@ -104,6 +118,15 @@ static const struct ref_text refs[] = {
 	  .level = 6,
 	  .text = "cpuset.memory_migrate is deprecated",
 	  .field = { { "file", "memory_migrate" } } },
+	/* sched_relax_domain_level: cpuset_write_s64(); the exact text wins
+	 * over the cpuset.{file} template, which matches it too */
+	{ .id = "cgroup_v1.cpuset_relax_domain_level",
+	  .level = 6,
+	  .text = "cpuset.sched_relax_domain_level is deprecated" },
+	/* block/blk-cgroup.c, blkcg_reset_stats() */
+	{ .id = "cgroup_v1.blkio_reset_stats",
+	  .level = 6,
+	  .text = "blkio.reset_stats is deprecated" },
 	{ .id = "cgroup_v1.freezer",
 	  .level = 6,
 	  .text = "Freezing with imperfect legacy cgroup freezer. See cgroup.freeze of cgroup v2" },
@@ -111,30 +134,6 @@ static const struct ref_text refs[] = {
 	  .level = 6,
 	  .text = "/proc/cgroups lists only v1 controllers, use cgroup.controllers of root cgroup for v2 info" },
 };
-
-/*
- * Write @text as the kernel's devkmsg_read() does: "PRI,SEQ,TS,FLAG[,caller];"
- * then the text with bytes < 0x20, >= 0x7f and '\\' as \xNN, then "\n".
- */
-static size_t kmsg_record(char *out, size_t cap, int prefix,
-			  unsigned long long seq, const char *caller,
-			  const char *text)
-{
-	int n = snprintf(out, cap, "%d,%llu,%llu,-%s%s;", prefix, seq,
-			 seq * 1000 + 17, caller ? ",caller=" : "",
-			 caller ? caller : "");
-
-	assert_true(n > 0 && (size_t)n < cap);
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-		assert_true((size_t)n + 5 < cap);
-		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
-			n += snprintf(out + n, cap - (size_t)n, "\\x%02x", *p);
-		else
-			out[n++] = (char)*p;
-	}
-	out[n++] = '\n';
-	return (size_t)n;
-}
 
 /* What the agent does with one record: kernel facility, then the catalog. */
 static const struct twl_feature *classify(const struct twl_kmsg_record *r,

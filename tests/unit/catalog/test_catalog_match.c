@@ -209,6 +209,52 @@ static void test_template_fields(void **state)
 	assert_string_equal(m.fields[0].value, "x");
 }
 
+/* The number of literal bytes, as the generator computed it. */
+static size_t literal_bytes(const struct twl_catalog_message *msg)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k <= msg->n_fields; k++)
+		n += msg->literal_lens[k];
+	return n;
+}
+
+/*
+ * When an exact text of one feature is also matched by a template of
+ * another, the more specific message (more literal bytes) wins, in the
+ * per-line matcher and in the normalised one alike.
+ */
+static void test_most_specific_wins(void **state)
+{
+	static const char relax[] =
+		"cpuset.sched_relax_domain_level is deprecated";
+	static const char migrate[] = "cpuset.memory_migrate is deprecated";
+	const struct twl_feature *f;
+	struct twl_match m;
+
+	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
+		for (size_t j = 0; j < f->n_messages; j++)
+			assert_int_equal(f->messages[j].specificity,
+					 literal_bytes(&f->messages[j]));
+	assert_int_equal(twl_match_text(relax, strlen(relax), &m), 1);
+	assert_string_equal(m.feature->id,
+			    "cgroup_v1.cpuset_relax_domain_level");
+	assert_int_equal(m.n_fields, 0);
+	assert_int_equal(twl_match_normalized(relax, strlen(relax), &m), 1);
+	assert_string_equal(m.feature->id,
+			    "cgroup_v1.cpuset_relax_domain_level");
+	/* the template still takes every other cpuset file */
+	assert_int_equal(twl_match_text(migrate, strlen(migrate), &m), 1);
+	assert_string_equal(m.feature->id, "cgroup_v1.cpuset_legacy_flags");
+	assert_string_equal(m.fields[0].value, "memory_migrate");
+	assert_int_equal(twl_match_normalized(migrate, strlen(migrate), &m), 1);
+	assert_string_equal(m.feature->id, "cgroup_v1.cpuset_legacy_flags");
+	/* a near miss of the exact text falls back to the template */
+	assert_string_equal(
+		match_str("cpuset.sched_relax_domain_levels is deprecated"),
+		"cgroup_v1.cpuset_legacy_flags");
+}
+
 static void test_non_deprecation_lines(void **state)
 {
 	static const char *const lines[] = {
@@ -394,7 +440,7 @@ static void test_match_normalized(void **state)
 	assert_int_equal(twl_match_normalized(NULL, 3, &m), 0);
 }
 
-/* Every deprecated control file of the v1 memory controller maps to one feature. */
+/* Every control file of the v1 memory controller maps to one feature. */
 static void test_control_files(void **state)
 {
 	static const char *const map[][2] = {
@@ -419,6 +465,16 @@ static void test_control_files(void **state)
 		{ "memory.kmem.tcp.max_usage_in_bytes",
 		  "memcg_v1.kmem_tcp_usage" },
 		{ "memory.kmem.slabinfo", "memcg_v1.kmem_slabinfo" },
+		/* the v1 controller's own files, deprecated with it */
+		{ "memory.usage_in_bytes", "memcg_v1.interface" },
+		{ "memory.limit_in_bytes", "memcg_v1.interface" },
+		{ "memory.max_usage_in_bytes", "memcg_v1.interface" },
+		{ "memory.failcnt", "memcg_v1.interface" },
+		{ "memory.stat", "memcg_v1.interface" },
+		{ "memory.numa_stat", "memcg_v1.interface" },
+		{ "cpuset.sched_relax_domain_level",
+		  "cgroup_v1.cpuset_relax_domain_level" },
+		{ "blkio.reset_stats", "cgroup_v1.blkio_reset_stats" },
 	};
 	static const char *const events[][2] = {
 		{ "memory.oom_control", "memcg_v1.oom_control" },
@@ -426,14 +482,8 @@ static void test_control_files(void **state)
 		{ "memory.usage_in_bytes", "memcg_v1.usage_threshold" },
 		{ "memory.memsw.usage_in_bytes", "memcg_v1.usage_threshold" },
 	};
-	/* v1 memory files that are not deprecated on their own */
+	/* files that belong to no feature */
 	static const char *const plain[] = {
-		"memory.usage_in_bytes",
-		"memory.limit_in_bytes",
-		"memory.max_usage_in_bytes",
-		"memory.failcnt",
-		"memory.stat",
-		"memory.numa_stat",
 		"cgroup.event_control",
 		"cgroup.procs",
 		"tasks",
@@ -470,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_texts),
 		cmocka_unit_test(test_trailing_whitespace),
 		cmocka_unit_test(test_template_fields),
+		cmocka_unit_test(test_most_specific_wins),
 		cmocka_unit_test(test_non_deprecation_lines),
 		cmocka_unit_test(test_mentions_deprecation),
 		cmocka_unit_test(test_mentions_deprecation_exhaustive),

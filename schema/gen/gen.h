@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * catalog_gen's parts: the parsed catalog (gen_parse.c validates each record,
+ * gen_check.c the records against each other) and its two outputs
+ * (gen_write.c: the C table and the SQL seed). A build-time host tool: every
+ * problem in the data file is one line on stderr naming the record and the
+ * field (see schema/catalog.md for the rules).
+ */
+#ifndef TWL_CATALOG_GEN_H
+#define TWL_CATALOG_GEN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define MAX_FIELDS 8 /* TWL_CATALOG_MAX_FIELDS */
+#define MAX_FIELD_NAME 15 /* struct twl_match: char name[16] */
+#define MIN_KEY_LEN 4 /* the matcher indexes the first 4 bytes */
+#define MAX_TEXT 1024 /* TWL_WIRE_MAX_STR */
+#define MAX_ID 63
+#define MAX_FILE 63
+#define MAX_MSGID 250 /* RFC 5322 lines stay within 998 bytes */
+
+/* Where fail() reports: a feature, a route, or the file itself. */
+enum gen_where { W_FILE, W_FEATURE, W_ROUTE };
+
+struct gmsg {
+	const char *text;
+	bool exact;
+	int level;
+	const char *note;
+	size_t n_fields;
+	char *lits[MAX_FIELDS + 1];
+	size_t lit_lens[MAX_FIELDS + 1];
+	char *names[MAX_FIELDS];
+	size_t trimmed_len; /* exact: text length without trailing whitespace */
+	size_t specificity; /* literal bytes (the matcher's tie-break) */
+};
+
+struct groute {
+	const char *id, *file, *command, *tree;
+	json_t *result, *to, *cc; /* borrowed from the document */
+};
+
+struct gfeat {
+	const char *id, *subsystem, *title, *status;
+	bool warns;
+	const char *kernel_version, *commit, *commit_note, *warn_condition;
+	const char *replacement, *replacement_note;
+	const char *config, *stopped_working, *stopped_note;
+	const char *route, *in_reply_to;
+	size_t route_idx; /* index into catalog.routes */
+	json_t *files, *event_files, *references; /* borrowed */
+	struct gmsg *msgs;
+	size_t n_msgs;
+};
+
+struct catalog {
+	json_t *doc;
+	long long version;
+	struct groute *routes;
+	size_t n_routes;
+	struct gfeat *feats;
+	size_t n_feats;
+};
+
+/* The data file's path, for messages. */
+extern const char *gen_in_path;
+
+/*
+ * gen_fail - print "catalog_gen: FILE: features[i] (id): ..." (or routes[i],
+ * or just the file for W_FILE) and return -EINVAL.
+ */
+__attribute__((format(printf, 4, 5))) int
+gen_fail(enum gen_where w, size_t i, const char *id, const char *fmt, ...);
+
+/* Helpers shared by the parsers (gen_parse.c). */
+size_t gen_trim_len(const char *s, size_t n);
+bool gen_is_lower_ident(const char *s, size_t n);
+int gen_check_keys(json_t *obj, const char *const *allowed, enum gen_where w,
+		   size_t i, const char *id, const char *where);
+int gen_get_str(json_t *obj, const char *key, bool nullable, size_t maxlen,
+		const char **out, enum gen_where w, size_t i, const char *id);
+
+/* gen_parse_message - parse and check features[fi].messages[mi] into @m. */
+int gen_parse_message(json_t *jm, struct gmsg *m, size_t fi, const char *id,
+		      size_t mi);
+
+/* gen_parse_route - parse and check routes[ri] into @r. */
+int gen_parse_route(json_t *jr, struct groute *r, size_t ri);
+
+/* gen_parse_feature - parse and check features[fi] into @f (routes known). */
+int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
+		      const struct catalog *c);
+
+/* gen_parse_catalog - load gen_in_path into @c and check everything. */
+int gen_parse_catalog(struct catalog *c);
+
+/* gen_check_cross - checks across records: ids, files, texts. */
+int gen_check_cross(const struct catalog *c);
+
+/* gen_catalog_fini - free what gen_parse_catalog() allocated. */
+void gen_catalog_fini(struct catalog *c);
+
+/* The outputs: the C table and the SQL seed. */
+void gen_write_c(FILE *o, const struct catalog *c);
+void gen_write_sql(FILE *o, const struct catalog *c);
+
+#endif /* TWL_CATALOG_GEN_H */
