@@ -31,20 +31,36 @@ static bool is_id(const char *s, size_t len)
 }
 
 /*
- * Whether feature id @s is one the receiver accepts: today, one of the
- * compiled catalog. The catalog-skew rule lives here and only here.
+ * Whether feature id @s is one the receiver accepts. The catalog-skew rule
+ * lives here and only here: any well-formed id (1..64 bytes of
+ * [a-z0-9_.] with a '.') is accepted, also one the receiver's catalog does
+ * not hold, so that an agent with a newer catalog loses nothing; the
+ * receiver keeps such records under their id (schema/wire-format.md,
+ * "Catalog skew"). A malformed id is bad_value. TWL_VERR_UNKNOWN_FEATURE
+ * is no longer produced.
  */
 static int check_feature(struct ctx *c, const char *s, size_t len)
 {
+	bool dot = false;
 	char q[40];
+	size_t i;
 
 	if (twl_catalog_find(s))
 		return 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '.')
+			dot = true;
+		else if (!((s[i] >= 'a' && s[i] <= 'z') ||
+			   (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			break;
+	}
+	if (i == len && dot)
+		return 0;
 	twl_printable_copy(s, len, q, sizeof(q));
 	return wire_fail(
-		c, TWL_VERR_UNKNOWN_FEATURE,
-		"\"%s\" is not a feature id of the receiver's catalog (version %u); upgrade the receiver's catalog or fix the sender",
-		q, twl_catalog_version());
+		c, TWL_VERR_BAD_VALUE,
+		"\"%s\" is not a feature id: lowercase letters, digits, '_' and '.', with at least one '.'",
+		q);
 }
 
 /* @s is one of m->enums of this version: 0, or bad_value naming them. */

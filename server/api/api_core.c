@@ -316,3 +316,11 @@ const struct twl_route *const twl_api_routes[] = {
 	twl_read_routes,
 	NULL,
 };
+
+/* Contract: see http/server.h. */
+const struct twl_app twl_api_app = {
+	.routes = twl_api_routes,
+	.start = twl_api_ingest_start,
+	.drain = twl_api_ingest_drain,
+	.free = twl_api_ingest_free,
+};

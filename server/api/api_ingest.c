@@ -12,6 +12,44 @@
 #include "store/ingest.h"
 #include "store/writer.h"
 
+/* Contract: see api_ingest.h. */
+int twl_api_ingest_start(struct twl_server *srv, void **state)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	struct twl_writer_opts o = { .commit_max = cfg->commit_max,
+				     .queue_max = cfg->queue_max,
+				     .batch_days = cfg->batch_days,
+				     .data_days = cfg->data_days };
+	struct twl_writer *w;
+
+	w = twl_writer_new(twl_server_store(srv), twl_server_metrics(srv), &o);
+	if (!w) {
+		twl_log(LOG_ERR, "cannot start the ingest writer thread: %s",
+			strerror(errno ? errno : ENOMEM));
+		return -(errno ? errno : ENOMEM);
+	}
+	*state = w;
+	return 0;
+}
+
+/* Contract: see api_ingest.h. */
+void twl_api_ingest_drain(void *state)
+{
+	twl_writer_stop(state);
+}
+
+/* Contract: see api_ingest.h. */
+void twl_api_ingest_free(void *state)
+{
+	twl_writer_free(state);
+}
+
+/* Contract: see api_ingest.h. */
+struct twl_writer *twl_api_writer(struct twl_server *srv)
+{
+	return twl_server_app_state(srv);
+}
+
 /* Why a report was not stored, and when to try again. */
 static const struct {
 	int result, status;
@@ -92,6 +130,7 @@ static int queue_report(struct twl_server *srv, const struct twl_request *req,
 {
 	struct twl_defer *d = twl_request_defer(req, &ingest_ops);
 	struct twl_ingest *in;
+	struct twl_writer *w;
 	int ret;
 
 	if (!d) {
@@ -103,8 +142,10 @@ static int queue_report(struct twl_server *srv, const struct twl_request *req,
 		return ret;
 	/* which key posted: clones of one host id show there (health) */
 	memcpy(in->key_hash, req->who.key_hash, sizeof(in->key_hash));
-	ret = twl_writer_submit(twl_server_writer(srv), req->who.host_id, in,
-				req->now, ingest_done, d);
+	w = twl_api_writer(srv);
+	ret = w ? twl_writer_submit(w, req->who.host_id, in, req->now,
+				    ingest_done, d) :
+		  -ESHUTDOWN;
 	if (!ret)
 		return TWL_HANDLER_DEFERRED;
 	twl_ingest_free(in);

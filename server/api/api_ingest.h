@@ -12,6 +12,30 @@
 #include "api/metrics.h"
 #include "http/http.h"
 
+struct twl_writer;
+
+/*
+ * The ingest side's state, which twl_api_app (api_core.c) hands to the
+ * daemon's hooks (http/server.h, struct twl_app): the group-commit writer
+ * (store/writer.h) on the server's store, counting into its metrics, with
+ * the commit and retention settings of its configuration.
+ *
+ * twl_api_ingest_start - start the writer into *state: 0, or a negative
+ * errno after logging what failed.
+ * twl_api_ingest_drain - store every queued report and answer it, then
+ * refuse new ones (-ESHUTDOWN, 503): before the daemon stops.
+ * twl_api_ingest_free - free the writer (NULL-safe).
+ */
+int twl_api_ingest_start(struct twl_server *srv, void **state);
+void twl_api_ingest_drain(void *state);
+void twl_api_ingest_free(void *state);
+
+/*
+ * twl_api_writer - the writer of a server running twl_api_app, NULL for
+ * one serving other routes (reports are then refused with 503).
+ */
+struct twl_writer *twl_api_writer(struct twl_server *srv);
+
 /* The handler of POST /api/v1/reports (routed in api_core.c). */
 int twl_api_reports(struct twl_server *srv, const struct twl_request *req,
 		    struct twl_response *resp);

@@ -132,7 +132,8 @@ struct twl_defer_ops {
  * lives with the connection. It is valid only if the handler then returns
  * TWL_HANDLER_DEFERRED; exactly one twl_defer_complete() must follow
  * before the daemon stops (a suspended connection cannot be closed:
- * twl_server_free() first stops the writer, which completes its own). With
+ * twl_server_free() first calls the application's drain hook, server.h,
+ * which completes its own). With
  * any other return the handle is void: it must not be completed later.
  */
 struct twl_defer *twl_request_defer(const struct twl_request *req,

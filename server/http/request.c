@@ -375,7 +375,7 @@ static const struct twl_route *route_of(struct conn *c, struct twl_request *req,
 	const struct twl_route *route;
 	bool wrong_method;
 
-	route = find_route(c->srv->routes, req->method, req->path,
+	route = find_route(c->srv->app.routes, req->method, req->path,
 			   &req->path_rest, &wrong_method);
 	if (route)
 		return route;

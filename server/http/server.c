@@ -20,7 +20,6 @@
 #include "http/server_internal.h"
 #include "http/server_state.h"
 #include "http/tls.h"
-#include "store/writer.h"
 
 /* Seconds a body may take before min-rate applies (watch.h). */
 #define MIN_RATE_GRACE 5.0
@@ -59,9 +58,9 @@ struct twl_metrics *twl_server_metrics(struct twl_server *srv)
 }
 
 /* Contract: see server.h. */
-struct twl_writer *twl_server_writer(struct twl_server *srv)
+void *twl_server_app_state(struct twl_server *srv)
 {
-	return srv->writer;
+	return srv->app_state;
 }
 
 /* Contract: see server_internal.h. */
@@ -207,7 +206,17 @@ static void on_watch_close(void *arg, enum twl_watch_why why)
 struct twl_server *twl_server_new(const struct twl_config *cfg,
 				  struct twl_store *store)
 {
-	return twl_server_new_routes(cfg, store, twl_api_routes);
+	return twl_server_new_app(cfg, store, &twl_api_app);
+}
+
+/* Contract: see server.h. */
+struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
+					 struct twl_store *store,
+					 const struct twl_route *const *routes)
+{
+	const struct twl_app app = { .routes = routes };
+
+	return twl_server_new_app(cfg, store, &app);
 }
 
 /* The certificate, key and optional client CA into srv; 0 or -errno. */
@@ -258,17 +267,16 @@ static struct MHD_Daemon *start_daemon(struct twl_server *srv,
 				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
-/* Limits, the writer and the watch for srv; 0 or -errno (logged). */
+/*
+ * Limits, metrics and the watch for srv, then the application's state;
+ * 0 or -errno (logged).
+ */
 static int setup(struct twl_server *srv)
 {
 	const struct twl_config *cfg = &srv->cfg;
 	struct twl_watch_opts wo = { .request_timeout = cfg->request_timeout_s,
 				     .min_rate = (double)cfg->min_rate,
 				     .grace = MIN_RATE_GRACE };
-	struct twl_writer_opts o = { .commit_max = cfg->commit_max,
-				     .queue_max = cfg->queue_max,
-				     .batch_days = cfg->batch_days,
-				     .data_days = cfg->data_days };
 
 	srv->metrics = twl_metrics_new();
 	srv->host_rl = twl_ratelimit_new(cfg->host_rate, cfg->host_burst);
@@ -277,21 +285,19 @@ static int setup(struct twl_server *srv)
 	/* a key holds a place only while it has a connection */
 	srv->conns = twl_conntrack_new(cfg->max_connections + 64);
 	srv->watch = twl_watch_new(&wo, on_watch_close, srv, true);
-	srv->writer = srv->metrics ?
-			      twl_writer_new(srv->store, srv->metrics, &o) :
-			      NULL;
-	if (srv->metrics && srv->host_rl && srv->ip_rl && srv->enroll_rl &&
-	    srv->conns && srv->watch && srv->writer)
-		return 0;
-	twl_log(LOG_ERR, "cannot set up the server: %s",
-		strerror(errno ? errno : ENOMEM));
-	return -(errno ? errno : ENOMEM);
+	if (!srv->metrics || !srv->host_rl || !srv->ip_rl || !srv->enroll_rl ||
+	    !srv->conns || !srv->watch) {
+		twl_log(LOG_ERR, "cannot set up the server: %s",
+			strerror(errno ? errno : ENOMEM));
+		return -(errno ? errno : ENOMEM);
+	}
+	return srv->app.start ? srv->app.start(srv, &srv->app_state) : 0;
 }
 
 /* Contract: see server.h. */
-struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
-					 struct twl_store *store,
-					 const struct twl_route *const *routes)
+struct twl_server *twl_server_new_app(const struct twl_config *cfg,
+				      struct twl_store *store,
+				      const struct twl_app *app)
 {
 	struct twl_server *srv = calloc(1, sizeof(*srv));
 	struct sockaddr_storage ss;
@@ -302,7 +308,7 @@ struct twl_server *twl_server_new_routes(const struct twl_config *cfg,
 		return NULL;
 	srv->cfg = *cfg;
 	srv->store = store;
-	srv->routes = routes;
+	srv->app = *app;
 	if (twl_parse_addr_port(cfg->listen, &ss, NULL)) {
 		twl_log(LOG_ERR,
 			"cannot parse --listen '%s': use 127.0.0.1:8443 or [::1]:8443",
@@ -356,14 +362,17 @@ void twl_server_free(struct twl_server *srv)
 	if (!srv)
 		return;
 	/*
-	 * The writer first: it commits every queued batch and completes its
-	 * deferred answer, so no connection is left suspended when the
-	 * daemon stops (libmicrohttpd forbids that).
+	 * The application first: it completes every deferred answer it owes
+	 * (twilight's writer commits every queued batch), so no connection
+	 * is left suspended when the daemon stops (libmicrohttpd forbids
+	 * that).
 	 */
-	twl_writer_stop(srv->writer);
+	if (srv->app.drain)
+		srv->app.drain(srv->app_state);
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
-	twl_writer_free(srv->writer);
+	if (srv->app.free)
+		srv->app.free(srv->app_state);
 	twl_watch_free(srv->watch);
 	twl_conntrack_free(srv->conns);
 	twl_ratelimit_free(srv->host_rl);

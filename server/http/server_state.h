@@ -21,11 +21,11 @@ struct twl_server {
 	struct twl_config cfg;
 	struct twl_store *store;
 	struct twl_metrics *metrics;
-	struct twl_writer *writer;
+	struct twl_app app;
+	void *app_state; /* made by app.start */
 	struct twl_ratelimit *host_rl, *ip_rl, *enroll_rl;
 	struct twl_conntrack *conns; /* open connections per peer key */
 	struct twl_watch *watch; /* slow-client deadlines */
-	const struct twl_route *const *routes;
 	struct MHD_Daemon *d;
 	uint16_t port;
 	char *cert_pem, *key_pem, *client_ca_pem;

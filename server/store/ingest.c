@@ -4,15 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <twilight/catalog.h>
+#include <twilight/cgroup_class.h>
 #include <twilight/match.h>
 
 #include "store/ingest.h"
 
-static const char *jstr(const json_t *o, const char *k)
+/* Contract: see ingest.h. */
+const char *const twl_fact_controllers[] = { "memory", "cpuset", "freezer",
+					     "blkio",  "cgroup", NULL };
+
+/* o's string member k, or dflt when absent */
+static const char *jstr_or(const json_t *o, const char *k, const char *dflt)
 {
 	const char *v = json_string_value(json_object_get(o, k));
 
-	return v ? v : "";
+	return v ? v : dflt;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return jstr_or(o, k, "");
 }
 
 static int64_t jint(const json_t *o, const char *k)
@@ -30,6 +42,25 @@ static int dump(const json_t *v, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * A warning of a feature the server's catalog lacks (catalog skew) is kept
+ * as an unknown text with its feature id: its text normalised as the
+ * agent normalises unknown[] texts, so that repeats of one message (other
+ * pids, other numbers) add up in one row.
+ */
+static int skewed_warning(struct twl_ingest_warning *o)
+{
+	size_t len = strlen(o->text);
+
+	if (twl_catalog_find(o->feature))
+		return 0;
+	o->unknown_text = malloc(len + 1);
+	if (!o->unknown_text)
+		return -ENOMEM;
+	twl_normalize_digits(o->text, len, o->unknown_text, len + 1);
+	return 0;
+}
+
 static int prepare_warnings(struct twl_ingest *in, const json_t *arr)
 {
 	const json_t *w;
@@ -42,12 +73,16 @@ static int prepare_warnings(struct twl_ingest *in, const json_t *arr)
 		o->feature = jstr(w, "feature");
 		o->text = jstr(w, "text");
 		o->origin = jstr(w, "origin");
+		o->boot_id = jstr_or(w, "boot_id", in->boot_id);
+		o->kernel = jstr_or(w, "kernel", in->kernel);
+		o->source = jstr_or(w, "source", NULL);
 		o->kmsg_seq = jint(w, "kmsg_seq");
 		o->mono_us = jint(w, "mono_us");
 		o->time = jint(w, "time");
 		o->level = jint(w, "level");
 		in->n_warnings = i + 1; /* freed by twl_ingest_free from here */
-		if (dump(json_object_get(w, "fields"), &o->fields_json))
+		if (dump(json_object_get(w, "fields"), &o->fields_json) ||
+		    skewed_warning(o))
 			return -ENOMEM;
 	}
 	return 0;
@@ -64,6 +99,10 @@ static void prepare_unknown(struct twl_ingest *in, const json_t *arr)
 		struct twl_match m;
 
 		o->text = jstr(u, "text");
+		o->origin = jstr(u, "origin");
+		o->boot_id = jstr_or(u, "boot_id", in->boot_id);
+		o->kernel = jstr_or(u, "kernel", in->kernel);
+		o->source = jstr_or(u, "source", NULL);
 		o->kmsg_seq = jint(u, "kmsg_seq");
 		o->time = jint(u, "time");
 		o->count = jint(u, "count");
@@ -131,6 +170,17 @@ int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u)
 	return key_hash(host, key_check(host, u));
 }
 
+/* A target's kind as sent, or (absent) classified from its cgroup. */
+static const char *kind_of(const char *sent, const char *cgroup)
+{
+	struct twl_cgroup_class cls;
+
+	if (sent && sent[0])
+		return sent;
+	twl_cgroup_classify(cgroup, &cls); /* kind set also on error */
+	return twl_cgroup_kind_name(cls.kind);
+}
+
 static void prepare_usage(struct twl_ingest *in, const char *host_id)
 {
 	uint64_t host = fnv_str(FNV_OFFSET, host_id);
@@ -138,18 +188,22 @@ static void prepare_usage(struct twl_ingest *in, const char *host_id)
 	in->usage = in->report.usage;
 	in->n_usage = in->report.n_usage;
 	for (size_t i = 0; i < in->n_usage; i++) {
-		uint64_t check = key_check(host, &in->usage[i]);
+		struct twl_wire_usage *u = &in->report.usage[i];
+		uint64_t check = key_check(host, u);
 
+		u->target_kind = kind_of(u->target_kind, u->cgroup);
 		in->usage_check[i] = (int64_t)check;
 		in->usage_id[i] = key_hash(host, check);
 	}
 }
 
-static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
+static void prepare_census(struct twl_ingest *in, const json_t *census)
 {
-	const json_t *k;
+	const json_t *arr = json_object_get(census, "knobs"), *k;
 	size_t i;
 
+	in->has_census = json_is_object(census);
+	in->census_time = jint(census, "time");
 	json_array_foreach(arr, i, k)
 	{
 		struct twl_ingest_knob *o = &in->knobs[i];
@@ -158,45 +212,123 @@ static void prepare_knobs(struct twl_ingest *in, const json_t *arr)
 		o->file = jstr(k, "file");
 		o->cgroup = jstr(k, "cgroup");
 		o->value = jstr(k, "value");
+		o->target_kind = kind_of(jstr(k, "target_kind"), o->cgroup);
 	}
 	in->n_knobs = json_array_size(arr);
+	arr = json_object_get(census, "runtimes");
+	json_array_foreach(arr, i, k)
+	{
+		struct twl_ingest_runtime *o = &in->runtimes[i];
+
+		if (i == TWL_WIRE_MAX_RUNTIMES)
+			break; /* the validator's cap */
+		o->name = jstr(k, "name");
+		o->version = jstr(k, "version");
+		o->cgroup_driver = jstr(k, "cgroup_driver");
+		in->n_runtimes = i + 1;
+	}
 }
 
-/* Contract: see ingest.h. */
-int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
-			      struct twl_ingest **out)
+static void prepare_labels(struct twl_ingest *in, const json_t *host)
 {
-	json_t *report = r->doc;
-	const json_t *host = json_object_get(report, "host");
-	const json_t *health = json_object_get(report, "health");
-	const json_t *census = json_object_get(report, "census");
-	const json_t *warnings = json_object_get(report, "warnings");
-	const json_t *unknown = json_object_get(report, "unknown");
-	const json_t *knobs = json_object_get(census, "knobs");
-	size_t nw = json_array_size(warnings), nu = json_array_size(unknown);
-	size_t ng = r->n_usage, nk = json_array_size(knobs);
-	struct twl_ingest *in;
+	json_t *labels = json_object_get(host, "labels"), *v;
+	const char *key;
 
-	*out = NULL;
-	/* One allocation: the struct, then its five arrays. */
-	in = calloc(1, sizeof(*in) + nw * sizeof(*in->warnings) +
-			       nu * sizeof(*in->unknown) +
-			       ng * sizeof(*in->usage_id) +
-			       ng * sizeof(*in->usage_check) +
-			       nk * sizeof(*in->knobs));
-	if (!in) {
-		twl_wire_release(r);
-		return -ENOMEM;
+	in->has_labels = json_is_object(labels);
+	json_object_foreach(labels, key, v)
+	{
+		if (in->n_labels == TWL_WIRE_MAX_LABELS)
+			break; /* the validator's cap */
+		in->labels[in->n_labels].key = key;
+		in->labels[in->n_labels++].value = json_string_value(v);
 	}
-	in->warnings = (struct twl_ingest_warning *)(in + 1);
-	in->unknown = (struct twl_ingest_unknown *)(in->warnings + nw);
-	in->usage_id = (int64_t *)(in->unknown + nu);
-	in->usage_check = in->usage_id + ng;
-	in->knobs = (struct twl_ingest_knob *)(in->usage_check + ng);
-	in->report = *r;
-	memset(r, 0, sizeof(*r));
-	in->batch_id = jstr(report, "batch_id");
-	in->seq = jint(report, "seq");
+}
+
+/* Set bit (TWL_FACT_*) of *facts when on. */
+static void fact(int64_t *facts, int bit, bool on)
+{
+	if (on)
+		*facts |= (int64_t)1 << bit;
+}
+
+/* health.controllers into facts: each controller's state bit. */
+static void controller_facts(struct twl_ingest_coverage *c, const json_t *arr)
+{
+	static const char *const states[] = { "attached", "unavailable",
+					      "not_built" };
+	static const int base[] = { TWL_FACT_BPF_ATTACHED,
+				    TWL_FACT_BPF_UNAVAILABLE,
+				    TWL_FACT_BPF_NOT_BUILT };
+	const json_t *x;
+	size_t i, k, s;
+
+	fact(&c->facts, TWL_FACT_CONTROLLERS, json_is_array(arr));
+	json_array_foreach(arr, i, x)
+	{
+		const char *name = jstr(x, "name"), *state = jstr(x, "state");
+
+		for (k = 0; k < TWL_FACT_N_CONTROLLERS; k++)
+			if (!strcmp(name, twl_fact_controllers[k]))
+				break;
+		for (s = 0; k < TWL_FACT_N_CONTROLLERS && s < 3; s++)
+			fact(&c->facts, base[s] + (int)k,
+			     !strcmp(state, states[s]));
+	}
+}
+
+/* health.boots into facts and counts; boot_id: the host's current boot. */
+static void boot_facts(struct twl_ingest_coverage *c, const json_t *arr,
+		       const char *boot_id)
+{
+	const json_t *b;
+	size_t i;
+
+	fact(&c->facts, TWL_FACT_BOOTS, json_is_array(arr));
+	json_array_foreach(arr, i, b)
+	{
+		bool covered =
+			json_is_true(json_object_get(b, "start_covered"));
+
+		c->boots++;
+		c->boots_uncovered += !covered;
+		if (strcmp(jstr(b, "boot_id"), boot_id))
+			continue;
+		fact(&c->facts, TWL_FACT_BOOT_COVERED, covered);
+		fact(&c->facts, TWL_FACT_BOOT_UNCOVERED, !covered);
+	}
+	fact(&c->facts, TWL_FACT_SOME_BOOT_UNCOVERED, c->boots_uncovered > 0);
+}
+
+/* The coverage facts of health (schema/migrations/014_host_coverage.sql). */
+static void prepare_coverage(struct twl_ingest *in, const json_t *health)
+{
+	struct twl_ingest_coverage *c = &in->coverage;
+	const json_t *probes = json_object_get(health, "probes"), *p;
+	size_t i;
+
+	c->catalog_version = in->catalog_version;
+	c->records_lost = in->records_lost;
+	c->journal_missed = jint(health, "journal_missed");
+	c->journal_errors = jint(health, "journal_errors");
+	c->entries_dropped = jint(health, "entries_dropped");
+	json_array_foreach(probes, i, p)
+		c->probes_not_built += !strcmp(jstr(p, "state"), "not_built");
+	controller_facts(c, json_object_get(health, "controllers"));
+	boot_facts(c, json_object_get(health, "boots"), in->boot_id);
+	fact(&c->facts, TWL_FACT_RECORDS_LOST, c->records_lost > 0);
+	fact(&c->facts, TWL_FACT_JOURNAL_MISSED, c->journal_missed > 0);
+	fact(&c->facts, TWL_FACT_JOURNAL_ERRORS, c->journal_errors > 0);
+	fact(&c->facts, TWL_FACT_ENTRIES_DROPPED, c->entries_dropped > 0);
+	fact(&c->facts, TWL_FACT_PROBE_NOT_BUILT, c->probes_not_built > 0);
+	fact(&c->facts, TWL_FACT_KEY_REJECTED, in->key_rejected);
+	fact(&c->facts, TWL_FACT_PROBE_MISSING,
+	     json_array_size(json_object_get(health, "probe_missing")) > 0);
+}
+
+/* host and health members into in. */
+static void prepare_host(struct twl_ingest *in, const json_t *host,
+			 const json_t *health)
+{
 	in->hostname = jstr(host, "hostname");
 	in->kernel = jstr(host, "kernel");
 	in->cgroup_mode = jstr(host, "cgroup_mode");
@@ -206,11 +338,58 @@ int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
 	in->records_lost = jint(health, "records_lost");
 	in->key_rejected =
 		json_is_true(json_object_get(health, "key_rejected"));
-	in->has_census = json_is_object(census);
-	in->census_time = jint(census, "time");
+	prepare_labels(in, host);
+	prepare_coverage(in, health);
+}
+
+/* One allocation: the struct, then its five arrays; NULL: no memory. */
+static struct twl_ingest *ingest_alloc(size_t nw, size_t nu, size_t ng,
+				       size_t nk)
+{
+	struct twl_ingest *in;
+
+	in = calloc(1, sizeof(*in) + nw * sizeof(*in->warnings) +
+			       nu * sizeof(*in->unknown) +
+			       ng * sizeof(*in->usage_id) +
+			       ng * sizeof(*in->usage_check) +
+			       nk * sizeof(*in->knobs));
+	if (!in)
+		return NULL;
+	in->warnings = (struct twl_ingest_warning *)(in + 1);
+	in->unknown = (struct twl_ingest_unknown *)(in->warnings + nw);
+	in->usage_id = (int64_t *)(in->unknown + nu);
+	in->usage_check = in->usage_id + ng;
+	in->knobs = (struct twl_ingest_knob *)(in->usage_check + ng);
+	return in;
+}
+
+/* Contract: see ingest.h. */
+int twl_ingest_prepare_report(struct twl_wire_report *r, const char *host_id,
+			      struct twl_ingest **out)
+{
+	json_t *report = r->doc;
+	const json_t *health = json_object_get(report, "health");
+	const json_t *census = json_object_get(report, "census");
+	const json_t *warnings = json_object_get(report, "warnings");
+	const json_t *unknown = json_object_get(report, "unknown");
+	struct twl_ingest *in;
+
+	*out = NULL;
+	in = ingest_alloc(json_array_size(warnings), json_array_size(unknown),
+			  r->n_usage,
+			  json_array_size(json_object_get(census, "knobs")));
+	if (!in) {
+		twl_wire_release(r);
+		return -ENOMEM;
+	}
+	in->report = *r;
+	memset(r, 0, sizeof(*r));
+	in->batch_id = jstr(report, "batch_id");
+	in->seq = jint(report, "seq");
+	prepare_host(in, json_object_get(report, "host"), health);
 	prepare_unknown(in, unknown);
 	prepare_usage(in, host_id);
-	prepare_knobs(in, knobs);
+	prepare_census(in, census);
 	if (dump(health, &in->health_json) ||
 	    dump(json_object_get(health, "probe_missing"),
 		 &in->probe_missing_json) ||
@@ -245,8 +424,10 @@ void twl_ingest_free(struct twl_ingest *in)
 {
 	if (!in)
 		return;
-	for (size_t i = 0; i < in->n_warnings; i++)
+	for (size_t i = 0; i < in->n_warnings; i++) {
 		free(in->warnings[i].fields_json);
+		free(in->warnings[i].unknown_text);
+	}
 	free(in->health_json);
 	free(in->probe_missing_json);
 	free(in->census_json);

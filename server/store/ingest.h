@@ -23,20 +23,76 @@
 
 #include <twilight/wire.h>
 
+/*
+ * A kernel record's boot: boot_id and kernel as sent, or (wire v1, or
+ * absent) the report's host.boot_id and host.kernel; source NULL when not
+ * sent. A record of another boot never changes the host's current boot
+ * or kernel: those come from host alone.
+ */
 struct twl_ingest_warning {
-	const char *feature, *text, *origin;
+	const char *feature, *text, *origin, *boot_id, *kernel, *source;
 	int64_t kmsg_seq, mono_us, time, level;
 	char *fields_json; /* NULL: no fields */
+	/*
+	 * Not NULL when the server's catalog lacks feature (catalog skew):
+	 * the text with its digits replaced by '#', which the store keeps
+	 * as an unknown text with the feature id instead of a warning.
+	 */
+	char *unknown_text;
 };
 
 struct twl_ingest_unknown {
-	const char *text;
+	const char *text, *origin, *boot_id, *kernel, *source;
 	const char *matched; /* feature id from the server's catalog or NULL */
 	int64_t kmsg_seq, time, count;
 };
 
 struct twl_ingest_knob {
-	const char *feature, *file, *cgroup, *value;
+	/* target_kind as sent, else classified from cgroup */
+	const char *feature, *file, *cgroup, *value, *target_kind;
+};
+
+struct twl_ingest_label {
+	const char *key, *value;
+};
+
+struct twl_ingest_runtime {
+	const char *name, *version, *cgroup_driver; /* "" when absent */
+};
+
+/*
+ * Coverage facts of a host (schema/migrations/014_host_coverage.sql), bit
+ * numbers of struct twl_ingest_coverage.facts. The controllers' bits are
+ * TWL_FACT_BPF_* + the controller's index in twl_fact_controllers[].
+ */
+enum {
+	TWL_FACT_BPF_ATTACHED = 0,
+	TWL_FACT_BPF_UNAVAILABLE = 5,
+	TWL_FACT_BPF_NOT_BUILT = 10,
+	TWL_FACT_CONTROLLERS = 15, /* health.controllers reported */
+	TWL_FACT_BOOTS = 16, /* health.boots reported */
+	TWL_FACT_BOOT_COVERED = 17, /* the current boot's start is */
+	TWL_FACT_BOOT_UNCOVERED = 18, /* the current boot's start is not */
+	TWL_FACT_SOME_BOOT_UNCOVERED = 19,
+	TWL_FACT_RECORDS_LOST = 20,
+	TWL_FACT_JOURNAL_MISSED = 21,
+	TWL_FACT_JOURNAL_ERRORS = 22,
+	TWL_FACT_ENTRIES_DROPPED = 23,
+	TWL_FACT_PROBE_NOT_BUILT = 24,
+	TWL_FACT_KEY_REJECTED = 25,
+	TWL_FACT_PROBE_MISSING = 26,
+	TWL_FACT_N = 27
+};
+
+/* health.controllers[].name values, in bit order; NULL-terminated. */
+extern const char *const twl_fact_controllers[];
+#define TWL_FACT_N_CONTROLLERS 5
+
+struct twl_ingest_coverage {
+	int64_t catalog_version; /* host.catalog_version */
+	int64_t facts; /* bits TWL_FACT_* */
+	int64_t records_lost, journal_missed, journal_errors, entries_dropped;
+	int64_t probes_not_built, boots, boots_uncovered;
 };
 
 struct twl_ingest {
@@ -48,19 +104,30 @@ struct twl_ingest {
 	/* host */
 	const char *hostname, *kernel, *cgroup_mode, *agent_version, *boot_id;
 	int64_t catalog_version;
+	/* host.labels: replace the host's labels when has_labels */
+	bool has_labels;
+	size_t n_labels;
+	struct twl_ingest_label labels[TWL_WIRE_MAX_LABELS];
 	/* health */
 	char *health_json; /* NULL when absent */
 	char *probe_missing_json; /* NULL when absent */
 	int64_t records_lost;
 	bool key_rejected;
-	/* census */
+	struct twl_ingest_coverage coverage;
+	/* census: knobs and runtimes replace the host's when has_census */
 	bool has_census;
 	char *census_json;
 	int64_t census_time;
+	size_t n_runtimes;
+	struct twl_ingest_runtime runtimes[TWL_WIRE_MAX_RUNTIMES];
 	size_t n_warnings, n_unknown, n_usage, n_knobs;
 	struct twl_ingest_warning *warnings;
 	struct twl_ingest_unknown *unknown;
-	const struct twl_wire_usage *usage; /* the report's own entries */
+	/*
+	 * The report's own entries; an absent target_kind is set to the
+	 * kind twl_cgroup_classify() gives cgroup (never "").
+	 */
+	const struct twl_wire_usage *usage;
 	int64_t *usage_id; /* per entry: twl_usage_key_hash() for host_id */
 	int64_t *usage_check; /* per entry: twl_usage_key_check() */
 	struct twl_ingest_knob *knobs;

@@ -34,7 +34,8 @@ struct twl_store;
 
 /*
  * Open the store at @path (SQLite: the database file, created if
- * missing), apply pending schema migrations and load the catalog seed.
+ * missing), apply pending schema migrations, load the catalog seed and,
+ * when the catalog is new to the database, twl_store_catalog_rematch().
  * Returns 0 and *out, or a negative errno (-EPROTO for a store whose
  * schema is newer than this binary; a failed migration changes nothing).
  */
@@ -156,6 +157,19 @@ struct twl_ingest;
  */
 int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);
+
+/*
+ * twl_store_catalog_rematch - after the server's catalog changed (a newer
+ * binary; a runtime catalog reload calls it too): unknown texts whose
+ * feature id the catalog now holds (warnings of agents with a newer
+ * catalog, schema/wire-format.md "Catalog skew"), or whose text one of
+ * its messages now matches, are matched to that feature and counted in
+ * its rollups as ingest would have counted them, in one write
+ * transaction of its own. *@n (may be NULL) gets how many texts were
+ * matched. twl_store_open() calls it when the catalog differs from the
+ * one its database last saw. 0 or a negative errno (nothing changed).
+ */
+int twl_store_catalog_rematch(struct twl_store *s, int64_t *n);
 
 /* --- annotations (short admin writes; listed by twl_read_annotations()) --- */
 

@@ -52,6 +52,11 @@
 #define TWL_VERR_WRONG_TYPE "wrong_type"
 #define TWL_VERR_MISSING_FIELD "missing_field"
 #define TWL_VERR_UNKNOWN_FIELD "unknown_field"
+/*
+ * No longer produced: a well-formed feature id the receiver's catalog does
+ * not hold is accepted (catalog skew, schema/wire-format.md); kept so that
+ * code naming it (an older peer's answer) still builds.
+ */
 #define TWL_VERR_UNKNOWN_FEATURE "unknown_feature"
 #define TWL_VERR_TOO_LONG "too_long"
 #define TWL_VERR_INVALID_UTF8 "invalid_utf8"
@@ -77,7 +82,8 @@ struct twl_verr {
  * twl_report_validate - check that @doc is a valid report of a version this
  * code accepts (see schema/wire-format.md): types, required and unknown
  * members, string lengths and UTF-8, array caps, integer ranges, enums,
- * cross-member rules and feature ids against the compiled catalog.
+ * cross-member rules and the form of feature ids (an id the compiled
+ * catalog lacks is accepted: catalog skew).
  * Returns 0; -EINVAL with @err filled; or -EPROTONOSUPPORT with code
  * "unsupported_version" for a version other than TWL_WIRE_MIN_VERSION ..
  * TWL_WIRE_VERSION. @err may be NULL. Walks only the known schema, so

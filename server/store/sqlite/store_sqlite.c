@@ -155,9 +155,15 @@ int twl_store_open(const char *path, struct twl_store **out)
 		goto fail;
 	ret = twl_sqlite_ingest_prepare(s);
 	if (!ret)
+		ret = twl_sqlite_ingest_host_prepare(s);
+	if (!ret)
+		ret = twl_sqlite_rollup_prepare(s);
+	if (!ret)
 		ret = twl_sqlite_tokens_prepare(s);
 	if (!ret)
 		ret = twl_sqlite_maint_prepare(s);
+	if (!ret)
+		ret = twl_sqlite_catalog_check(s);
 	if (ret)
 		goto fail;
 	ret = twl_ckpt_start(path, s->wdb, &s->ckpt);

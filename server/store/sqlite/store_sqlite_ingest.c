@@ -16,11 +16,11 @@
 
 enum {
 	W_BATCH_INS,
-	W_HOST_TOUCH,
-	W_HOST_UPSERT,
 	W_WARN_INS,
 	W_UNK_UPSERT,
 	W_USAGE_BUMP,
+	W_USAGE_BUMP_V,
+	W_USAGE_MERGE,
 	W_USAGE_AT,
 	W_USAGE_GET,
 	W_USAGE_INS,
@@ -29,9 +29,6 @@ enum {
 	W_WARN_COUNT,
 	W_CENSUS_DEL,
 	W_CENSUS_INS,
-	W_ROLLUP,
-	W_ROLLUP_UPD,
-	W_DAY_ADD,
 	W_SAVEPOINT,
 	W_SP_ROLLBACK,
 	W_SP_RELEASE,
@@ -60,58 +57,53 @@ const char twl_sql_usage_upsert[] =
 	" first_seen = min(first_seen, excluded.first_seen),"
 	" last_seen = max(last_seen, excluded.last_seen)";
 
+/*
+ * A key's value summary merged with an entry's (?11 last, ?12 min, ?13
+ * max, ?14 unlimited, ?15 unit, ?16 source; NULL when the entry has
+ * none): min of mins, max of maxes (min() and max() of a NULL are NULL,
+ * hence the coalesce), OR of unlimited.
+ */
+#define VALUE_RANGE                                                   \
+	" value_min = coalesce(min(value_min, ?12), value_min, ?12)," \
+	" value_max = coalesce(max(value_max, ?13), value_max, ?13)," \
+	" value_unlimited = coalesce(max(value_unlimited, ?14),"      \
+	" value_unlimited, ?14)"
+/*
+ * The merge when the entry's count grew: its last is the last (the entry
+ * with the greater count), its image (?17) replaces none.
+ */
+#define VALUE_GREW                                                 \
+	" value_last = coalesce(?11, value_last)," VALUE_RANGE "," \
+	" value_unit = coalesce(?15, value_unit),"                 \
+	" value_source = coalesce(?16, value_source),"             \
+	" image = coalesce(?17, image)"
+
 static const char *const wsql[W_N] = {
 	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
 			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-	/*
-	 * The common case of W_HOST_UPSERT: the host exists, its name,
-	 * kernel and cgroup mode did not change and its last report is in
-	 * this one's hour. Not naming them (nor last_hour) spares the
-	 * rewrite of their index entries (hosts_hostname, hosts_kernel,
-	 * hosts_cgroup_mode, hosts_last_hour) that any SET of a column
-	 * costs, even to the same value, and the host_hour trigger:
-	 * max(last_seen, ?8) stays in the row's last_hour (schema/
-	 * migrations/008_hosts_hour.sql). Same parameters and the same
-	 * values stored.
-	 */
-	[W_HOST_TOUCH] =
-		"UPDATE hosts SET agent_version = ?5, catalog_version = ?6,"
-		" boot_id = ?7, last_seen = max(last_seen, ?8),"
-		" last_seq = max(last_seq, ?9), health_json = ?10,"
-		" records_lost = ?11, key_rejected = ?12, probe_missing = ?13,"
-		" census_json = coalesce(?14, census_json)"
-		" WHERE host_id = ?1 AND hostname = ?2 AND kernel = ?3"
-		" AND cgroup_mode = ?4 AND last_hour = ?8 / 3600",
-	[W_HOST_UPSERT] =
-		"INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode, agent_version,"
-		" catalog_version, boot_id, first_seen, last_seen, last_seq, health_json,"
-		" records_lost, key_rejected, probe_missing, census_json, last_hour)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" ?8 / 3600)"
-		" ON CONFLICT(host_id) DO UPDATE SET"
-		" hostname = excluded.hostname, kernel = excluded.kernel,"
-		" cgroup_mode = excluded.cgroup_mode, agent_version = excluded.agent_version,"
-		" catalog_version = excluded.catalog_version, boot_id = excluded.boot_id,"
-		" last_seen = max(last_seen, excluded.last_seen),"
-		" last_hour = max(last_hour, excluded.last_hour),"
-		" last_seq = max(last_seq, excluded.last_seq),"
-		" health_json = excluded.health_json, records_lost = excluded.records_lost,"
-		" key_rejected = excluded.key_rejected, probe_missing = excluded.probe_missing,"
-		" census_json = coalesce(excluded.census_json, census_json)",
+	/* ?2, ?12: the record's boot and kernel (the host's when not sent) */
 	[W_WARN_INS] =
 		"INSERT INTO warnings(host_id, boot_id, feature_id, kmsg_seq, mono_us,"
-		" time, level, text, fields_json, origin, received)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+		" time, level, text, fields_json, origin, received, kernel, source)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 		" ON CONFLICT DO NOTHING",
+	/*
+	 * An unknown[] text, or a warning of a feature the server's catalog
+	 * lacks (?9, its id; migration 013).
+	 */
 	[W_UNK_UPSERT] =
 		"INSERT INTO unknown_deprecations(host_id, boot_id, text, first_kmsg_seq,"
-		" first_time, count, matched_feature_id, received)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+		" first_time, count, matched_feature_id, received, feature_id,"
+		" kernel, origin, source)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
 		" ON CONFLICT DO UPDATE SET count = count + excluded.count,"
 		" first_kmsg_seq = min(first_kmsg_seq, excluded.first_kmsg_seq),"
 		" first_time = min(first_time, excluded.first_time),"
-		" matched_feature_id = excluded.matched_feature_id,"
-		" received = excluded.received",
+		" matched_feature_id = coalesce(excluded.matched_feature_id,"
+		" matched_feature_id),"
+		" feature_id = coalesce(excluded.feature_id, feature_id),"
+		" kernel = excluded.kernel, origin = excluded.origin,"
+		" source = excluded.source, received = excluded.received",
 	/*
 	 * The common case in one statement instead of W_USAGE_AT then
 	 * W_USAGE_UPD: the row at the key's hash id (004) is the key's and
@@ -127,6 +119,31 @@ static const char *const wsql[W_N] = {
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
 		" WHERE id = ?8 AND key_check = ?9 AND count < ?3 AND host_id = ?10",
+	/*
+	 * W_USAGE_BUMP for an entry with a value summary or an image (wire
+	 * v2): the same, and the value merged (VALUE_GREW). Entries without
+	 * either, all of version 1, keep W_USAGE_BUMP's cost.
+	 */
+	[W_USAGE_BUMP_V] =
+		"UPDATE usage SET container = ?1, last_pid = ?2,"
+		" count = max(twl_old_count(count), ?3), failed = max(failed, ?4),"
+		" condition_met = max(condition_met, ?5),"
+		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)," VALUE_GREW
+		" WHERE id = ?8 AND key_check = ?9 AND count < ?3"
+		" AND host_id = ?10",
+	/*
+	 * An entry whose counter did not grow (an agent restarted within a
+	 * boot, a resend) still merges its value summary: min of mins, max
+	 * of maxes, OR of unlimited; last stays the stored entry's unless
+	 * the counts are equal and this one was seen later.
+	 */
+	[W_USAGE_MERGE] =
+		"UPDATE usage SET"
+		" value_last = CASE WHEN value_last IS NULL OR (?3 = count AND"
+		" ?7 > last_seen) THEN coalesce(?11, value_last) ELSE value_last END," VALUE_RANGE
+		", value_unit = coalesce(value_unit, ?15),"
+		" value_source = coalesce(value_source, ?16),"
+		" image = coalesce(image, ?17) WHERE id = ?8",
 	/* The row at a key's hash (schema/migrations/004_usage_id.sql). */
 	[W_USAGE_AT] =
 		"SELECT host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
@@ -136,13 +153,18 @@ static const char *const wsql[W_N] = {
 		"SELECT id, count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
 		" feature_id = ?3 AND file = ?4 AND op = ?5 AND cgroup = ?6 AND"
 		" comm = ?7 AND uid = ?8 AND writer_cgroup = ?9",
-	/* ?17: the key's hash, or NULL for an id SQLite picks; ?18 its check */
+	/*
+	 * ?17: the key's hash, or NULL for an id SQLite picks; ?18 its check;
+	 * ?19 target_kind, ?20 .. ?25 the value summary, ?26 the image.
+	 */
 	[W_USAGE_INS] =
 		"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm,"
 		" uid, writer_cgroup, container, last_pid, count, failed,"
-		" condition_met, first_seen, last_seen, id, key_check)"
+		" condition_met, first_seen, last_seen, id, key_check, target_kind,"
+		" value_last, value_min, value_max, value_unlimited, value_unit,"
+		" value_source, image)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" ?15, ?16, ?17, ?18)",
+		" ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
 	/*
 	 * The rules of twl_sql_usage_upsert's DO UPDATE (SET sees old
 	 * values), for a row found by its whole key; ?9 sets its check, which
@@ -155,7 +177,7 @@ static const char *const wsql[W_N] = {
 		" count = max(count, ?3), failed = max(failed, ?4),"
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7),"
-		" key_check = ?9 WHERE id = ?8",
+		" key_check = ?9," VALUE_GREW " WHERE id = ?8",
 	/* Whether BPF counted a feature on a boot (the unique key's prefix). */
 	[W_USAGE_ANY] =
 		"SELECT 1 FROM usage WHERE host_id = ?1 AND boot_id = ?2"
@@ -164,40 +186,11 @@ static const char *const wsql[W_N] = {
 			 " AND boot_id = ?2 AND feature_id = ?3",
 	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
 	[W_CENSUS_INS] =
-		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO UPDATE SET"
+		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time,"
+		" target_kind)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO UPDATE SET"
 		" feature_id = excluded.feature_id, value = excluded.value,"
-		" time = excluded.time",
-	/*
-	 * The common case of W_ROLLUP: the row exists, its first use is not
-	 * later than this batch's and its last use is in this batch's last
-	 * hour. Naming neither first_used nor last_hour spares the rewrite
-	 * of their index entries (feature_host_first, feature_host_last_hour)
-	 * that any SET of a column costs, even to the same value: max(
-	 * last_used, ?4) stays in the row's last_hour (schema/migrations/
-	 * 006_feature_host_hour.sql). It fires no trigger: the writer keeps
-	 * feature_day for it (day_add(), migration 007).
-	 */
-	[W_ROLLUP_UPD] =
-		"UPDATE feature_host SET last_used = max(last_used, ?4),"
-		" uses = uses + ?5"
-		" WHERE feature_id = ?1 AND host_id = ?2 AND first_used <= ?3"
-		" AND last_hour = ?4 / 3600",
-	[W_ROLLUP] =
-		"INSERT INTO feature_host(feature_id, host_id, first_used, last_used,"
-		" uses, last_hour)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600) ON CONFLICT DO UPDATE SET"
-		" first_used = min(first_used, excluded.first_used),"
-		" last_used = max(last_used, excluded.last_used),"
-		" last_hour = max(last_hour, excluded.last_hour),"
-		" uses = uses + excluded.uses",
-	/* feature_host_day's upsert, for sums of W_ROLLUP_UPD's updates */
-	[W_DAY_ADD] =
-		"INSERT INTO feature_day(feature_id, day, hosts, uses, last_used)"
-		" VALUES(?1, ?2, 0, ?3, ?4) ON CONFLICT(feature_id, day) DO UPDATE SET"
-		" uses = uses + excluded.uses,"
-		" last_used = max(coalesce(last_used, excluded.last_used),"
-		" excluded.last_used)",
+		" time = excluded.time, target_kind = excluded.target_kind",
 	/* Per-batch savepoint, prepared once like the rest (not re-parsed). */
 	[W_SAVEPOINT] = "SAVEPOINT batch",
 	[W_SP_ROLLBACK] = "ROLLBACK TO batch",
@@ -240,57 +233,10 @@ int twl_store_write_begin(struct twl_store *s)
 	return 0;
 }
 
-static int day_write(struct twl_store *s, const struct twl_day_delta *d)
-{
-	sqlite3_stmt *st = s->ws[W_DAY_ADD];
-
-	twl_bind_static(st, 1, d->feature);
-	sqlite3_bind_int64(st, 2, d->day);
-	sqlite3_bind_int64(st, 3, d->uses);
-	sqlite3_bind_int64(st, 4, d->last);
-	return twl_step_done(st);
-}
-
-/*
- * Add d to list (n entries of cap): summed into the entry of the same
- * feature and day, else appended; a full list has d written at once. For
- * day_batch that takes more than TWL_DAY_BATCH_MAX features in one batch
- * (the catalog has 21, one day each), and the write is then inside the
- * batch's savepoint; day_tx is given room by twl_store_ingest_prepared().
- */
-static int day_add(struct twl_store *s, struct twl_day_delta *list, size_t *n,
-		   size_t cap, const struct twl_day_delta *d)
-{
-	for (size_t i = 0; i < *n; i++) {
-		struct twl_day_delta *e = &list[i];
-
-		if (e->day == d->day && !strcmp(e->feature, d->feature)) {
-			e->uses += d->uses;
-			if (d->last > e->last)
-				e->last = d->last;
-			return 0;
-		}
-	}
-	if (*n == cap)
-		return day_write(s, d);
-	list[(*n)++] = *d;
-	return 0;
-}
-
-/* Write the transaction's feature_day sums (before COMMIT). */
-static int day_flush(struct twl_store *s)
-{
-	int ret = 0;
-
-	for (size_t i = 0; !ret && i < s->n_day_tx; i++)
-		ret = day_write(s, &s->day_tx[i]);
-	return ret;
-}
-
 /* Contract: see store.h. */
 int twl_store_write_end(struct twl_store *s, bool commit)
 {
-	int ret = commit ? day_flush(s) : 0;
+	int ret = commit ? twl_sqlite_day_flush(s) : 0;
 
 	s->n_day_tx = 0;
 	s->n_day_batch = 0;
@@ -300,125 +246,6 @@ int twl_store_write_end(struct twl_store *s, bool commit)
 	if (!commit || ret)
 		sqlite3_exec(s->wdb, "ROLLBACK", NULL, NULL, NULL);
 	pthread_mutex_unlock(&s->wlock);
-	return ret;
-}
-
-/*
- * Per-batch rollup of feature_host: rows of one batch are summed per
- * feature in memory and written once per feature at the end, instead of
- * one feature_host upsert per row.
- */
-#define ROLLUP_MAX 64
-
-struct rollup_entry {
-	char feature[65];
-	int64_t first, last, uses;
-};
-
-struct rollup {
-	size_t n;
-	struct rollup_entry e[ROLLUP_MAX];
-};
-
-static int rollup_step(sqlite3_stmt *st, const char *host_id,
-		       const struct rollup_entry *e)
-{
-	twl_bind_static(st, 1, e->feature);
-	twl_bind_static(st, 2, host_id);
-	sqlite3_bind_int64(st, 3, e->first);
-	sqlite3_bind_int64(st, 4, e->last);
-	sqlite3_bind_int64(st, 5, e->uses);
-	return twl_step_done(st);
-}
-
-static int rollup_flush(struct twl_store *s, const char *host_id,
-			struct rollup *r)
-{
-	int ret;
-
-	for (size_t i = 0; i < r->n; i++) {
-		const struct rollup_entry *e = &r->e[i];
-
-		ret = rollup_step(s->ws[W_ROLLUP_UPD], host_id, e);
-		/* sqlite3_changes() counts the UPDATE's rows, not its triggers' */
-		if (!ret && sqlite3_changes(s->wdb) == 0) {
-			ret = rollup_step(s->ws[W_ROLLUP], host_id, e);
-		} else if (!ret) {
-			struct twl_day_delta d = { .day = e->last / 86400,
-						   .uses = e->uses,
-						   .last = e->last };
-
-			memcpy(d.feature, e->feature, sizeof(d.feature));
-			ret = day_add(s, s->day_batch, &s->n_day_batch,
-				      TWL_DAY_BATCH_MAX, &d);
-		}
-		if (ret)
-			return ret;
-	}
-	r->n = 0;
-	return 0;
-}
-
-static int rollup(struct twl_store *s, const char *feature, const char *host_id,
-		  int64_t first, int64_t last, int64_t uses, struct rollup *r)
-{
-	size_t i;
-	int ret;
-
-	if (!feature[0])
-		return 0;
-	for (i = 0; i < r->n; i++)
-		if (!strcmp(r->e[i].feature, feature))
-			break;
-	if (i == r->n) {
-		if (r->n == ROLLUP_MAX) {
-			ret = rollup_flush(s, host_id, r);
-			if (ret)
-				return ret;
-			i = 0;
-		}
-		snprintf(r->e[i].feature, sizeof(r->e[i].feature), "%s",
-			 feature);
-		r->e[i].first = first;
-		r->e[i].last = last;
-		r->e[i].uses = 0;
-		r->n = i + 1;
-	}
-	if (first < r->e[i].first)
-		r->e[i].first = first;
-	if (last > r->e[i].last)
-		r->e[i].last = last;
-	r->e[i].uses += uses;
-	return 0;
-}
-
-static int host_step(sqlite3_stmt *st, const char *host_id,
-		     const struct twl_ingest *in, int64_t now)
-{
-	twl_bind_static(st, 1, host_id);
-	twl_bind_static(st, 2, in->hostname);
-	twl_bind_static(st, 3, in->kernel);
-	twl_bind_static(st, 4, in->cgroup_mode);
-	twl_bind_static(st, 5, in->agent_version);
-	sqlite3_bind_int64(st, 6, in->catalog_version);
-	twl_bind_static(st, 7, in->boot_id);
-	sqlite3_bind_int64(st, 8, now);
-	sqlite3_bind_int64(st, 9, in->seq);
-	twl_bind_static(st, 10, in->health_json);
-	sqlite3_bind_int64(st, 11, in->records_lost);
-	sqlite3_bind_int(st, 12, in->key_rejected);
-	twl_bind_static(st, 13, in->probe_missing_json);
-	twl_bind_static(st, 14, in->census_json);
-	return twl_step_done(st);
-}
-
-static int ingest_host(struct twl_store *s, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
-{
-	int ret = host_step(s->ws[W_HOST_TOUCH], host_id, in, now);
-
-	if (!ret && sqlite3_changes(s->wdb) == 0)
-		ret = host_step(s->ws[W_HOST_UPSERT], host_id, in, now);
 	return ret;
 }
 
@@ -445,72 +272,121 @@ static int count_for(struct twl_store *s, int which, const char *host_id,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
 }
 
-static int ingest_warnings(struct twl_store *s, const char *host_id,
-			   const struct twl_ingest *in, int64_t now,
-			   struct rollup *ru)
+/*
+ * Bind W_UNK_UPSERT: an unknown text of @boot_id, @kernel (with @feature,
+ * the id of a warning the server's catalog lacks, or NULL), then step.
+ */
+static int unknown_step(struct twl_store *s, const char *host_id,
+			const struct twl_ingest_unknown *u, const char *feature,
+			int64_t now)
+{
+	sqlite3_stmt *st = s->ws[W_UNK_UPSERT];
+
+	twl_bind_static(st, 1, host_id);
+	twl_bind_static(st, 2, u->boot_id);
+	twl_bind_static(st, 3, u->text);
+	sqlite3_bind_int64(st, 4, u->kmsg_seq);
+	sqlite3_bind_int64(st, 5, u->time);
+	sqlite3_bind_int64(st, 6, u->count);
+	twl_bind_static(st, 7, u->matched);
+	sqlite3_bind_int64(st, 8, now);
+	twl_bind_static(st, 9, feature);
+	twl_bind_static(st, 10, u->kernel);
+	twl_bind_static(st, 11, u->origin);
+	twl_bind_static(st, 12, u->source);
+	return twl_step_done(st);
+}
+
+/*
+ * A warning of a feature the server's catalog lacks (catalog skew): kept
+ * as an unknown text with its feature id, matched to the feature when the
+ * catalog learns it (twl_store_catalog_rematch()); no rollup until then.
+ */
+static int skewed_warning(struct twl_store *s, const char *host_id,
+			  const struct twl_ingest_warning *w, int64_t now)
+{
+	const struct twl_ingest_unknown u = {
+		.text = w->unknown_text,
+		.origin = w->origin,
+		.boot_id = w->boot_id,
+		.kernel = w->kernel,
+		.source = w->source,
+		.kmsg_seq = w->kmsg_seq,
+		.time = w->time,
+		.count = 1,
+	};
+
+	return unknown_step(s, host_id, &u, w->feature, now);
+}
+
+static int warning_step(struct twl_store *s, const char *host_id,
+			const struct twl_ingest_warning *w, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_WARN_INS];
+
+	twl_bind_static(st, 1, host_id);
+	twl_bind_static(st, 2, w->boot_id);
+	twl_bind_static(st, 3, w->feature);
+	sqlite3_bind_int64(st, 4, w->kmsg_seq);
+	sqlite3_bind_int64(st, 5, w->mono_us);
+	sqlite3_bind_int64(st, 6, w->time);
+	sqlite3_bind_int64(st, 7, w->level);
+	twl_bind_static(st, 8, w->text);
+	twl_bind_static(st, 9, w->fields_json);
+	twl_bind_static(st, 10, w->origin);
+	sqlite3_bind_int64(st, 11, now);
+	twl_bind_static(st, 12, w->kernel);
+	twl_bind_static(st, 13, w->source);
+	return twl_step_done(st);
+}
+
+static int ingest_warnings(struct twl_store *s, const char *host_id,
+			   const struct twl_ingest *in, int64_t now,
+			   struct twl_rollup *ru)
+{
+	int64_t counted;
 	int ret;
 
 	for (size_t i = 0; i < in->n_warnings; i++) {
 		const struct twl_ingest_warning *w = &in->warnings[i];
 
-		twl_bind_static(st, 1, host_id);
-		twl_bind_static(st, 2, in->boot_id);
-		twl_bind_static(st, 3, w->feature);
-		sqlite3_bind_int64(st, 4, w->kmsg_seq);
-		sqlite3_bind_int64(st, 5, w->mono_us);
-		sqlite3_bind_int64(st, 6, w->time);
-		sqlite3_bind_int64(st, 7, w->level);
-		twl_bind_static(st, 8, w->text);
-		twl_bind_static(st, 9, w->fields_json);
-		twl_bind_static(st, 10, w->origin);
-		sqlite3_bind_int64(st, 11, now);
-		ret = twl_step_done(st);
-		if (ret)
-			return ret;
-		if (sqlite3_changes(s->wdb) > 0) {
-			int64_t counted;
-
-			ret = count_for(s, W_USAGE_ANY, host_id, in->boot_id,
-					w->feature, &counted);
-			if (!ret)
-				ret = rollup(s, w->feature, host_id, w->time,
-					     w->time, counted ? 0 : 1, ru);
+		if (w->unknown_text) {
+			ret = skewed_warning(s, host_id, w, now);
 			if (ret)
 				return ret;
+			continue;
 		}
+		ret = warning_step(s, host_id, w, now);
+		if (ret)
+			return ret;
+		if (sqlite3_changes(s->wdb) == 0)
+			continue; /* stored before */
+		ret = count_for(s, W_USAGE_ANY, host_id, w->boot_id, w->feature,
+				&counted);
+		if (!ret)
+			ret = twl_sqlite_rollup(s, w->feature, host_id, w->time,
+						w->time, counted ? 0 : 1, ru);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
 static int ingest_unknown(struct twl_store *s, const char *host_id,
 			  const struct twl_ingest *in, int64_t now,
-			  struct rollup *ru)
+			  struct twl_rollup *ru)
 {
-	sqlite3_stmt *st = s->ws[W_UNK_UPSERT];
 	int ret;
 
 	for (size_t i = 0; i < in->n_unknown; i++) {
 		const struct twl_ingest_unknown *u = &in->unknown[i];
 
-		twl_bind_static(st, 1, host_id);
-		twl_bind_static(st, 2, in->boot_id);
-		twl_bind_static(st, 3, u->text);
-		sqlite3_bind_int64(st, 4, u->kmsg_seq);
-		sqlite3_bind_int64(st, 5, u->time);
-		sqlite3_bind_int64(st, 6, u->count);
-		twl_bind_static(st, 7, u->matched);
-		sqlite3_bind_int64(st, 8, now);
-		ret = twl_step_done(st);
+		ret = unknown_step(s, host_id, u, NULL, now);
+		if (!ret && u->matched)
+			ret = twl_sqlite_rollup(s, u->matched, host_id, u->time,
+						u->time, u->count, ru);
 		if (ret)
 			return ret;
-		if (u->matched) {
-			ret = rollup(s, u->matched, host_id, u->time, u->time,
-				     u->count, ru);
-			if (ret)
-				return ret;
-		}
 	}
 	return 0;
 }
@@ -588,6 +464,36 @@ static int usage_find(struct twl_store *s, const char *host_id,
 	return found;
 }
 
+/*
+ * Bind u's value summary to ?first .. ?first+5 (last, min, max,
+ * unlimited, unit, source; NULLs without one) and its image to
+ * ?first+6 (NULL without one).
+ */
+static void bind_usage_value(sqlite3_stmt *st, int first,
+			     const struct twl_wire_usage *u)
+{
+	const struct twl_wire_value *v = &u->value;
+
+	if (v->present) {
+		sqlite3_bind_int64(st, first, v->last);
+		if (v->has_min)
+			sqlite3_bind_int64(st, first + 1, v->min);
+		if (v->has_max)
+			sqlite3_bind_int64(st, first + 2, v->max);
+		sqlite3_bind_int(st, first + 3, v->unlimited);
+		twl_bind_static(st, first + 4, v->unit);
+		twl_bind_static(st, first + 5, v->source);
+	}
+	if (u->image[0])
+		twl_bind_static(st, first + 6, u->image);
+}
+
+/* Whether u carries what only W_USAGE_BUMP_V and W_USAGE_MERGE store. */
+static bool usage_has_value(const struct twl_wire_usage *u)
+{
+	return u->value.present || u->image[0];
+}
+
 /* Insert u's row under id hash, or one SQLite picks if !slot_free. */
 static int usage_insert(struct twl_store *s, const char *host_id,
 			const struct twl_wire_usage *u, int64_t hash,
@@ -608,6 +514,8 @@ static int usage_insert(struct twl_store *s, const char *host_id,
 	else
 		sqlite3_bind_null(st, 17);
 	sqlite3_bind_int64(st, 18, check);
+	twl_bind_static(st, 19, u->target_kind);
+	bind_usage_value(st, 20, u);
 	return twl_step_done(st);
 }
 
@@ -632,13 +540,16 @@ static int usage_bump(struct twl_store *s, const char *host_id,
 		      const struct twl_wire_usage *u, int64_t hash,
 		      int64_t check, int64_t *old)
 {
-	sqlite3_stmt *st = s->ws[W_USAGE_BUMP];
+	bool v2 = usage_has_value(u);
+	sqlite3_stmt *st = s->ws[v2 ? W_USAGE_BUMP_V : W_USAGE_BUMP];
 	int ret;
 
 	bind_usage_values(st, u);
 	sqlite3_bind_int64(st, 8, hash);
 	sqlite3_bind_int64(st, 9, check);
 	twl_bind_static(st, 10, host_id);
+	if (v2)
+		bind_usage_value(st, 11, u);
 	ret = twl_step_done(st);
 	if (ret)
 		return ret;
@@ -657,6 +568,20 @@ static int usage_update(struct twl_store *s, const struct twl_wire_usage *u,
 	bind_usage_values(st, u);
 	sqlite3_bind_int64(st, 8, id);
 	sqlite3_bind_int64(st, 9, check);
+	bind_usage_value(st, 11, u);
+	return twl_step_done(st);
+}
+
+/* W_USAGE_MERGE: u's value summary and image into row id, count as is. */
+static int usage_merge(struct twl_store *s, const struct twl_wire_usage *u,
+		       int64_t id)
+{
+	sqlite3_stmt *st = s->ws[W_USAGE_MERGE];
+
+	sqlite3_bind_int64(st, 3, u->count);
+	sqlite3_bind_int64(st, 7, u->last_seen);
+	sqlite3_bind_int64(st, 8, id);
+	bind_usage_value(st, 11, u);
 	return twl_step_done(st);
 }
 
@@ -697,8 +622,8 @@ static int usage_store(struct twl_store *s, const char *host_id,
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
-		if (u->count <= *old)
-			return 0; /* cumulative counter: nothing new */
+		if (u->count <= *old) /* cumulative counter: no new use */
+			return usage_has_value(u) ? usage_merge(s, u, id) : 0;
 		ret = usage_update(s, u, id, check);
 	} else {
 		ret = usage_first(s, host_id, u, old);
@@ -710,7 +635,7 @@ static int usage_store(struct twl_store *s, const char *host_id,
 }
 
 static int ingest_usage(struct twl_store *s, const char *host_id,
-			const struct twl_ingest *in, struct rollup *ru)
+			const struct twl_ingest *in, struct twl_rollup *ru)
 {
 	int ret;
 
@@ -727,8 +652,8 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 			return ret;
 		if (ret == 0)
 			continue;
-		ret = rollup(s, u->feature, host_id, u->first_seen,
-			     u->last_seen, u->count - old, ru);
+		ret = twl_sqlite_rollup(s, u->feature, host_id, u->first_seen,
+					u->last_seen, u->count - old, ru);
 		if (ret)
 			return ret;
 	}
@@ -736,7 +661,7 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 }
 
 static int ingest_census(struct twl_store *s, const char *host_id,
-			 const struct twl_ingest *in, struct rollup *ru)
+			 const struct twl_ingest *in, struct twl_rollup *ru)
 {
 	sqlite3_stmt *st = s->ws[W_CENSUS_INS];
 	int64_t t = in->census_time;
@@ -757,9 +682,11 @@ static int ingest_census(struct twl_store *s, const char *host_id,
 		twl_bind_static(st, 4, k->cgroup);
 		twl_bind_static(st, 5, k->value);
 		sqlite3_bind_int64(st, 6, t);
+		twl_bind_static(st, 7, k->target_kind);
 		ret = twl_step_done(st);
 		if (!ret)
-			ret = rollup(s, k->feature, host_id, t, t, 0, ru);
+			ret = twl_sqlite_rollup(s, k->feature, host_id, t, t, 0,
+						ru);
 		if (ret)
 			return ret;
 	}
@@ -770,7 +697,7 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 		       const struct twl_ingest *in, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_BATCH_INS];
-	struct rollup ru;
+	struct twl_rollup ru;
 	int ret;
 
 	ru.n = 0;
@@ -783,7 +710,7 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 		return ret;
 	if (sqlite3_changes(s->wdb) == 0)
 		return 1; /* replay */
-	ret = ingest_host(s, host_id, in, now);
+	ret = twl_sqlite_ingest_host(s, host_id, in, now);
 	if (!ret && in->key_hash[0])
 		ret = twl_sqlite_key_seen(s, in->key_hash, in->boot_id, now);
 	if (!ret)
@@ -795,7 +722,7 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	if (!ret)
 		ret = ingest_census(s, host_id, in, &ru);
 	if (!ret)
-		ret = rollup_flush(s, host_id, &ru);
+		ret = twl_sqlite_rollup_flush(s, host_id, &ru);
 	return ret;
 }
 
@@ -810,22 +737,15 @@ int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 		return ret;
 	s->n_day_batch = 0;
 	ret = ingest_body(s, host_id, in, now);
-	/* no room to sum this batch's feature_day upkeep: write it now */
-	if (ret >= 0 && s->n_day_tx + s->n_day_batch > TWL_DAY_TX_MAX) {
-		for (size_t i = 0; ret >= 0 && i < s->n_day_batch; i++)
-			ret = day_write(s, &s->day_batch[i]);
-		s->n_day_batch = 0;
-	}
+	rc = ret >= 0 ? twl_sqlite_day_batch_fit(s) : 0;
+	if (rc)
+		ret = rc;
 	if (ret < 0)
 		twl_step_done(s->ws[W_SP_ROLLBACK]);
 	rc = twl_step_done(s->ws[W_SP_RELEASE]);
 	if (ret >= 0 && rc)
 		ret = rc;
-	/* stored: its sums join the transaction's (room checked above) */
-	for (size_t i = 0; ret >= 0 && i < s->n_day_batch; i++)
-		day_add(s, s->day_tx, &s->n_day_tx, TWL_DAY_TX_MAX,
-			&s->day_batch[i]);
-	s->n_day_batch = 0;
+	twl_sqlite_day_batch_end(s, ret >= 0);
 	return ret;
 }
 

@@ -68,8 +68,8 @@ struct twl_store {
 	 * Statements prepared at open and kept, by the file that runs them;
 	 * twl_store_close() finalizes every statement of its connections.
 	 */
-	/* the ingest path's, on wdb (store_sqlite_ingest.c) */
-	sqlite3_stmt *ws[32];
+	/* the ingest path's, on wdb (store_sqlite_ingest.c, _ingest_host.c) */
+	sqlite3_stmt *ws[32], *hs[8], *rs[4];
 	/* the count W_USAGE_BUMP replaced, kept by twl_old_count() */
 	int64_t bumped_from;
 	/*
@@ -122,8 +122,70 @@ int twl_sqlite_prepare_all(const char *path, sqlite3 *db,
  * connections are open and migrated: 0 or a negative errno.
  */
 int twl_sqlite_ingest_prepare(struct twl_store *s); /* store_sqlite_ingest.c */
+int twl_sqlite_ingest_host_prepare(struct twl_store *s); /* _ingest_host.c */
+int twl_sqlite_rollup_prepare(struct twl_store *s); /* store_sqlite_rollup.c */
+
+/*
+ * twl_sqlite_catalog_check - at open, once the statements are prepared:
+ * twl_store_catalog_rematch() unless server_meta says this catalog was
+ * seen (then nothing), and note it (store_sqlite_catalog.c). 0 or -errno.
+ */
+int twl_sqlite_catalog_check(struct twl_store *s);
 int twl_sqlite_tokens_prepare(struct twl_store *s); /* store_sqlite_tokens.c */
 int twl_sqlite_maint_prepare(struct twl_store *s); /* store_sqlite_maint.c */
+
+/*
+ * Per-batch rollup of feature_host (store_sqlite_rollup.c): the uses of
+ * one batch are summed per feature in memory and written once per
+ * feature at the end, instead of one feature_host upsert per row.
+ */
+#define TWL_ROLLUP_MAX 64
+
+struct twl_rollup_entry {
+	char feature[65];
+	int64_t first, last, uses;
+};
+
+struct twl_rollup {
+	size_t n; /* 0 to start */
+	struct twl_rollup_entry e[TWL_ROLLUP_MAX];
+};
+
+/*
+ * twl_sqlite_rollup - add @uses of @feature ("" adds nothing) by @host_id
+ * between @first and @last to @r, written at once when @r is full.
+ * twl_sqlite_rollup_flush - write @r's sums and empty it. Both on the
+ * writer, inside the batch's savepoint: 0 or -errno.
+ */
+int twl_sqlite_rollup(struct twl_store *s, const char *feature,
+		      const char *host_id, int64_t first, int64_t last,
+		      int64_t uses, struct twl_rollup *r);
+int twl_sqlite_rollup_flush(struct twl_store *s, const char *host_id,
+			    struct twl_rollup *r);
+
+/*
+ * The feature_day sums of the common rollup update (migration 007): a
+ * batch's in s->day_batch, a transaction's in s->day_tx.
+ * twl_sqlite_day_batch_fit - before the batch's savepoint ends: when the
+ * transaction's list has no room for the batch's sums, write them now
+ * (0 or -errno). twl_sqlite_day_batch_end - after it: the batch's sums
+ * join the transaction's when @stored, else they are dropped.
+ * twl_sqlite_day_flush - write the transaction's sums, before COMMIT.
+ */
+int twl_sqlite_day_batch_fit(struct twl_store *s);
+void twl_sqlite_day_batch_end(struct twl_store *s, bool stored);
+int twl_sqlite_day_flush(struct twl_store *s);
+
+struct twl_ingest;
+
+/*
+ * twl_sqlite_ingest_host - the host part of report @in for @host_id at
+ * @now, inside the report's savepoint (wlock held): the host row from
+ * host and health, host.labels when the report has them, the coverage
+ * facts, the census's runtimes (store_sqlite_ingest_host.c). 0 or -errno.
+ */
+int twl_sqlite_ingest_host(struct twl_store *s, const char *host_id,
+			   const struct twl_ingest *in, int64_t now);
 
 /*
  * twl_sqlite_key_seen - the key whose SHA-256 is @key_hash reported boot

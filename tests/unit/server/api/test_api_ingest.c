@@ -215,7 +215,7 @@ static void test_writer_stopped(void **state)
 	char key[80];
 
 	enrol_host(f, HOST_A, key);
-	twl_writer_stop(twl_server_writer(f->srv));
+	twl_writer_stop(twl_api_writer(f->srv));
 	post(f, key, "a0000000000000000000000000000002", 1, &r);
 	expect(&r, 503, "error", "shutting_down", "5");
 	http_result_fini(&r);

@@ -93,8 +93,8 @@ static void test_ingest_savepoints(void **state)
 
 /*
  * The host row: a report with the same name, kernel and cgroup mode
- * updates it without naming them (W_HOST_TOUCH), one that changes them
- * rewrites them (W_HOST_UPSERT); last_seen never goes back, a report
+ * updates it without naming them (H_HOST_TOUCH), one that changes them
+ * rewrites them (H_HOST_UPSERT); last_seen never goes back, a report
  * without a census keeps the last one, and the indexes stay consistent.
  */
 static void test_host_row(void **state)
