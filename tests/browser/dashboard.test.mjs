@@ -321,6 +321,12 @@ test('hostile process name renders as text and runs no script', async () => {
 	assert.deepEqual(await strayText(page), [], 'host page');
 	await page.goto('https://127.0.0.1:' + port + '/#/health');
 	await page.waitForSelector('#health-silent');
+	// Catalog skew: the seed's agents send catalog version 1.
+	const hdoc = JSON.parse((await request('GET', '/api/v1/health', adminToken)).body);
+	assert.ok(hdoc.catalog.version > 1 ? hdoc.catalog.older.count > 0 : true, 'older agents listed');
+	assert.equal(await page.$eval('#health-catalog_older h2', (e) => e.textContent),
+		'Agents with an older catalog (server catalog version ' + hdoc.catalog.version + ') (' + hdoc.catalog.older.count + ')');
+	assert.equal(await page.$$eval('#table-h-catalog_older tbody tr', (trs) => trs.length), Math.max(hdoc.catalog.older.hosts.length, 1));
 	await page.screenshot({ path: join(SHOTS, 'health.png'), fullPage: true });
 	assert.deepEqual(await strayText(page), [], 'health page');
 	await page.goto('https://127.0.0.1:' + port + '/#/hosts');

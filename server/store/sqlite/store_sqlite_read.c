@@ -190,6 +190,25 @@ static const char q_cloned_list[] = "SELECT " HOST_COLS
 				    " FROM hosts WHERE host_id IN (" CLONED_IDS
 				    ") ORDER BY host_id LIMIT ?2";
 
+/*
+ * Agents whose catalog differs from the server's (?1 = its version):
+ * an older agent cannot name the newer features, a newer one sends ids
+ * this server keeps as unknown texts until its own catalog learns them.
+ */
+static const char q_cat_old_count[] =
+	"SELECT count(*) FROM hosts WHERE catalog_version < ?1";
+
+static const char q_cat_old_list[] =
+	"SELECT " HOST_COLS " FROM hosts WHERE catalog_version < ?1"
+	" ORDER BY last_seen DESC, host_id LIMIT ?2";
+
+static const char q_cat_new_count[] =
+	"SELECT count(*) FROM hosts WHERE catalog_version > ?1";
+
+static const char q_cat_new_list[] =
+	"SELECT " HOST_COLS " FROM hosts WHERE catalog_version > ?1"
+	" ORDER BY last_seen DESC, host_id LIMIT ?2";
+
 /* Contract: see store_read.h. */
 int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap)
 {
@@ -814,6 +833,24 @@ static int health_part(struct twl_rctx *c, const char *qcount,
 	return twl_rows_into(st, &host_row, arr, SIZE_MAX, NULL);
 }
 
+/* The health page's "catalog" part: agents older or newer than us. */
+static int health_catalog(struct twl_rctx *c, unsigned limit, json_t *doc)
+{
+	int64_t v = twl_catalog_version();
+	json_t *cat = json_pack("{s:I}", "version", (json_int_t)v);
+	int rc;
+
+	rc = twl_jset(doc, "catalog", cat);
+	if (rc)
+		return rc;
+	rc = health_part(c, q_cat_old_count, q_cat_old_list, v, true, limit,
+			 cat, "older");
+	if (rc)
+		return rc;
+	return health_part(c, q_cat_new_count, q_cat_new_list, v, true, limit,
+			   cat, "newer");
+}
+
 /* Contract: see store_read.h. */
 int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 		    const struct twl_read_filter *f, json_t **out)
@@ -845,6 +882,7 @@ int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 			"probe_missing"));
 	TRY(health_part(&c, q_cloned_count, q_cloned_list, now - silent_after,
 			true, limit, doc, "cloned"));
+	TRY(health_catalog(&c, limit, doc));
 out:
 	twl_rctx_end(&c);
 	if (rc)

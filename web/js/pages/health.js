@@ -47,6 +47,19 @@ function certWarning(c) {
 	return banner('error', c.warning);
 }
 
+// Agents whose catalog is older or newer than the server's: neither loses
+// data (unknown feature ids are kept), but each side names less than it could.
+function catalogParts(c) {
+	const cat = c || {};
+	const v = ' (server catalog version ' + (cat.version ?? '?') + ')';
+	return [
+		part({ catalog_older: cat.older }, 'catalog_older', 'Agents with an older catalog' + v, null,
+			h('p', { class: 'muted' }, 'These agents cannot name features added to the catalog since; upgrade the agent package.')),
+		part({ catalog_newer: cat.newer }, 'catalog_newer', 'Agents with a newer catalog' + v, null,
+			h('p', { class: 'muted' }, 'These agents report features this server does not know yet; they are kept as unknown feature ids and re-matched when the server is upgraded.')),
+	];
+}
+
 export async function pageHealth(view) {
 	setMain(h('h1', {}, 'Agent health'), banner('loading', 'Loading fleet health…'));
 	const d = await api('/api/v1/health');
@@ -59,5 +72,6 @@ export async function pageHealth(view) {
 		part(d, 'records_lost', 'Reporting lost kernel log records', { key: 'records_lost', label: 'Records lost', num: true }),
 		part(d, 'key_rejected', 'Key rejected'),
 		part(d, 'probe_missing', 'Missing BPF probes', { key: 'probe_missing', label: 'Features', text: true, render: probeList }),
-		part(d, 'cloned', 'Host ids shared by cloned machines', null, cloneNote()));
+		part(d, 'cloned', 'Host ids shared by cloned machines', null, cloneNote()),
+		...catalogParts(d.catalog));
 }

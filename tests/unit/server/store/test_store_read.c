@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include <twilight/catalog.h>
 #include <twilight/util.h>
 
 #include "api/export.h"
@@ -560,6 +561,48 @@ static void test_health(void **state)
 	json_decref(doc);
 }
 
+/* A report of host @n whose agent matched with catalog version @v. */
+static json_t *report_catalog(int n, const char *name, json_int_t v)
+{
+	json_t *r = report(n, name, "6.1.0-28-amd64", "v1", NULL);
+
+	json_object_set_new(json_object_get(r, "host"), "catalog_version",
+			    json_integer(v));
+	return r;
+}
+
+/*
+ * Catalog skew on the health page: agents older and newer than the
+ * server's catalog are listed apart; one on the same version in neither.
+ */
+static void test_health_catalog(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_int_t v = twl_catalog_version();
+	json_t *doc, *cat;
+	size_t before;
+
+	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
+	cat = json_object_get(doc, "catalog");
+	assert_int_equal(GETI(cat, "version"), v);
+	/* the fixture's five agents all send version 1 */
+	before = (size_t)GETI(json_object_get(cat, "older"), "count");
+	assert_int_equal(before, v > 1 ? 5 : 0);
+	assert_int_equal(GETI(json_object_get(cat, "newer"), "count"), 0);
+	json_decref(doc);
+
+	ingest(f->s, report_catalog(20, "ahead", v + 1), NOW);
+	ingest(f->s, report_catalog(21, "same", v), NOW);
+	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
+	cat = json_object_get(doc, "catalog");
+	assert_int_equal(GETI(json_object_get(cat, "older"), "count"), before);
+	assert_int_equal(GETI(json_object_get(cat, "newer"), "count"), 1);
+	assert_string_equal(part_host(json_object_get(cat, "newer"), 0),
+			    "ahead");
+	json_decref(doc);
+}
+
 /*
  * Host time bounds inside an hour: the hosts' indexes narrow by hour
  * (migration 008), the row decides. Two hosts report a minute before and
@@ -778,6 +821,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_detail, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_catalog, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
