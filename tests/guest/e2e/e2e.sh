@@ -17,7 +17,8 @@
 # features and warning counts equal what its workload did (from the
 # workload's own log lines on the serial console, never from the agent),
 # that the fleet-wide warning total per feature matches, that each guest is
-# a distinct host and that the v2 guest reports nothing deprecated.
+# a distinct host and that the v2 guest reports nothing deprecated; then
+# that a version 1 report, beside the guests' version 2, is still stored.
 # Prints boot-to-first-report per guest and the whole time.
 set -uo pipefail
 OUT=${1:?usage: e2e.sh OUTDIR}
@@ -28,6 +29,32 @@ T_ALL=$(date +%s)
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
+}
+# replay_v1: an agent of the previous wire version, beside the guests'
+# version 2 reports: schema/examples/full.json (v1, catalog version 1)
+# under a fresh host id, enrolled and posted through the real API, must be
+# stored with its counts. Run after the fleet totals: its warnings would
+# change them.
+replay_v1() {
+	local hid=00000000000000000000000000000000000000000000000000000000000000f1
+	local base="https://127.0.0.1:$FLEET_PORT" key doc got
+	key=$(curl -sS --fail-with-body --max-time 20 --cacert "$FLEET_DATA/ca.pem" \
+		-H "Authorization: Bearer $(tr -d '\n' <"$FLEET_DATA/agent.token")" \
+		-H 'Content-Type: application/json' \
+		-d "{\"host_id\": \"$hid\", \"hostname\": \"replayed-v1\"}" \
+		"$base/api/v1/enroll" | jq -r .key) || return 1
+	[ -n "$key" ] && [ "$key" != null ] || { echo "replay_v1: no key from enrol" >&2; return 1; }
+	doc=$(jq -c --arg h "$hid" 'if .v != 1 then error("not a v1 example") else . end
+		| .host.host_id = $h | .host.hostname = "replayed-v1"' "$HERE/../../../schema/examples/full.json") || return 1
+	curl -sS --fail-with-body --max-time 20 --cacert "$FLEET_DATA/ca.pem" \
+		-H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+		-d "$doc" "$base/api/v1/reports" >/dev/null || return 1
+	got=$(fleet_api "/api/v1/hosts/$hid" | jq -c '[.catalog_version,
+		([.features[] | select(.id == "memcg_v1.soft_limit" or .id == "memcg_v1.oom_control")
+		  | [.id, .uses]] | sort)]') || return 1
+	echo "v1 replay: $got"
+	[ "$got" = '[1,[["memcg_v1.oom_control",4],["memcg_v1.soft_limit",12]]]' ] ||
+		{ echo "replay_v1: expected catalog 1, oom_control 4 and soft_limit 12 uses" >&2; return 1; }
 }
 trap 'fleet_stop_all' EXIT
 trap 'exit 130' INT TERM
@@ -60,6 +87,7 @@ fleet_check_host fleet-oomd v1 || fail "fleet-oomd"
 fleet_check_host fleet-v2 v2 || fail "fleet-v2"
 [ -z "$(fleet_expected fleet-v2)" ] || fail "the v2 workload was expected to cause warnings"
 fleet_check_fleet $GUESTS || fail "fleet totals"
+replay_v1 || fail "a version 1 report beside the guests' version 2 reports"
 fleet_stop_all
 trap - EXIT
 echo "PASS: fleet end to end in $(($(date +%s) - T_ALL)) s (boot to first report: $(tr '\n' ' ' <"$OUT/first-report.txt"))"
