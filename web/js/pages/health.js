@@ -73,5 +73,8 @@ export async function pageHealth(view) {
 		part(d, 'key_rejected', 'Key rejected'),
 		part(d, 'probe_missing', 'Missing BPF probes', { key: 'probe_missing', label: 'Features', text: true, render: probeList }),
 		part(d, 'cloned', 'Host ids shared by cloned machines', null, cloneNote()),
+		part(d, 'boot_uncovered', 'Boot start not covered by any log source', null,
+			h('p', { class: 'muted' }, 'The kernel log of these hosts\' current boot was overwritten before the agent read it, ' +
+				'and no journal held its start: a warning printed then is unseen, so "no warning" proves nothing there.')),
 		...catalogParts(d.catalog));
 }

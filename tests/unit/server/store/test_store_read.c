@@ -603,6 +603,44 @@ static void test_health_catalog(void **state)
 	json_decref(doc);
 }
 
+/* A version 2 report whose current boot's start was covered or not. */
+static json_t *report_boot(int n, const char *name, bool covered)
+{
+	json_t *r = report(n, name, "6.1.0-28-amd64", "v1",
+			   json_pack("{s:[{s:s, s:b}]}", "boots", "boot_id",
+				     "b0", "start_covered", covered));
+
+	json_object_set_new(r, "v", json_integer(2));
+	return r;
+}
+
+/*
+ * Boot start coverage on the health page: a host whose current boot's
+ * start no log source covered is listed; a covered one and a version 1
+ * agent (which says nothing of it) are not.
+ */
+static void test_health_boot_uncovered(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *part;
+
+	ingest(f->s, report_boot(22, "uncovered", false), NOW);
+	ingest(f->s, report_boot(23, "covered", true), NOW);
+	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
+	part = json_object_get(doc, "boot_uncovered");
+	assert_int_equal(GETI(part, "count"), 1);
+	assert_int_equal(json_array_size(json_object_get(part, "hosts")), 1);
+	assert_string_equal(part_host(part, 0), "uncovered");
+	json_decref(doc);
+	/* covered on its next report: no longer listed */
+	ingest(f->s, report_boot(22, "uncovered", true), NOW);
+	assert_int_equal(twl_read_health(f->s, NOW, DAY, &flt, &doc), 0);
+	assert_int_equal(GETI(json_object_get(doc, "boot_uncovered"), "count"),
+			 0);
+	json_decref(doc);
+}
+
 /*
  * Host time bounds inside an hour: the hosts' indexes narrow by hour
  * (migration 008), the row decides. Two hosts report a minute before and
@@ -823,6 +861,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_catalog, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_health_boot_uncovered,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
