@@ -2,8 +2,9 @@
 /*
  * twl_bench_sqlite_ceiling: the peer runs for bench/server-load/run, in one
  * process, no HTTP, no TLS. Each mode gets a fresh database created with
- * the server's own migrations (twl_store_open), WAL, synchronous=NORMAL,
- * and stores the same reports the load generator sends (report_gen.c),
+ * the server's own migrations (twl_store_open), WAL, synchronous=FULL
+ * (the server's durability: each COMMIT syncs the WAL), and stores the
+ * same reports the load generator sends (report_gen.c),
  * agents round-robin, seq increasing:
  *
  *   raw    the ceiling of the issue: the report's usage rows upserted
@@ -129,7 +130,7 @@ static int run_raw(const struct opts *o, int64_t t0, struct result *res)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(
 			db,
-			"PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+			"PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
 			NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v3(db, twl_sql_usage_upsert, -1,

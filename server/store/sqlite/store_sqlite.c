@@ -60,7 +60,13 @@ static int open_conn(const char *path, const char *vfs, sqlite3 **out)
 	sqlite3_busy_timeout(db, 5000);
 	rc = sqlite3_exec(
 		db,
-		"PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		/*
+		 * synchronous=FULL: every COMMIT syncs the WAL before it
+		 * returns, so a batch is acknowledged only once a power loss
+		 * cannot roll it back (the agent deletes it on the answer).
+		 * Group commit pays one sync for up to commit-max batches.
+		 */
+		"PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
 		" PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"
 		/*
 		 * 32 MiB of page cache per connection (default 2 MiB): ingest

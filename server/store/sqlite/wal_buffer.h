@@ -18,8 +18,8 @@
  *   walIndexTryHdr()). So every frame is in the file (the OS's page cache)
  *   before any other connection can see the commit that holds it, and
  *   before COMMIT returns: a kill -9 loses nothing acknowledged, as before.
- *   Durability on power loss is SQLite's own (synchronous=NORMAL: the WAL
- *   is synced at checkpoints, which flush first).
+ *   Durability on power loss is SQLite's own (synchronous=FULL: the WAL
+ *   is synced at each commit, and a sync flushes this buffer first).
  * Only writes inside the file's current size are held back: a write that
  * extends the WAL (its first growth to wal-max) goes straight through, so
  * that a full disk fails the statement that wrote, as without this layer.
