@@ -247,6 +247,30 @@ test('sign in and the overview shows the seeded figures', async () => {
 	await ctx.close();
 });
 
+test('a table downloads its rows as CSV, in the order shown, formulas kept as text', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.click('#table-features th[data-key=uses]');
+	const shown = await page.$$eval('#table-features tbody tr', (trs) => trs.map((tr) => tr.cells[0].textContent));
+	const heads = await page.$$eval('#table-features thead th', (ths) => ths.map((th) => th.textContent));
+	const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#csv-features')]);
+	assert.equal(dl.suggestedFilename(), 'twilight-features.csv');
+	const text = readFileSync(await dl.path(), 'utf8');
+	assert.ok(text.endsWith('\r\n'), 'CRLF line ends');
+	const lines = text.slice(0, -2).split('\r\n');
+	assert.equal(lines.length, 1 + shown.length, 'a header and a line per row shown');
+	assert.equal(lines[0], heads.map((x) => (/[",]/.test(x) ? '"' + x.replace(/"/g, '""') + '"' : x)).join(','));
+	// The first field of each line is the row's feature title, in the order shown.
+	const firstField = (l) => (l.startsWith('"') ? l.slice(1).split('",')[0].replace(/""/g, '"') : l.split(',')[0]);
+	assert.deepEqual(lines.slice(1).map(firstField), shown);
+	// The CSV builder itself, on hostile strings (as the page loads it).
+	const out = await page.evaluate(async () => (await import('/js/csv.js')).csvText(
+		[{ label: 'a', key: 'a' }, { label: 'b', key: 'b' }],
+		[{ a: '=cmd|x', b: 'say "hi", bye\n' }, { a: -3, b: null }]));
+	assert.equal(out, "a,b\r\n'=cmd|x,\"say \"\"hi\"\", bye\n\"\r\n-3,\r\n");
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('feature page, annotation editor and export preview', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');

@@ -6,10 +6,14 @@
 // anywhere (paths, messages). Clicking a header sorts by it, again
 // reverses. With opts.id the table is #table-<id> and its sort is kept in
 // the URL as ?sort_<id>=key:asc|desc, so a sorted view can be shared.
-// opts.empty is the text shown for no rows.
+// opts.empty is the text shown for no rows. A table with an id has a
+// "CSV" button above it that downloads its rows, in the order shown, as
+// twilight-<id>.csv (csv.js: the rows' values, not their rendering).
 //
 // The table sits in a .table-frame that scrolls sideways when the table
 // cannot fit, so no column is ever cut off at the page's edge.
+import { saveBlob } from './api.js';
+import { csvText } from './csv.js';
 import { h } from './dom.js';
 import { fmtNum } from './format.js';
 import { currentRoute, updateParams } from './router.js';
@@ -61,10 +65,7 @@ export function table(columns, rows, opts = {}) {
 		},
 	}, c.label));
 	function paint() {
-		const data = rows.slice();
-		const col = columns.find((c) => c.key === state.key);
-		if (col)
-			data.sort(compare(col, state.dir));
+		const data = sorted();
 		for (const th of ths) {
 			th.classList.toggle('sorted-asc', th.dataset.key === state.key && state.dir > 0);
 			th.classList.toggle('sorted-desc', th.dataset.key === state.key && state.dir < 0);
@@ -74,7 +75,20 @@ export function table(columns, rows, opts = {}) {
 		else
 			tbody.replaceChildren(h('tr', {}, h('td', { colspan: columns.length, class: 'muted' }, opts.empty || 'Nothing to show.')));
 	}
+	function sorted() {
+		const data = rows.slice();
+		const col = columns.find((c) => c.key === state.key);
+		return col ? data.sort(compare(col, state.dir)) : data;
+	}
 	paint();
-	return h('div', { class: 'table-frame' },
+	const frame = h('div', { class: 'table-frame' },
 		h('table', { id: opts.id ? 'table-' + opts.id : null }, h('thead', {}, h('tr', {}, ths)), tbody));
+	if (!opts.id)
+		return frame;
+	const csv = h('button', {
+		type: 'button', class: 'csv', id: 'csv-' + opts.id, title: 'Download these rows as CSV',
+		onclick: () => saveBlob(new Blob([csvText(columns, sorted())], { type: 'text/csv' }),
+			'twilight-' + opts.id + '.csv'),
+	}, 'CSV');
+	return h('div', { class: 'table-block' }, h('div', { class: 'table-tools' }, csv), frame);
 }
