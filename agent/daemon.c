@@ -312,7 +312,9 @@ static int wait_and_read(struct daemon *d)
 	}
 	if (pfd[0].revents & POLLIN)
 		read_signals(d);
-	if (!d->src_eof && (pfd[1].revents || d->stop))
+	/* A saved log has no fd to poll: it is read through at once. */
+	if (!d->src_eof &&
+	    (pfd[1].revents || d->stop || twl_kmsg_source_fd(d->a.src) < 0))
 		drain(d);
 	return 0;
 }
