@@ -313,11 +313,19 @@ const struct twl_cfg_opt twl_agent_cli_options[] = {
 	  CLI(kmsg_file),
 	  .flags = CLI_ONLY,
 	  .arg = "FILE",
-	  .help = "Read FILE instead of /dev/kmsg: a saved dump of /dev/kmsg "
-		  "records, or the output of dmesg or dmesg -r, detected from "
-		  "its content; or a FIFO. Without --dry-run, the agent spools "
-		  "and delivers what the file holds and exits when it is read "
-		  "through." },
+	  .help = "Read FILE instead of /dev/kmsg: a saved kernel log in any "
+		  "of these forms, detected from its first lines: a dump of "
+		  "/dev/kmsg records; dmesg, dmesg -t, -r or -x output; "
+		  "journalctl -k output (short, short-iso, short-precise, "
+		  "short-monotonic, -o json, -o export); an RFC 3164 or RFC "
+		  "5424 syslog file such as kern.log (gzip-compressed rotated "
+		  "files too). Only the kernel's own lines count; a line that "
+		  "cannot be placed is a parse failure, named with its line "
+		  "number. Records of other boots (journal JSON and export name "
+		  "theirs) are reported with their own boot and kernel. A FIFO "
+		  "carries /dev/kmsg records or dmesg lines. Without --dry-run, "
+		  "the agent spools and delivers what the file holds and exits "
+		  "when it is read through." },
 	{ .name = "print-config",
 	  .type = TWL_CFG_BOOL,
 	  CLI(print_config),

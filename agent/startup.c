@@ -262,6 +262,7 @@ int twl_agent_start(struct twl_agent *a, bool dry_run)
 	if (!dry_run && start_delivery(a))
 		return -1;
 	pc.id = &a->id;
+	pc.live = !a->o->kmsg_file;
 	if (dry_run) {
 		pc.sink = print_sink;
 		pc.single_batch = true;
