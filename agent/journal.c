@@ -362,7 +362,9 @@ int twl_journal_next(struct twl_journal *j, struct twl_journal_entry *e)
 		int ret;
 
 		if (j->cur >= j->n_boots) {
-			j->state.backfilled = true;
+			/* No journal file could be read: earlier boots wait for one. */
+			if (j->st.files)
+				j->state.backfilled = true;
 			return -ENODATA;
 		}
 		if (!j->in_boot) {

@@ -150,7 +150,8 @@ void twl_journal_free(struct twl_journal *j);
  * twl_journal_next - the next entry of the chosen boots, oldest boot
  * first: 1 with @e filled (a RECORD, or a BOOT_END after a boot's last
  * entry so its trailing non-record entries are committed too), -ENODATA
- * when every chosen boot was read (the state is then marked backfilled).
+ * when every chosen boot was read (the state is then marked backfilled,
+ * unless no journal file could be opened: earlier boots wait for one).
  * Entries that are not records are counted, not returned; a read error of
  * the journal ends that boot's read (counted, the next boot follows).
  */
