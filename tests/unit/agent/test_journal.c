@@ -30,17 +30,6 @@
 
 static const char *data_dir; /* tests/unit/agent/data/logs */
 
-#define A "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
-#define B "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
-#define SOFT                                                                    \
-	"soft_limit_in_bytes is deprecated and will be removed. Please report " \
-	"your usecase to linux-mm@kvack.org if you depend on this functionality."
-#define MOVE                                                                     \
-	"Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please " \
-	"report your usecase to linux-mm@kvack.org if you depend on this "       \
-	"functionality."
-#define BASE_A (1796360398LL * 1000000)
-
 /* The corpus's two boots (data/logs/journal-input.export) as a journal file. */
 static char *corpus_journal(const char *dir)
 {

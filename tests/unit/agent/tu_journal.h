@@ -23,6 +23,18 @@
 /* The machine the test journals belong to (_MACHINE_ID, the directory name). */
 #define MACHINE "0123456789abcdef0123456789abcdef"
 
+/* Two boots and when the first began (Unix us), and two warnings' texts. */
+#define A "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
+#define B "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
+#define BASE_A (1796360398LL * 1000000)
+#define SOFT                                                                    \
+	"soft_limit_in_bytes is deprecated and will be removed. Please report " \
+	"your usecase to linux-mm@kvack.org if you depend on this functionality."
+#define MOVE                                                                     \
+	"Cgroup memory moving (move_charge_at_immigrate) is deprecated. Please " \
+	"report your usecase to linux-mm@kvack.org if you depend on this "       \
+	"functionality."
+
 /* Export text under construction. */
 struct exp {
 	struct twl_buf b;
