@@ -139,7 +139,9 @@ struct twl_journal;
  * kernel records and choose the ones to read (see the top of this file).
  * Files that fail are reported through on_file_error and counted; no
  * usable file at all is not an error (an empty read). Returns NULL + errno
- * (ENOMEM; EINVAL for a bad option).
+ * (ENOMEM; EINVAL for a bad option or /etc/machine-id without an id; the
+ * error of a directory that cannot be listed or of reading
+ * /etc/machine-id, e.g. EACCES).
  */
 struct twl_journal *twl_journal_open(const struct twl_journal_opts *o);
 

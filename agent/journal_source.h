@@ -68,10 +68,10 @@ void twl_jsource_free(struct twl_jsource *s);
 /*
  * twl_jsource_step - take up to cfg->step records of the pass (opening
  * one when none is open) into @p. Returns 1 when the pass goes on (call
- * again soon), 0 when it is done, or -errno: the journal cannot be opened
- * (-ENOMEM, -EINVAL; stats' open_error says so), or the pump refused a
- * record (its sink failed): the pass ends and the next one reads from the
- * last commit.
+ * again soon), 0 when it is done, or -errno: the journal cannot be
+ * opened (twl_journal_open()'s errors; stats' open_error says so), or the
+ * pump refused a record (its sink failed): the pass ends and the next one
+ * reads from the last commit.
  */
 int twl_jsource_step(struct twl_jsource *s, struct twl_pump *p);
 

@@ -9,9 +9,10 @@
  * their boot id and kernel; the same warning on /dev/kmsg and in the
  * journal is sent once; restarts in the middle of a long backfill and
  * after the journal grew repeat nothing and skip nothing; a corrupt file
- * is skipped and counted in health; a journal and a kmsg buffer that both
- * start late leave the boot's start "not covered"; journal = false reads
- * nothing. The server URL is a closed port: batches stay in the spool.
+ * is skipped and counted in health; a journal directory that cannot be
+ * listed is logged; a journal and a kmsg buffer that both start late
+ * leave the boot's start "not covered"; journal = false reads nothing.
+ * The server URL is a closed port: batches stay in the spool.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -454,6 +456,37 @@ static void test_start_not_covered(void **state)
 	test_rmtree(dir);
 }
 
+/*
+ * The journal's directory cannot be listed (a symlink loop): the daemon
+ * says so with what to check, and /dev/kmsg's records still go out.
+ */
+static void test_journal_unreadable(void **state)
+{
+	char *dir = setup(true), path[PATH_MAX], *log, *text = NULL;
+	struct spool sp;
+	size_t len;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/journal/%s", dir, MACHINE);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(symlink(MACHINE, path), 0);
+	test_write(dir, "kmsg", "4,1,5000000,-;" OOM "\n");
+	assert_int_equal(run_daemon(dir), 0);
+	spool_load(dir, &sp);
+	assert_int_equal(count_warning(&sp, "memcg_v1.oom_control", C_UUID,
+				       5000000, NULL),
+			 1);
+	spool_free(&sp);
+	log = test_path(dir, "log");
+	assert_int_equal(twl_read_file(log, 1 << 20, &text, &len), 0);
+	if (!strstr(text, "journal: cannot read ") ||
+	    !strstr(text, "group systemd-journal"))
+		fail_msg("the unreadable journal is not in the log:\n%s", text);
+	free(text);
+	free(log);
+	test_rmtree(dir);
+}
+
 /* journal = false: the journal is not read, only /dev/kmsg. */
 static void test_journal_off(void **state)
 {
@@ -488,6 +521,8 @@ int main(void)
 					  kill_children),
 		cmocka_unit_test_teardown(test_corrupt_file, kill_children),
 		cmocka_unit_test_teardown(test_start_not_covered,
+					  kill_children),
+		cmocka_unit_test_teardown(test_journal_unreadable,
 					  kill_children),
 		cmocka_unit_test_teardown(test_journal_off, kill_children),
 	};
