@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The agent's option tables and its checks across options (see config.h). */
 #include "config.h"
+#include "journal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -169,6 +170,41 @@ const struct twl_cfg_opt twl_config_options[] = {
 	  OPT(kmsg_path),
 	  .help = "Kernel log device (a dump file or FIFO also works; see "
 		  "--kmsg-file)." },
+	{ .name = "journal",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(journal),
+	  .help = "Also read the kernel's records from the systemd journal, "
+		  "where they stay after /dev/kmsg overwrote them: this boot's "
+		  "on start and every journal-interval, and once the earlier "
+		  "boots the journal still holds (journal-boots). Needs read "
+		  "access to the journal (the unit adds the systemd-journal "
+		  "group); a host without journal files simply has nothing to "
+		  "read. The live source stays /dev/kmsg; a warning seen by "
+		  "both is sent once. Not used with --kmsg-file." },
+	{ .name = "journal-boots",
+	  .type = TWL_CFG_UINT,
+	  .def = "8",
+	  OPT(journal_boots),
+	  .min = 0,
+	  .max = TWL_JOURNAL_MAX_BOOTS - 1,
+	  .help = "Earlier boots read from the journal once, newest first, the "
+		  "first time the agent reads it (0: this boot only)." },
+	{ .name = "journal-interval",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "15m",
+	  OPT(journal_interval_s),
+	  .min = 10,
+	  .max = DAY,
+	  .help = "How often the journal is read again for this boot's records "
+		  "that /dev/kmsg lost (overwritten before they were read); "
+		  "each read starts where the last one stopped." },
+	{ .name = "journal-dir",
+	  .type = TWL_CFG_PATH,
+	  OPT(journal_dir),
+	  .help = "Directory holding the journal, as <machine-id>/system*.journal "
+		  "files; unset: /var/log/journal and /run/log/journal. Only "
+		  "this machine's directory is read (not remote/ or containers')." },
 	{ .name = "cgroup-root",
 	  .alias = "cgroup_root",
 	  .type = TWL_CFG_PATH,
@@ -313,11 +349,19 @@ const struct twl_cfg_opt twl_agent_cli_options[] = {
 	  CLI(kmsg_file),
 	  .flags = CLI_ONLY,
 	  .arg = "FILE",
-	  .help = "Read FILE instead of /dev/kmsg: a saved dump of /dev/kmsg "
-		  "records, or the output of dmesg or dmesg -r, detected from "
-		  "its content; or a FIFO. Without --dry-run, the agent spools "
-		  "and delivers what the file holds and exits when it is read "
-		  "through." },
+	  .help = "Read FILE instead of /dev/kmsg: a saved kernel log in any "
+		  "of these forms, detected from its first lines: a dump of "
+		  "/dev/kmsg records; dmesg, dmesg -t, -r or -x output; "
+		  "journalctl -k output (short, short-iso, short-precise, "
+		  "short-monotonic, -o json, -o export); an RFC 3164 or RFC "
+		  "5424 syslog file such as kern.log (gzip-compressed rotated "
+		  "files too). Only the kernel's own lines count; a line that "
+		  "cannot be placed is a parse failure, named with its line "
+		  "number. Records of other boots (journal JSON and export name "
+		  "theirs) are reported with their own boot and kernel. A FIFO "
+		  "carries /dev/kmsg records or dmesg lines. Without --dry-run, "
+		  "the agent spools and delivers what the file holds and exits "
+		  "when it is read through." },
 	{ .name = "print-config",
 	  .type = TWL_CFG_BOOL,
 	  CLI(print_config),

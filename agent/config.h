@@ -41,6 +41,10 @@ struct twl_config {
 	unsigned connect_timeout_ms;
 	unsigned timeout_ms;
 	char *kmsg_path;
+	bool journal; /* backfill from the systemd journal */
+	unsigned journal_boots; /* earlier boots read once */
+	unsigned journal_interval_s;
+	char *journal_dir; /* NULL: /var/log/journal and /run/log/journal */
 	char *cgroup_root;
 	char *mountinfo;
 	char *boot_id_path;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The daemon's main loop (daemon.h): signals and kernel records wake it
- * through poll(); everything periodic is a job in a small timer table.
+ * through poll(); everything periodic is a job in a small timer table
+ * (census, journal backfill, batch, send).
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,7 +36,7 @@ struct timer {
 	bool at_stop;
 };
 
-enum { T_CENSUS, T_BATCH, T_SEND, T_NR };
+enum { T_CENSUS, T_JOURNAL, T_BATCH, T_SEND, T_NR };
 
 struct daemon {
 	struct twl_agent a;
@@ -45,8 +46,26 @@ struct daemon {
 	uint64_t last_batch; /* when a batch last went to the spool */
 	uint64_t sent_lost; /* records_lost as the server last heard it */
 	uint64_t logged_lost, logged_parse, logged_state_fail;
+	size_t logged_fail_lines; /* source failures logged with their line */
+	uint64_t logged_journal_state_fail;
+	int logged_journal_error; /* the journal job's last error, logged once */
+	bool coverage_logged;
 	struct timer timers[T_NR];
 };
+
+/* The lines of a saved log that could not be placed, each once (the first few). */
+static void log_failure_lines(struct daemon *d)
+{
+	const struct twl_kmsg_failure *f;
+	size_t n = twl_kmsg_source_failures(d->a.src, &f);
+
+	for (; d->logged_fail_lines < n; d->logged_fail_lines++) {
+		const struct twl_kmsg_failure *x = &f[d->logged_fail_lines];
+
+		twl_log(LOG_WARNING, "%s line %lu: %s",
+			twl_agent_kmsg_path(&d->a), x->line, x->why);
+	}
+}
 
 /* Log news about data loss once per change. */
 static void log_news(struct daemon *d)
@@ -66,12 +85,13 @@ static void log_news(struct daemon *d)
 	if (ps.parse_failures > d->logged_parse) {
 		twl_log(LOG_WARNING,
 			"%llu kernel log records could not be parsed (%llu in total); if the input "
-			"is a file, check its format (/dev/kmsg records or dmesg output)",
+			"is a file, check its format (see --kmsg-file in --help)",
 			(unsigned long long)(ps.parse_failures -
 					     d->logged_parse),
 			(unsigned long long)ps.parse_failures);
 		d->logged_parse = ps.parse_failures;
 	}
+	log_failure_lines(d);
 	if (ps.state_save_failures > d->logged_state_fail) {
 		twl_log(LOG_ERR,
 			"cannot save the agent state in %s: %s; after a restart some records may "
@@ -89,6 +109,98 @@ static uint64_t census_job(struct daemon *d, uint64_t now)
 	return 0;
 }
 
+/* The journal job's news: an error when it changes, a failed save once per failure. */
+static void log_journal(struct daemon *d, int ret,
+			const struct twl_jsource_stats *st)
+{
+	if (ret < 0 && ret != d->logged_journal_error && st->open_error)
+		twl_log(LOG_WARNING,
+			"journal: cannot read %s: %s; retrying every journal-interval "
+			"(check journal-dir, machine-id-path and that the agent may "
+			"read the journal: group systemd-journal)",
+			d->a.cfg.journal_dir ?
+				d->a.cfg.journal_dir :
+				"/var/log/journal and /run/log/journal",
+			strerror(-ret));
+	else if (ret < 0 && ret != d->logged_journal_error)
+		twl_log(LOG_WARNING,
+			"journal: a batch could not be spooled (%s); the journal is "
+			"read again from the last saved cursor after journal-interval",
+			strerror(-ret));
+	if (ret <= 0)
+		d->logged_journal_error = ret;
+	if (st->state_save_failures > d->logged_journal_state_fail) {
+		twl_log(LOG_ERR,
+			"cannot save %s/%s: %s; after a restart some journal records may "
+			"be sent twice: check that the directory is writable and not full",
+			d->a.cfg.state_dir, TWL_JOURNAL_STATE_FILE,
+			strerror(-st->last_state_error));
+		d->logged_journal_state_fail = st->state_save_failures;
+	}
+}
+
+/*
+ * One step of the journal backfill: due again at once while a pass goes
+ * on (the loop reads /dev/kmsg and signals in between), else after
+ * journal-interval.
+ */
+static uint64_t journal_job(struct daemon *d, uint64_t now)
+{
+	struct twl_jsource_stats st;
+	int ret = twl_jsource_step(d->a.journal, d->a.pump);
+
+	twl_jsource_stats(d->a.journal, &st);
+	log_journal(d, ret, &st);
+	return ret > 0 ? now : 0;
+}
+
+/* How one boot's start is seen, in words: "its start is covered (...)". */
+static void log_boot(const struct twl_health_boot *b, bool current)
+{
+	char kmsg[160] = "", jour[128] = "";
+
+	if (b->have_kmsg_seq && b->first_kmsg_seq)
+		snprintf(
+			kmsg, sizeof(kmsg),
+			"; /dev/kmsg from record %llu (the %llu before it were "
+			"overwritten before the agent first read this boot)",
+			(unsigned long long)b->first_kmsg_seq,
+			(unsigned long long)b->first_kmsg_seq);
+	else if (b->have_kmsg_seq)
+		snprintf(kmsg, sizeof(kmsg),
+			 "; /dev/kmsg from its first record");
+	if (b->have_journal_us)
+		snprintf(jour, sizeof(jour),
+			 "; the journal from %llu.%06llu s after boot",
+			 (unsigned long long)(b->first_journal_us / 1000000),
+			 (unsigned long long)(b->first_journal_us % 1000000));
+	else if (current)
+		snprintf(jour, sizeof(jour), "; no journal records of it");
+	twl_log(b->start_covered ? LOG_INFO : LOG_NOTICE,
+		"%s boot %s (kernel %s): its start is %s%s%s%s",
+		current ? "this" : "earlier", b->boot_id,
+		b->kernel[0] ? b->kernel : "unknown",
+		b->start_covered ? "covered" : "NOT covered", kmsg, jour,
+		b->start_covered ?
+			"" :
+			"; warnings printed before then are not seen");
+}
+
+/* Once, after the first read of each source: where the agent's view of each boot starts. */
+static void log_coverage(struct daemon *d)
+{
+	struct twl_health *h = calloc(1, sizeof(*h));
+	size_t i;
+
+	d->coverage_logged = true;
+	if (!h)
+		return;
+	twl_pump_health(d->a.pump, h);
+	for (i = 0; i < h->n_boots; i++)
+		log_boot(&h->boots[i], !i && !d->a.o->kmsg_file);
+	free(h);
+}
+
 /*
  * Finish the batch. Sent even when empty if the heartbeat is due, or
  * records were lost that the server has not heard of (parse failures
@@ -101,6 +213,8 @@ static uint64_t batch_job(struct daemon *d, uint64_t now)
 	bool force;
 	int ret;
 
+	if (!d->coverage_logged)
+		log_coverage(d);
 	twl_pump_stats(d->a.pump, &ps);
 	force = now - d->last_batch >=
 			(uint64_t)d->a.cfg.heartbeat_interval_s * 1000 ||
@@ -150,10 +264,15 @@ static uint64_t send_job(struct daemon *d, uint64_t now)
 static void init_timers(struct daemon *d, uint64_t now)
 {
 	const struct twl_config *cfg = &d->a.cfg;
+	bool journal = d->a.journal != NULL;
 	const struct timer table[T_NR] = {
 		[T_CENSUS] = { "census", &cfg->census_interval_s,
 			       now + (uint64_t)cfg->census_interval_s * 1000,
 			       census_job, false },
+		/* At start, and once more at the stop: the batch job spools it. */
+		[T_JOURNAL] = { "journal", &cfg->journal_interval_s,
+				journal ? now : UINT64_MAX, journal_job,
+				journal },
 		[T_BATCH] = { "batch", &cfg->batch_interval_s, now, batch_job,
 			      true },
 		[T_SEND] = { "send", NULL, now, send_job, true },
@@ -233,10 +352,14 @@ static int reload(struct daemon *d)
 		return -EINVAL;
 	}
 	if (strcmp(next.kmsg_path, a->cfg.kmsg_path) ||
-	    strcmp(next.state_dir, a->cfg.state_dir))
+	    strcmp(next.state_dir, a->cfg.state_dir) ||
+	    next.journal != a->cfg.journal ||
+	    next.journal_boots != a->cfg.journal_boots ||
+	    !!next.journal_dir != !!a->cfg.journal_dir ||
+	    (next.journal_dir && strcmp(next.journal_dir, a->cfg.journal_dir)))
 		twl_log(LOG_NOTICE,
-			"reload: kmsg-path and state-dir changes take effect only "
-			"after a restart");
+			"reload: kmsg-path, state-dir, journal, journal-boots and "
+			"journal-dir changes take effect only after a restart");
 	s = twl_agent_sender(&next, &a->id);
 	if (!s) {
 		twl_config_fini(&next);
@@ -312,7 +435,9 @@ static int wait_and_read(struct daemon *d)
 	}
 	if (pfd[0].revents & POLLIN)
 		read_signals(d);
-	if (!d->src_eof && (pfd[1].revents || d->stop))
+	/* A saved log has no fd to poll: it is read through at once. */
+	if (!d->src_eof &&
+	    (pfd[1].revents || d->stop || twl_kmsg_source_fd(d->a.src) < 0))
 		drain(d);
 	return 0;
 }

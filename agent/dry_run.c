@@ -44,6 +44,26 @@ static int read_input(struct twl_agent *a)
 	return 0;
 }
 
+/* Each line that could not be placed, by file and line (the first few). */
+static void log_failures(const struct twl_agent *a, uint64_t total)
+{
+	const struct twl_kmsg_failure *f;
+	size_t i, n = twl_kmsg_source_failures(a->src, &f);
+	const char *path = twl_agent_kmsg_path(a);
+
+	for (i = 0; i < n; i++) {
+		if (f[i].line)
+			twl_log(LOG_INFO, "dry run: %s line %lu: %s", path,
+				f[i].line, f[i].why);
+		else
+			twl_log(LOG_INFO, "dry run: %s: %s", path, f[i].why);
+	}
+	if (total > n)
+		twl_log(LOG_INFO,
+			"dry run: %llu more lines of %s could not be placed",
+			(unsigned long long)(total - n), path);
+}
+
 /* Validate and print the batch's document: 0 or -1 (logged). */
 static int print_document(struct twl_agent *a)
 {
@@ -83,6 +103,7 @@ static int print_document(struct twl_agent *a)
 		(unsigned long long)ps.warnings, (unsigned long long)ps.unknown,
 		(unsigned long long)ps.parse_failures,
 		(unsigned long long)ps.records_lost);
+	log_failures(a, ps.parse_failures);
 	ret = 0;
 out:
 	free(text);

@@ -3,12 +3,15 @@
 #include "health.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include <twilight/util.h>
 #include <twilight/wire.h>
+
+#include "record_dedup.h"
 
 /* Value of a "Key:   123 kB" line, or -1. */
 static long status_value(const char *text, size_t len, const char *key)
@@ -35,6 +38,23 @@ static long status_value(const char *text, size_t len, const char *key)
 		pos += n + 1;
 	}
 	return -1;
+}
+
+struct twl_health_boot *twl_health_boot(struct twl_health *h,
+					const char *boot_id)
+{
+	struct twl_health_boot *b;
+	size_t i;
+
+	for (i = 0; i < h->n_boots; i++)
+		if (twl_boot_id_same(h->boots[i].boot_id, boot_id))
+			return &h->boots[i];
+	if (h->n_boots == TWL_HEALTH_MAX_BOOTS)
+		return NULL;
+	b = &h->boots[h->n_boots++];
+	memset(b, 0, sizeof(*b));
+	snprintf(b->boot_id, sizeof(b->boot_id), "%s", boot_id);
+	return b;
 }
 
 int twl_health_parse_status(const char *text, size_t len, long *rss_kb,
@@ -73,6 +93,56 @@ static json_int_t cap_int(uint64_t v)
 						(json_int_t)v;
 }
 
+/* boots[]: one object per boot, the members known. */
+static json_t *boots_json(const struct twl_health *h)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; arr && i < h->n_boots; i++) {
+		const struct twl_health_boot *b = &h->boots[i];
+		json_t *o = json_pack("{s:s, s:b}", "boot_id", b->boot_id,
+				      "start_covered", b->start_covered);
+		int bad = !o;
+
+		if (o && b->kernel[0])
+			bad |= json_object_set_new(o, "kernel",
+						   json_string(b->kernel));
+		if (o && b->have_kmsg_seq)
+			bad |= json_object_set_new(
+				o, "first_kmsg_seq",
+				json_integer(cap_int(b->first_kmsg_seq)));
+		if (o && b->have_journal_us)
+			bad |= json_object_set_new(
+				o, "first_journal_us",
+				json_integer(cap_int(b->first_journal_us)));
+		if (bad || json_array_append_new(arr, o)) {
+			json_decref(bad ? o : NULL);
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* The members of the log sources: boots[], the journal's counters. */
+static int sources_json(json_t *o, const struct twl_health *h)
+{
+	int bad = 0;
+
+	if (h->n_boots)
+		bad |= json_object_set_new(o, "boots", boots_json(h));
+	if (h->have_journal) {
+		bad |= json_object_set_new(
+			o, "journal_missed",
+			json_integer(cap_int(h->journal_missed)));
+		bad |= json_object_set_new(
+			o, "journal_errors",
+			json_integer(cap_int(h->journal_errors)));
+	}
+	return bad;
+}
+
 json_t *twl_health_to_json(const struct twl_health *h)
 {
 	long rss, anon, cpu;
@@ -86,6 +156,7 @@ json_t *twl_health_to_json(const struct twl_health *h)
 				  json_integer(cap_int(h->records_lost)));
 	ok |= json_object_set_new(o, "parse_failures",
 				  json_integer(cap_int(h->parse_failures)));
+	ok |= sources_json(o, h);
 	if (h->have_sender) {
 		char err[256];
 		size_t n;

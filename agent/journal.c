@@ -95,22 +95,14 @@ static void entry_fields(sd_journal *j, struct twl_jfields *f)
 /* "Linux version 6.12.0 ..." of a verified record: the release into @b. */
 static bool linux_version(const struct twl_jfields *f, struct jboot *b)
 {
-	static const char pre[] = "Linux version ";
 	struct twl_log_record rec;
 	struct twl_log_parse res;
-	size_t n = 0;
 
 	if (twl_jfields_classify(f, TWL_LOG_JOURNAL, &rec, &res) ||
-	    res.kind != TWL_LINE_RECORD || !rec.verified ||
-	    strncmp(rec.k.text, pre, sizeof(pre) - 1))
+	    res.kind != TWL_LINE_RECORD || !rec.verified)
 		return false;
-	while (rec.k.text[sizeof(pre) - 1 + n] &&
-	       rec.k.text[sizeof(pre) - 1 + n] != ' ' &&
-	       n < sizeof(b->pub.kernel) - 1)
-		n++;
-	memcpy(b->pub.kernel, rec.k.text + sizeof(pre) - 1, n);
-	b->pub.kernel[n] = '\0';
-	return true;
+	return twl_log_kernel_release(rec.k.text, b->pub.kernel,
+				      sizeof(b->pub.kernel));
 }
 
 /*
@@ -370,7 +362,9 @@ int twl_journal_next(struct twl_journal *j, struct twl_journal_entry *e)
 		int ret;
 
 		if (j->cur >= j->n_boots) {
-			j->state.backfilled = true;
+			/* No journal file could be read: earlier boots wait for one. */
+			if (j->st.files)
+				j->state.backfilled = true;
 			return -ENODATA;
 		}
 		if (!j->in_boot) {

@@ -139,7 +139,9 @@ struct twl_journal;
  * kernel records and choose the ones to read (see the top of this file).
  * Files that fail are reported through on_file_error and counted; no
  * usable file at all is not an error (an empty read). Returns NULL + errno
- * (ENOMEM; EINVAL for a bad option).
+ * (ENOMEM; EINVAL for a bad option or /etc/machine-id without an id; the
+ * error of a directory that cannot be listed or of reading
+ * /etc/machine-id, e.g. EACCES).
  */
 struct twl_journal *twl_journal_open(const struct twl_journal_opts *o);
 
@@ -150,7 +152,8 @@ void twl_journal_free(struct twl_journal *j);
  * twl_journal_next - the next entry of the chosen boots, oldest boot
  * first: 1 with @e filled (a RECORD, or a BOOT_END after a boot's last
  * entry so its trailing non-record entries are committed too), -ENODATA
- * when every chosen boot was read (the state is then marked backfilled).
+ * when every chosen boot was read (the state is then marked backfilled,
+ * unless no journal file could be opened: earlier boots wait for one).
  * Entries that are not records are counted, not returned; a read error of
  * the journal ends that boot's read (counted, the next boot follows).
  */

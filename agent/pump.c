@@ -10,18 +10,28 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
+#include "record_dedup.h"
+
+/* Other boots' kernel releases a saved log named ("Linux version"). */
+#define KERNELS 16
+
 struct twl_pump {
 	struct twl_pump_cfg cfg;
 	struct twl_kmsg_source *src;
 	struct twl_report *rep;
+	struct twl_dedup *seen; /* warnings and unknown texts sent */
 	struct twl_state saved; /* as on disk */
+	size_t next_kernel;
+	struct {
+		char boot_id[33], release[65];
+	} kernels[KERNELS];
 	bool have_pending_seq;
 	uint64_t pending_seq; /* highest kmsg seq read into the current batch */
 	struct twl_pump_stats st;
 	json_t *usage_pending; /* collected usage not yet in a batch */
 	/* Counters of sources replaced earlier (health is cumulative). */
 	uint64_t old_lost, old_parse;
-	struct twl_kmsg_record rec;
+	struct twl_log_record rec;
 };
 
 int64_t twl_pump_time_of(uint64_t mono_us)
@@ -50,9 +60,11 @@ struct twl_pump *twl_pump_new(const struct twl_pump_cfg *cfg,
 	p->saved = *st;
 	p->rep = twl_report_new();
 	p->usage_pending = json_array();
-	if (!p->rep || !p->usage_pending) {
+	p->seen = twl_dedup_new(TWL_PUMP_DEDUP_CAP);
+	if (!p->rep || !p->usage_pending || !p->seen) {
 		twl_report_free(p->rep);
 		json_decref(p->usage_pending);
+		twl_dedup_free(p->seen);
 		free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -66,6 +78,7 @@ void twl_pump_free(struct twl_pump *p)
 		return;
 	twl_report_free(p->rep);
 	json_decref(p->usage_pending);
+	twl_dedup_free(p->seen);
 	free(p);
 }
 
@@ -83,50 +96,176 @@ static void source_counters(const struct twl_pump *p, uint64_t *lost,
 	}
 }
 
+enum rec_class { C_IGNORED, C_WARNING, C_UNKNOWN };
+
+/* Facility 0 only: user space can never log as the kernel. */
+static enum rec_class classify(const struct twl_log_record *rec,
+			       struct twl_match *m)
+{
+	if (rec->k.facility > 0)
+		return C_IGNORED;
+	if (twl_match_text(rec->k.text, rec->k.text_len, m) == 1)
+		return C_WARNING;
+	if (twl_text_mentions_deprecation(rec->k.text, rec->k.text_len))
+		return C_UNKNOWN;
+	return C_IGNORED;
+}
+
+static bool this_boot(const struct twl_pump *p,
+		      const struct twl_log_record *rec)
+{
+	return !rec->boot_id[0] ||
+	       twl_boot_id_same(rec->boot_id, p->cfg.id->boot_id);
+}
+
+/* The boot in a record's identity: this boot's id for this boot's records. */
+static const char *identity_boot(const struct twl_pump *p,
+				 const struct twl_log_record *rec)
+{
+	return this_boot(p, rec) ? p->cfg.id->boot_id : rec->boot_id;
+}
+
+/* A record already handled on this boot (before the resume point): remember it. */
+static void skipped(void *ctx, const struct twl_log_record *rec)
+{
+	struct twl_pump *p = ctx;
+	struct twl_match m;
+
+	if (classify(rec, &m) != C_IGNORED && rec->has_mono)
+		twl_dedup_seen(p->seen, identity_boot(p, rec), rec->k.mono_us,
+			       rec->k.text, rec->k.text_len);
+}
+
 void twl_pump_set_source(struct twl_pump *p, struct twl_kmsg_source *src)
 {
 	source_counters(p, &p->old_lost, &p->old_parse);
 	p->src = src;
 	if (!src)
 		return;
+	twl_kmsg_source_on_skip(src, skipped, p);
 	if (p->have_pending_seq)
 		twl_kmsg_source_resume(src, p->pending_seq);
 	else if (p->saved.have_last_seq)
 		twl_kmsg_source_resume(src, p->saved.last_seq);
 }
 
-/* Add @rec to the current batch: 0, -ENOSPC (batch full), -ENOMEM. */
-static int classify_add(struct twl_pump *p, const struct twl_kmsg_record *rec)
+/* Remember the release of another boot's "Linux version" record. */
+static void note_kernel(struct twl_pump *p, const struct twl_log_record *rec)
 {
-	struct twl_match m;
+	char rel[65];
+	size_t i;
 
-	/* Facility 0 only: user space can never log as the kernel. */
-	if (rec->facility > 0) {
+	if (this_boot(p, rec) ||
+	    !twl_log_kernel_release(rec->k.text, rel, sizeof(rel)))
+		return;
+	for (i = 0; i < KERNELS; i++)
+		if (!strcmp(p->kernels[i].boot_id, rec->boot_id))
+			break;
+	if (i == KERNELS) {
+		i = p->next_kernel;
+		p->next_kernel = (p->next_kernel + 1) % KERNELS;
+	}
+	snprintf(p->kernels[i].boot_id, sizeof(p->kernels[i].boot_id), "%s",
+		 rec->boot_id);
+	memcpy(p->kernels[i].release, rel, sizeof(rel));
+}
+
+/* The release of @rec's boot as a saved log named it; NULL when not. */
+static const char *kernel_of(const struct twl_pump *p,
+			     const struct twl_log_record *rec)
+{
+	size_t i;
+
+	for (i = 0; i < KERNELS; i++)
+		if (p->kernels[i].boot_id[0] &&
+		    !strcmp(p->kernels[i].boot_id, rec->boot_id))
+			return p->kernels[i].release;
+	return NULL;
+}
+
+/* Where @rec comes from and when, for its wire members. */
+static void rec_meta(const struct twl_pump *p, const struct twl_log_record *rec,
+		     const char *kernel, struct twl_report_rec *at)
+{
+	const char *source = twl_log_format_source(rec->format);
+
+	at->boot_id = this_boot(p, rec) ? NULL : rec->boot_id;
+	at->kernel = kernel;
+	at->source = *source ? source : NULL;
+	at->origin = rec->verified ? "journal" : twl_kmsg_origin(&rec->k);
+	/* A record without a wall-clock time: this boot's start + its stamp. */
+	at->time = rec->has_wall ? rec->wall_us / 1000000 :
+				   twl_pump_time_of(rec->k.mono_us);
+}
+
+/* Into the batch: 0, -ENOSPC (batch full), -ENOMEM. */
+static int add_class(struct twl_pump *p, const struct twl_log_record *rec,
+		     enum rec_class c, const struct twl_match *m,
+		     const struct twl_report_rec *at)
+{
+	int ret;
+
+	if (c == C_UNKNOWN) {
+		ret = twl_report_add_unknown(p->rep, &rec->k, at);
+		p->st.unknown += !ret;
+		return ret;
+	}
+	ret = twl_report_add_warning(p->rep, &rec->k, m, at);
+	if (ret)
+		return ret;
+	p->st.warnings++;
+	/* Only this boot's warnings: the BPF cross-check is about it. */
+	if (p->cfg.on_warning && !at->boot_id)
+		p->cfg.on_warning(p->cfg.hook_ctx, m->feature->id,
+				  rec->k.mono_us);
+	return 0;
+}
+
+/*
+ * Classify @rec and add it to the batch, flushing a full batch first: 1
+ * taken, 0 not one to send, -ENOSPC (single batch full), -errno.
+ */
+static int add_record(struct twl_pump *p, const struct twl_log_record *rec,
+		      const char *kernel)
+{
+	const char *boot = identity_boot(p, rec);
+	enum rec_class c;
+	struct twl_report_rec at;
+	struct twl_match m;
+	int ret;
+
+	note_kernel(p, rec);
+	c = classify(rec, &m);
+	if (c == C_IGNORED) {
 		p->st.ignored++;
 		return 0;
 	}
-	if (twl_match_text(rec->text, rec->text_len, &m) == 1) {
-		int ret = twl_report_add_warning(
-			p->rep, rec, &m, twl_pump_time_of(rec->mono_us));
-
-		if (!ret) {
-			p->st.warnings++;
-			if (p->cfg.on_warning)
-				p->cfg.on_warning(p->cfg.hook_ctx,
-						  m.feature->id, rec->mono_us);
-		}
-		return ret;
+	/* Records without the kernel's stamp cannot be told apart: all are sent. */
+	if (rec->has_mono && twl_dedup_has(p->seen, boot, rec->k.mono_us,
+					   rec->k.text, rec->k.text_len)) {
+		p->st.duplicates++;
+		return 0;
 	}
-	if (twl_text_mentions_deprecation(rec->text, rec->text_len)) {
-		int ret = twl_report_add_unknown(
-			p->rep, rec, twl_pump_time_of(rec->mono_us));
-
-		if (!ret)
-			p->st.unknown++;
-		return ret;
+	rec_meta(p, rec, kernel ? kernel : kernel_of(p, rec), &at);
+	ret = add_class(p, rec, c, &m, &at);
+	if (ret == -ENOSPC && !p->cfg.single_batch) {
+		ret = twl_pump_flush(p, false);
+		if (ret < 0)
+			return ret; /* the sink failed: the record is not taken */
+		ret = add_class(p, rec, c, &m, &at);
 	}
-	p->st.ignored++;
-	return 0;
+	if (ret)
+		return ret;
+	if (rec->has_mono)
+		twl_dedup_seen(p->seen, boot, rec->k.mono_us, rec->k.text,
+			       rec->k.text_len);
+	return 1;
+}
+
+int twl_pump_add(struct twl_pump *p, const struct twl_log_record *rec,
+		 const char *kernel)
+{
+	return add_record(p, rec, kernel);
 }
 
 int twl_pump_drain(struct twl_pump *p)
@@ -139,26 +278,41 @@ int twl_pump_drain(struct twl_pump *p)
 		ret = twl_kmsg_source_next(p->src, &p->rec);
 		if (ret <= 0)
 			return ret;
-		ret = classify_add(p, &p->rec);
-		if (ret == -ENOSPC) {
-			if (p->cfg.single_batch) {
-				/* Keep the record for a later read: un-count it. */
-				return -ENOSPC;
-			}
-			ret = twl_pump_flush(p, false);
-			if (ret < 0) {
-				/* The sink failed; this record is re-read after restart. */
-				return ret;
-			}
-			ret = classify_add(p, &p->rec);
-		}
-		if (ret)
+		/* This boot's records carry host.kernel; others what the log says. */
+		ret = add_record(p, &p->rec,
+				 this_boot(p, &p->rec) ? p->cfg.id->kernel :
+							 NULL);
+		if (ret < 0) {
+			/* Kept for a later read (the sink failed: re-read after a restart). */
 			return ret;
-		if (p->rec.has_seq) {
+		}
+		if (p->rec.k.has_seq) {
 			p->have_pending_seq = true;
-			p->pending_seq = p->rec.seq;
+			p->pending_seq = p->rec.k.seq;
 		}
 	}
+}
+
+/* health.boots: this boot as the live kernel log shows it. */
+static void live_boot(struct twl_pump *p, struct twl_health *h)
+{
+	struct twl_health_boot *b = twl_health_boot(h, p->cfg.id->boot_id);
+	struct twl_kmsg_source_stats ss = { 0 };
+
+	if (!b)
+		return;
+	snprintf(b->kernel, sizeof(b->kernel), "%s", p->cfg.id->kernel);
+	if (p->src)
+		twl_kmsg_source_stats(p->src, &ss);
+	if (p->saved.have_first_seq) {
+		b->have_kmsg_seq = true;
+		b->first_kmsg_seq = p->saved.first_seq;
+	} else if (ss.have_first_seq) {
+		b->have_kmsg_seq = true;
+		b->first_kmsg_seq = ss.first_seq;
+	}
+	/* Sequence numbers start at 0 each boot: 0 is the boot's first record. */
+	b->start_covered |= b->have_kmsg_seq && b->first_kmsg_seq == 0;
 }
 
 static void fill_health(struct twl_pump *p, struct twl_health *h)
@@ -169,6 +323,15 @@ static void fill_health(struct twl_pump *p, struct twl_health *h)
 	source_counters(p, &h->records_lost, &h->parse_failures);
 	p->st.records_lost = h->records_lost;
 	p->st.parse_failures = h->parse_failures;
+	if (p->cfg.live)
+		live_boot(p, h);
+	if (p->cfg.source_health)
+		p->cfg.source_health(p->cfg.source_ctx, h);
+}
+
+void twl_pump_health(struct twl_pump *p, struct twl_health *h)
+{
+	fill_health(p, h);
 }
 
 static json_t *build(struct twl_pump *p, uint64_t seq)
@@ -270,21 +433,42 @@ int twl_pump_flush(struct twl_pump *p, bool force)
 	return sent;
 }
 
+/* The state once the records read so far are handled. */
+static void next_state(const struct twl_pump *p, struct twl_state *next)
+{
+	struct twl_kmsg_source_stats ss;
+
+	*next = p->saved;
+	if (p->have_pending_seq) {
+		next->have_last_seq = true;
+		next->last_seq = p->pending_seq;
+	}
+	if (!next->have_first_seq && p->src) {
+		twl_kmsg_source_stats(p->src, &ss);
+		next->have_first_seq = ss.have_first_seq;
+		next->first_seq = ss.first_seq;
+	}
+}
+
+static bool state_moved(const struct twl_state *a, const struct twl_state *b)
+{
+	return a->have_last_seq != b->have_last_seq ||
+	       a->last_seq != b->last_seq ||
+	       a->have_first_seq != b->have_first_seq ||
+	       a->first_seq != b->first_seq;
+}
+
 static int flush_one(struct twl_pump *p, bool force)
 {
-	struct twl_state next = p->saved;
+	struct twl_state next;
 	json_t *doc;
 	char *text;
 	int ret;
 
-	if (p->have_pending_seq) {
-		next.have_last_seq = true;
-		next.last_seq = p->pending_seq;
-	}
+	next_state(p, &next);
 	if (!force && !twl_report_count(p->rep) &&
 	    !twl_report_has_census(p->rep)) {
-		if (next.have_last_seq == p->saved.have_last_seq &&
-		    next.last_seq == p->saved.last_seq)
+		if (!state_moved(&next, &p->saved))
 			return 0;
 		ret = save_state(p, &next);
 		if (ret) {
@@ -319,6 +503,8 @@ static int flush_one(struct twl_pump *p, bool force)
 		p->st.state_save_failures++;
 		p->st.last_state_error = ret;
 	}
+	if (p->cfg.on_spooled)
+		p->cfg.on_spooled(p->cfg.source_ctx);
 	return 1;
 }
 

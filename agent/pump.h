@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pump: the agent's processing core, free of sockets and timers so that
- * tests drive it directly. It reads records from a kmsg source, skips what
- * an earlier run on this boot already handled, classifies kernel records
- * (catalog match = warning, other "deprecat" text = unknown, user-space
- * lines never count), collects them into batches, hands each finished
- * batch to a durable sink (the sender's spool) and only then saves the
- * state (last kmsg seq for this boot, batch sequence).
+ * tests drive it directly. It reads records from a kmsg source (and takes
+ * records other sources hand it, the journal's), skips what an earlier
+ * run on this boot already handled, classifies kernel records (catalog
+ * match = warning, other "deprecat" text = unknown, user-space lines never
+ * count), drops a record sent already (the same boot, kernel stamp and
+ * text seen on /dev/kmsg and in the journal: record_dedup.h), collects
+ * them into batches, hands each finished batch to a durable sink (the
+ * sender's spool) and only then saves the state (last kmsg seq for this
+ * boot, batch sequence) and tells the other sources (on_spooled), which
+ * save their own positions then.
  */
 #ifndef TWL_AGENT_PUMP_H
 #define TWL_AGENT_PUMP_H
@@ -48,11 +52,29 @@ struct twl_pump_cfg {
 	void (*health_extra)(void *ctx, json_t *health);
 	void (*on_warning)(void *ctx, const char *feature_id, uint64_t mono_us);
 	void *hook_ctx;
+	/*
+	 * The source is this boot's live kernel log: health.boots says
+	 * where the agent's view of this boot starts (its first kmsg seq).
+	 */
+	bool live;
+	/*
+	 * Optional, with @source_ctx: on_spooled runs after each batch went
+	 * to the sink and the state was saved (the records handed in with
+	 * twl_pump_add() before it are durable now); source_health adds the
+	 * other sources' members to each batch's health (boots, journal).
+	 */
+	void (*on_spooled)(void *ctx);
+	void (*source_health)(void *ctx, struct twl_health *h);
+	void *source_ctx;
 };
+
+/* Record identities remembered to send each record once (record_dedup.h). */
+#define TWL_PUMP_DEDUP_CAP 4096
 
 struct twl_pump_stats {
 	uint64_t batches; /* handed to the sink */
 	uint64_t warnings, unknown, ignored; /* records by class */
+	uint64_t duplicates; /* warnings and unknown texts sent already */
 	uint64_t records_lost, parse_failures;
 	uint64_t state_save_failures; /* batches spooled whose state save failed */
 	uint64_t usage_failures; /* collect_usage calls that failed */
@@ -87,6 +109,19 @@ void twl_pump_set_source(struct twl_pump *p, struct twl_kmsg_source *src);
 int twl_pump_drain(struct twl_pump *p);
 
 /*
+ * twl_pump_add - take one record from another source (the journal):
+ * @rec->boot_id names its boot ("" or this boot's id: this boot; its
+ * warnings reach on_warning), @kernel that boot's release (NULL: not
+ * known). Classified, deduplicated and added like a kmsg record; a full
+ * batch is flushed first. Returns 1 when the record went into the batch,
+ * 0 when it is not one to send (ignored, sent already), -ENOSPC
+ * (single_batch: full), or the flush's or the report's -errno (the record
+ * was not taken: hand it again later).
+ */
+int twl_pump_add(struct twl_pump *p, const struct twl_log_record *rec,
+		 const char *kernel);
+
+/*
  * twl_pump_flush - finish the current batch: when it holds records, usage
  * or a census, or @force is set (heartbeat, shutdown with lost records),
  * build the document, give it to the sink and, after the sink succeeded,
@@ -104,6 +139,12 @@ int twl_pump_flush(struct twl_pump *p, bool force);
  * document, as twl_pump_flush() would. For --dry-run. NULL on ENOMEM.
  */
 json_t *twl_pump_document(struct twl_pump *p);
+
+/*
+ * twl_pump_health - the health the next batch would carry (the source's
+ * counters, boots, the hooks' members), without this process's memory.
+ */
+void twl_pump_health(struct twl_pump *p, struct twl_health *h);
 
 /* twl_pump_set_census - attach @census (stolen) to the current batch. */
 void twl_pump_set_census(struct twl_pump *p, json_t *census);

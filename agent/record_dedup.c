@@ -8,6 +8,7 @@
 #include "record_dedup.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,42 @@ static void unindex(struct twl_dedup *d, size_t s)
 	}
 }
 
+/* The empty slot where @k would go, or SIZE_MAX when @k is held. */
+static size_t lookup(const struct twl_dedup *d, const struct key *k)
+{
+	size_t s;
+
+	for (s = key_hash(k) & d->mask; d->slot[s]; s = (s + 1) & d->mask)
+		if (key_eq(&d->ring[d->slot[s] - 1], k))
+			return SIZE_MAX;
+	return s;
+}
+
+bool twl_dedup_has(const struct twl_dedup *d, const char *boot_id,
+		   uint64_t mono_us, const char *text, size_t len)
+{
+	struct key k;
+
+	make_key(&k, boot_id, mono_us, text, len);
+	return lookup(d, &k) == SIZE_MAX;
+}
+
+bool twl_boot_id_same(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == '-')
+			a++;
+		while (*b == '-')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if ((*a | 0x20) != (*b | 0x20))
+			return false;
+		a++;
+		b++;
+	}
+}
+
 bool twl_dedup_seen(struct twl_dedup *d, const char *boot_id, uint64_t mono_us,
 		    const char *text, size_t len)
 {
@@ -152,9 +189,9 @@ bool twl_dedup_seen(struct twl_dedup *d, const char *boot_id, uint64_t mono_us,
 	size_t s, ri;
 
 	make_key(&k, boot_id, mono_us, text, len);
-	for (s = key_hash(&k) & d->mask; d->slot[s]; s = (s + 1) & d->mask)
-		if (key_eq(&d->ring[d->slot[s] - 1], &k))
-			return true;
+	s = lookup(d, &k);
+	if (s == SIZE_MAX)
+		return true;
 	if (d->n == d->cap) {
 		/* Forget the oldest; its ring place takes the new key. */
 		ri = d->head;

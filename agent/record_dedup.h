@@ -34,6 +34,16 @@ void twl_dedup_free(struct twl_dedup *d);
 bool twl_dedup_seen(struct twl_dedup *d, const char *boot_id, uint64_t mono_us,
 		    const char *text, size_t len);
 
+/* twl_dedup_has - whether (@boot_id, @mono_us, @text) is in the set; adds nothing. */
+bool twl_dedup_has(const struct twl_dedup *d, const char *boot_id,
+		   uint64_t mono_us, const char *text, size_t len);
+
+/*
+ * twl_boot_id_same - @a and @b name the same boot: equal but for dashes
+ * and the case of hex digits ("" only equals "").
+ */
+bool twl_boot_id_same(const char *a, const char *b);
+
 /* twl_dedup_count - identities held now. */
 size_t twl_dedup_count(const struct twl_dedup *d);
 

@@ -19,7 +19,9 @@ struct unknown_entry {
 	uint64_t seq, mono_us;
 	int64_t time;
 	uint64_t count;
-	const char *origin;
+	const char *origin, *source;
+	char boot_id[TWL_WIRE_MAX_ID + 1]; /* "": this boot */
+	char kernel[TWL_WIRE_MAX_SHORT + 1];
 };
 
 struct twl_report {
@@ -109,15 +111,65 @@ static json_int_t wire_time(int64_t t)
 	return t < 0 ? 0 : wire_int((uint64_t)t);
 }
 
+/* A record of another boot: the kernel that boot ran, "unknown" when not held. */
+static const char *boot_kernel(const struct twl_report_rec *at)
+{
+	return at->kernel && *at->kernel ? at->kernel : "unknown";
+}
+
+/* The members saying where a record is from: its boot (another one), source, origin. */
+static int set_from(json_t *w, const struct twl_report_rec *at)
+{
+	char v[TWL_WIRE_MAX_ID + 1];
+
+	if (at->boot_id && *at->boot_id) {
+		twl_text_sanitize(at->boot_id, strlen(at->boot_id), v,
+				  sizeof(v));
+		if (json_object_set_new(w, "boot_id", json_string(v)))
+			return -ENOMEM;
+		twl_text_sanitize(boot_kernel(at), strlen(boot_kernel(at)), v,
+				  TWL_WIRE_MAX_SHORT + 1);
+		if (json_object_set_new(w, "kernel", json_string(v)))
+			return -ENOMEM;
+	}
+	if (at->source && *at->source &&
+	    json_object_set_new(w, "source", json_string(at->source)))
+		return -ENOMEM;
+	return json_object_set_new(w, "origin", json_string(at->origin)) ?
+		       -ENOMEM :
+		       0;
+}
+
+/* The matched fields as a JSON object, capped at the wire's limits; NULL on ENOMEM. */
+static json_t *fields_json(const struct twl_match *m)
+{
+	json_t *fields = json_object();
+	size_t i;
+
+	for (i = 0; fields && i < m->n_fields && i < TWL_WIRE_MAX_FIELDS; i++) {
+		char v[TWL_WIRE_MAX_FIELD_VALUE + 1];
+		char k[TWL_WIRE_MAX_FIELD_NAME + 1];
+
+		twl_text_sanitize(m->fields[i].name, strlen(m->fields[i].name),
+				  k, sizeof(k));
+		twl_text_sanitize(m->fields[i].value,
+				  strlen(m->fields[i].value), v, sizeof(v));
+		if (json_object_set_new(fields, k, json_string(v))) {
+			json_decref(fields);
+			return NULL;
+		}
+	}
+	return fields;
+}
+
 /* Contract: see report.h. */
 int twl_report_add_warning(struct twl_report *r,
 			   const struct twl_kmsg_record *rec,
-			   const struct twl_match *m, int64_t time)
+			   const struct twl_match *m,
+			   const struct twl_report_rec *at)
 {
 	char text[TWL_WIRE_MAX_STR + 1];
 	json_t *w, *fields = NULL;
-	size_t i;
-
 	int level = rec->level;
 
 	if (json_array_size(r->warnings) >= TWL_WIRE_MAX_WARNINGS)
@@ -126,32 +178,16 @@ int twl_report_add_warning(struct twl_report *r,
 	if (rec->facility < 0 && m->message < m->feature->n_messages)
 		level = m->feature->messages[m->message].level;
 	twl_text_sanitize(rec->text, rec->text_len, text, sizeof(text));
-	if (m->n_fields) {
-		fields = json_object();
-		if (!fields)
-			return -ENOMEM;
-		for (i = 0; i < m->n_fields && i < TWL_WIRE_MAX_FIELDS; i++) {
-			char v[TWL_WIRE_MAX_FIELD_VALUE + 1];
-			char k[TWL_WIRE_MAX_FIELD_NAME + 1];
-
-			twl_text_sanitize(m->fields[i].name,
-					  strlen(m->fields[i].name), k,
-					  sizeof(k));
-			twl_text_sanitize(m->fields[i].value,
-					  strlen(m->fields[i].value), v,
-					  sizeof(v));
-			if (json_object_set_new(fields, k, json_string(v))) {
-				json_decref(fields);
-				return -ENOMEM;
-			}
-		}
-	}
-	w = json_pack("{s:s, s:s, s:I, s:I, s:I, s:i, s:s}", "feature",
+	if (m->n_fields && !(fields = fields_json(m)))
+		return -ENOMEM;
+	w = json_pack("{s:s, s:s, s:I, s:I, s:I, s:i}", "feature",
 		      m->feature->id, "text", text, "kmsg_seq",
 		      wire_int(rec->seq), "mono_us", wire_int(rec->mono_us),
-		      "time", wire_time(time), "level", level, "origin",
-		      twl_kmsg_origin(rec));
-	if (!w || (fields && json_object_set_new(w, "fields", fields))) {
+		      "time", wire_time(at->time), "level", level);
+	if (!w || (fields && json_object_set_new(w, "fields", fields)) ||
+	    set_from(w, at)) {
+		if (!w)
+			json_decref(fields);
 		json_decref(w);
 		return -ENOMEM;
 	}
@@ -162,9 +198,11 @@ int twl_report_add_warning(struct twl_report *r,
 
 /* Contract: see report.h. */
 int twl_report_add_unknown(struct twl_report *r,
-			   const struct twl_kmsg_record *rec, int64_t time)
+			   const struct twl_kmsg_record *rec,
+			   const struct twl_report_rec *at)
 {
 	char norm[TWL_KMSG_TEXT_MAX + 1], clean[TWL_WIRE_MAX_STR + 1];
+	const char *boot = at->boot_id ? at->boot_id : "";
 	struct unknown_entry *e;
 	size_t n, i;
 
@@ -176,10 +214,12 @@ int twl_report_add_unknown(struct twl_report *r,
 	twl_text_sanitize(norm, n, clean, sizeof(clean));
 	for (i = 0; i < r->n_unknown; i++) {
 		e = &r->unknown[i];
-		if (!strcmp(e->text, clean)) {
-			e->count++;
-			return 0;
-		}
+		if (strcmp(e->text, clean))
+			continue;
+		if (strncmp(e->boot_id, boot, sizeof(e->boot_id) - 1))
+			return -ENOSPC; /* another boot's: in the next batch */
+		e->count++;
+		return 0;
 	}
 	if (r->n_unknown >= TWL_WIRE_MAX_UNKNOWN)
 		return -ENOSPC;
@@ -187,9 +227,15 @@ int twl_report_add_unknown(struct twl_report *r,
 	memcpy(e->text, clean, sizeof(e->text));
 	e->seq = rec->seq;
 	e->mono_us = rec->mono_us;
-	e->time = time;
+	e->time = at->time;
 	e->count = 1;
-	e->origin = twl_kmsg_origin(rec);
+	e->origin = at->origin;
+	e->source = at->source;
+	twl_text_sanitize(boot, strlen(boot), e->boot_id, sizeof(e->boot_id));
+	e->kernel[0] = '\0';
+	if (*boot)
+		twl_text_sanitize(boot_kernel(at), strlen(boot_kernel(at)),
+				  e->kernel, sizeof(e->kernel));
 	return 0;
 }
 
@@ -222,12 +268,14 @@ size_t twl_report_count(const struct twl_report *r)
 }
 
 /*
- * A record's boot (wire v2): @id's, the boot /dev/kmsg holds. A dump read
- * with --kmsg-file is taken for this boot too, as wire v1 took it (no
- * boot_id meant host.boot_id).
+ * A record's boot (wire v2) when it has none yet: @id's, the boot the
+ * agent runs in (/dev/kmsg holds only it; a saved log's records whose
+ * boot the log does not name are taken for it, as wire v1 took them).
  */
 static int set_boot(json_t *rec, const struct twl_identity *id)
 {
+	if (json_object_get(rec, "boot_id"))
+		return 0;
 	return json_object_set_new(rec, "boot_id", json_string(id->boot_id)) ||
 	       json_object_set_new(rec, "kernel", json_string(id->kernel));
 }
@@ -252,6 +300,25 @@ static json_t *warnings_json(const struct twl_report *r,
 	return out;
 }
 
+/* One unknown[] entry, with its boot and source. */
+static json_t *unknown_one(const struct unknown_entry *e)
+{
+	struct twl_report_rec at = { .boot_id = e->boot_id,
+				     .kernel = e->kernel,
+				     .source = e->source,
+				     .origin = e->origin };
+	json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I}", "text", e->text,
+			      "kmsg_seq", wire_int(e->seq), "mono_us",
+			      wire_int(e->mono_us), "time", wire_time(e->time),
+			      "count", wire_int(e->count));
+
+	if (u && set_from(u, &at)) {
+		json_decref(u);
+		return NULL;
+	}
+	return u;
+}
+
 /* unknown[]: one entry per distinct text, each with its boot. */
 static json_t *unknown_json(const struct twl_report *r,
 			    const struct twl_identity *id)
@@ -260,12 +327,7 @@ static json_t *unknown_json(const struct twl_report *r,
 	size_t i;
 
 	for (i = 0; unknown && i < r->n_unknown; i++) {
-		const struct unknown_entry *e = &r->unknown[i];
-		json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I, s:s}", "text",
-				      e->text, "kmsg_seq", wire_int(e->seq),
-				      "mono_us", wire_int(e->mono_us), "time",
-				      wire_time(e->time), "count",
-				      wire_int(e->count), "origin", e->origin);
+		json_t *u = unknown_one(&r->unknown[i]);
 
 		if (!u || set_boot(u, id) ||
 		    json_array_append_new(unknown, u)) {

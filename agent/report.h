@@ -36,26 +36,45 @@ void twl_report_free(struct twl_report *r);
 void twl_report_reset(struct twl_report *r);
 
 /*
- * twl_report_add_warning - add kernel record @rec that matched @m; @time
- * is its Unix time estimate. Text and field values are made valid UTF-8
- * (invalid bytes become '?') and capped at the wire limits. Input without
- * a priority (plain dmesg) gets the level the catalog says the kernel
- * prints the message at. Returns 0,
- * -ENOSPC when the batch already holds TWL_WIRE_MAX_WARNINGS, -ENOMEM.
+ * Where a kernel record comes from, for its wire members: its boot (NULL:
+ * the boot the agent runs in, host.boot_id and host.kernel), the input
+ * form (wire `source`, NULL: not said), how its kernel origin is known
+ * (wire `origin`) and its Unix time estimate. The strings are borrowed
+ * for the call, but for @source and @origin, which must be static.
+ */
+struct twl_report_rec {
+	const char *boot_id; /* NULL or "": this boot */
+	const char
+		*kernel; /* that boot's release (with boot_id); NULL: unknown */
+	const char *source;
+	const char *origin;
+	int64_t time;
+};
+
+/*
+ * twl_report_add_warning - add kernel record @rec that matched @m, from
+ * @at. Text and field values are made valid UTF-8 (invalid bytes become
+ * '?') and capped at the wire limits. Input without a priority (plain
+ * dmesg) gets the level the catalog says the kernel prints the message
+ * at. Returns 0, -ENOSPC when the batch already holds
+ * TWL_WIRE_MAX_WARNINGS, -ENOMEM.
  */
 int twl_report_add_warning(struct twl_report *r,
 			   const struct twl_kmsg_record *rec,
-			   const struct twl_match *m, int64_t time);
+			   const struct twl_match *m,
+			   const struct twl_report_rec *at);
 
 /*
- * twl_report_add_unknown - count kernel record @rec that mentions a
- * deprecation but matched nothing. Digits are normalised to '#'; equal
- * normalised texts are counted once with the first seq/time. Returns 0,
- * -ENOSPC when the text is new and the batch holds TWL_WIRE_MAX_UNKNOWN
- * distinct texts already, -ENOMEM.
+ * twl_report_add_unknown - count kernel record @rec (from @at) that
+ * mentions a deprecation but matched nothing. Digits are normalised to
+ * '#'; equal normalised texts of one boot are counted once with the first
+ * seq/time. Returns 0, -ENOSPC when the text is new and the batch holds
+ * TWL_WIRE_MAX_UNKNOWN distinct texts already, or holds the same text of
+ * another boot (the wire allows each text once per batch), -ENOMEM.
  */
 int twl_report_add_unknown(struct twl_report *r,
-			   const struct twl_kmsg_record *rec, int64_t time);
+			   const struct twl_kmsg_record *rec,
+			   const struct twl_report_rec *at);
 
 /*
  * twl_report_add_usage - append one usage[] entry (a wire-format object
@@ -83,8 +102,8 @@ struct twl_report_meta {
 /*
  * twl_report_to_json - the wire document for @r with @meta and @health
  * (borrowed; may be NULL = {}): host.labels from meta->id's labels when
- * there are any; every warning and unknown text carries meta->id's boot_id
- * and kernel (this boot's).
+ * there are any; every warning and unknown text carries its boot_id and
+ * kernel (meta->id's for this boot's records) and its source when known.
  * Returns a new reference or NULL (ENOMEM).
  */
 json_t *twl_report_to_json(const struct twl_report *r,

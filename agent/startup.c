@@ -239,6 +239,46 @@ static int start_delivery(struct twl_agent *a)
 	return a->sender ? 0 : -1;
 }
 
+/*
+ * The journal source, for the daemon on the live kernel log: records of
+ * this boot and earlier ones the journal kept. journal.json is per host,
+ * like state.json; a dump file given with --kmsg-file is another host's
+ * or another time's, so the journal is not read with it.
+ */
+static int open_journal(struct twl_agent *a, struct twl_pump_cfg *pc)
+{
+	const struct twl_config *cfg = &a->cfg;
+	struct twl_jsource_cfg jc = {
+		.state_dir = cfg->state_dir,
+		.dir = cfg->journal_dir,
+		.machine_id_path = cfg->machine_id_path,
+		.boot_id = a->id.boot_id,
+		.max_earlier_boots = cfg->journal_boots,
+		.step = TWL_AGENT_JOURNAL_STEP,
+	};
+	struct twl_jsource_stats st;
+
+	if (!cfg->journal || a->o->kmsg_file)
+		return 0;
+	a->journal = twl_jsource_new(&jc);
+	if (!a->journal) {
+		twl_log(LOG_ERR, "cannot set up the journal source: %s",
+			strerror(errno));
+		return -1;
+	}
+	twl_jsource_stats(a->journal, &st);
+	if (st.state_load_error)
+		twl_log(LOG_ERR,
+			"journal state %s/%s unreadable (%s); reading the journal "
+			"afresh: records of it may be sent again",
+			cfg->state_dir, TWL_JOURNAL_STATE_FILE,
+			strerror(-st.state_load_error));
+	pc->on_spooled = twl_jsource_spooled;
+	pc->source_health = twl_jsource_health;
+	pc->source_ctx = a->journal;
+	return 0;
+}
+
 static int print_sink(void *ctx, const char *json, size_t len)
 {
 	/* Never called: dry run builds its one document directly. */
@@ -262,12 +302,15 @@ int twl_agent_start(struct twl_agent *a, bool dry_run)
 	if (!dry_run && start_delivery(a))
 		return -1;
 	pc.id = &a->id;
+	pc.live = !a->o->kmsg_file;
 	if (dry_run) {
 		pc.sink = print_sink;
 		pc.single_batch = true;
 	} else {
 		pc.state_dir = a->cfg.state_dir;
 		twl_agent_hooks(a, &pc);
+		if (open_journal(a, &pc))
+			return -1;
 	}
 	a->pump = twl_pump_new(&pc, &st);
 	if (!a->pump) {
@@ -292,6 +335,8 @@ int twl_agent_start(struct twl_agent *a, bool dry_run)
 void twl_agent_stop(struct twl_agent *a)
 {
 	twl_pump_free(a->pump);
+	twl_jsource_free(a->journal);
+	a->journal = NULL;
 	twl_bpf_free(a->bpf);
 	twl_sender_free(a->sender);
 	twl_kmsg_source_free(a->src);

@@ -17,9 +17,13 @@
 #include "bpf/twl_bpf.h"
 #include "config.h"
 #include "identity.h"
+#include "journal_source.h"
 #include "kmsg_source.h"
 #include "pump.h"
 #include "sender.h"
+
+/* Journal records per step of the daemon's journal job (journal_source.h). */
+#define TWL_AGENT_JOURNAL_STEP 1000
 
 /* What a run mode needs from the command line. */
 struct twl_run_opts {
@@ -45,6 +49,8 @@ struct twl_agent {
 	struct twl_pump *pump;
 	struct twl_kmsg_source *src;
 	struct twl_bpf *bpf; /* daemon only */
+	/* Daemon reading the live kernel log with journal = true; else NULL. */
+	struct twl_jsource *journal;
 	/* Features the kernel warned about that BPF never counted (this boot). */
 	size_t n_missing;
 	const char *missing[64];
@@ -55,9 +61,10 @@ struct twl_agent {
  * a dry run: nothing is written), the state saved for this boot or this
  * dump file (daemon), the kernel log (o->kmsg_file or cfg.kmsg_path), the
  * BPF counters with capabilities dropped after them and the sender
- * (daemon), the pump (the dry run's sink refuses every batch: it prints
- * the one document), and the first census unless the input is a dump
- * file. a->o and a->cfg must be set. Logs what failed and what to do;
+ * (daemon), the journal source (daemon on the live kernel log with
+ * journal = true), the pump (the dry run's sink refuses every batch: it
+ * prints the one document), and the first census unless the input is a
+ * dump file. a->o and a->cfg must be set. Logs what failed and what to do;
  * returns 0 or -1. Release @a with twl_agent_stop() either way.
  */
 int twl_agent_start(struct twl_agent *a, bool dry_run);

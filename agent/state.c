@@ -45,6 +45,13 @@ int twl_state_parse(const char *text, size_t len, struct twl_state *st)
 				goto out;
 			st->have_last_seq = true;
 			st->last_seq = (uint64_t)json_integer_value(v);
+		} else if (!strcmp(key, "first_kmsg_seq")) {
+			if (json_is_null(v))
+				continue;
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				goto out;
+			st->have_first_seq = true;
+			st->first_seq = (uint64_t)json_integer_value(v);
 		} else if (!strcmp(key, "host_seq")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 			    json_integer_value(v) > TWL_WIRE_MAX_INT)
@@ -92,14 +99,18 @@ int twl_state_save(const char *dir, const struct twl_state *st)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, TWL_STATE_FILE) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
-	if (st->last_seq > (uint64_t)LLONG_MAX)
+	if (st->last_seq > (uint64_t)LLONG_MAX ||
+	    st->first_seq > (uint64_t)LLONG_MAX)
 		return -ERANGE;
-	doc = json_pack("{s:s, s:o, s:I}", "boot_id", st->boot_id,
-			"last_kmsg_seq",
-			st->have_last_seq ?
-				json_integer((json_int_t)st->last_seq) :
-				json_null(),
-			"host_seq", (json_int_t)st->host_seq);
+	doc = json_pack(
+		"{s:s, s:o, s:o, s:I}", "boot_id", st->boot_id,
+		"first_kmsg_seq",
+		st->have_first_seq ? json_integer((json_int_t)st->first_seq) :
+				     json_null(),
+		"last_kmsg_seq",
+		st->have_last_seq ? json_integer((json_int_t)st->last_seq) :
+				    json_null(),
+		"host_seq", (json_int_t)st->host_seq);
 	if (!doc)
 		return -ENOMEM;
 	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
@@ -118,5 +129,7 @@ bool twl_state_for_boot(struct twl_state *st, const char *boot_id)
 	snprintf(st->boot_id, sizeof(st->boot_id), "%s", boot_id);
 	st->have_last_seq = false;
 	st->last_seq = 0;
+	st->have_first_seq = false;
+	st->first_seq = 0;
 	return false;
 }

@@ -2,8 +2,9 @@
 /*
  * state: what the agent must remember across restarts, in
  * STATE_DIR/state.json, replaced atomically (temp file, fsync, rename):
- * the boot id and last kmsg sequence number handled on that boot, and the
- * per-host batch sequence number last used.
+ * the boot id, the first kmsg sequence number the agent saw on that boot
+ * (where its view of the boot starts, for health.boots) and the last one
+ * it handled, and the per-host batch sequence number last used.
  *
  * Ordering rule (callers): save last_seq only after the batch holding the
  * records up to it is durably spooled, so a crash re-reads rather than
@@ -22,6 +23,8 @@ struct twl_state {
 	char boot_id[65]; /* "" = none saved */
 	bool have_last_seq;
 	uint64_t last_seq; /* last kmsg seq handled on boot_id */
+	bool have_first_seq;
+	uint64_t first_seq; /* first kmsg seq seen on boot_id */
 	uint64_t host_seq; /* last batch sequence number used (0 = none yet) */
 };
 
@@ -43,7 +46,8 @@ int twl_state_save(const char *dir, const struct twl_state *st);
 
 /*
  * twl_state_for_boot - adapt @st to the current boot @boot_id: a different
- * boot forgets last_seq (sequence numbers restart), keeps host_seq.
+ * boot forgets first_seq and last_seq (sequence numbers restart), keeps
+ * host_seq.
  * Returns true when last_seq applies (same boot).
  */
 bool twl_state_for_boot(struct twl_state *st, const char *boot_id);

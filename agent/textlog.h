@@ -107,6 +107,13 @@ struct twl_log_record {
 /* twl_log_origin - wire `origin`: "journal" for a verified record, else "unverified". */
 const char *twl_log_origin(const struct twl_log_record *r);
 
+/*
+ * twl_log_kernel_release - for a record's @text "Linux version 6.12.0 ...",
+ * the release ("6.12.0", cut to @cap - 1 bytes) into @out; false (and
+ * @out untouched) for any other text.
+ */
+bool twl_log_kernel_release(const char *text, char *out, size_t cap);
+
 /* What one line (or export/JSON entry) turned out to be. */
 enum twl_log_kind {
 	TWL_LINE_RECORD = 1, /* a kernel record: the output is filled */
@@ -239,6 +246,13 @@ struct twl_log_reader_opts {
 	/* Called once per failure: file, 1-based line, -errno, why (static). */
 	void (*on_failure)(void *ctx, const char *path, unsigned long line,
 			   int err, const char *why);
+	/*
+	 * Optional: called for each well-formed line of a line-based form
+	 * that is not the kernel's (counted in other), with what was parsed
+	 * of it: a /dev/kmsg dump's user-space records keep their sequence
+	 * numbers this way, so a reader can tell them from lost records.
+	 */
+	void (*on_other)(void *ctx, const struct twl_log_record *rec);
 	void *ctx;
 };
 

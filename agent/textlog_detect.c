@@ -43,6 +43,21 @@ const char *twl_log_origin(const struct twl_log_record *r)
 	return r->verified ? "journal" : "unverified";
 }
 
+bool twl_log_kernel_release(const char *text, char *out, size_t cap)
+{
+	static const char pre[] = "Linux version ";
+	size_t n = 0;
+
+	if (!cap || strncmp(text, pre, sizeof(pre) - 1))
+		return false;
+	text += sizeof(pre) - 1;
+	while (text[n] && text[n] != ' ' && n < cap - 1)
+		n++;
+	memcpy(out, text, n);
+	out[n] = '\0';
+	return true;
+}
+
 int twl_log_parse_line(enum twl_log_format f, const char *line, size_t len,
 		       struct twl_log_ctx *ctx, struct twl_log_record *out,
 		       struct twl_log_parse *res)

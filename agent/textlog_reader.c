@@ -256,6 +256,8 @@ static int text_line(struct twl_log_reader *r, const char *line, size_t len,
 		return 0;
 	if (res.kind != TWL_LINE_RECORD) {
 		count_kind(r, &res, out);
+		if (res.kind == TWL_LINE_OTHER && r->o.on_other)
+			r->o.on_other(r->o.ctx, out);
 		return flush_pending(r, rec);
 	}
 	out->line = r->lineno;

@@ -146,7 +146,7 @@ static int strings(void)
 
 static int parse(const char *path)
 {
-	static struct twl_kmsg_record rec;
+	static struct twl_log_record rec;
 	struct twl_kmsg_source_stats st;
 	struct twl_kmsg_source *src;
 	unsigned long long matched = 0, unknown = 0, n = 0;
@@ -162,11 +162,12 @@ static int parse(const char *path)
 	}
 	while ((ret = twl_kmsg_source_next(src, &rec)) == 1) {
 		n++;
-		if (rec.facility > 0)
+		if (rec.k.facility > 0)
 			continue;
-		if (twl_match_text(rec.text, rec.text_len, &m) == 1)
+		if (twl_match_text(rec.k.text, rec.k.text_len, &m) == 1)
 			matched++;
-		else if (twl_text_mentions_deprecation(rec.text, rec.text_len))
+		else if (twl_text_mentions_deprecation(rec.k.text,
+						       rec.k.text_len))
 			unknown++;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);

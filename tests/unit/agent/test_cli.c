@@ -26,55 +26,14 @@
 
 #include "agent_test.h"
 #include "config.h"
+#include "tu_agent_run.h"
 
 static const char *agent_bin, *data_dir;
-
-struct run {
-	int status; /* exit code, or -1 if killed */
-	char *out, *err;
-	size_t out_len, err_len;
-};
 
 /* Run the agent with @args (NULL-terminated) in @cwd; capture stdout/stderr. */
 static void run_agent(const char *cwd, const char *const *args, struct run *r)
 {
-	char *outp = test_path(cwd, ".stdout"),
-	     *errp = test_path(cwd, ".stderr");
-	const char *argv[16];
-	pid_t pid;
-	int st, i;
-
-	argv[0] = agent_bin;
-	for (i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (o < 0 || e < 0 || chdir(cwd) || dup2(o, 1) < 0 ||
-		    dup2(e, 2) < 0)
-			_exit(127);
-		execv(agent_bin, (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	assert_int_equal(twl_read_file(outp, 16 << 20, &r->out, &r->out_len),
-			 0);
-	assert_int_equal(twl_read_file(errp, 1 << 20, &r->err, &r->err_len), 0);
-	unlink(outp);
-	unlink(errp);
-	free(outp);
-	free(errp);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
+	run_agent_bin(agent_bin, cwd, args, r);
 }
 
 /* Names in @dir other than the capture files. */

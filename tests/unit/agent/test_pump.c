@@ -2,8 +2,10 @@
 /*
  * The processing core end to end (source -> classify -> batch -> sink ->
  * state): restarts neither re-send nor skip, lost records reach health,
- * batches split at the wire caps, user-space lines never count, and every
- * document passes the shared validator.
+ * batches split at the wire caps, user-space lines never count, a record
+ * seen on /dev/kmsg and handed in by the journal goes out once, records
+ * of other boots keep their boot and kernel, health.boots says where the
+ * live view starts, and every document passes the shared validator.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -519,6 +522,260 @@ static void test_usage_split_and_bpf_hooks(void **state)
 	twl_kmsg_source_free(src);
 }
 
+/* ---- Records of other sources (the journal) ---- */
+
+#define BOOT_HEX "2f6d7a1e8a4b4c1d9e0f1a2b3c4d5e6f" /* ident's boot */
+#define OTHER "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
+
+/* A verified journal record of @boot at @mono us, received at @wall_us. */
+static void journal_rec(struct twl_log_record *r, const char *boot,
+			uint64_t mono, int64_t wall_us, const char *text)
+{
+	memset(r, 0, sizeof(*r));
+	r->format = TWL_LOG_JOURNAL;
+	r->k.format = TWL_FMT_UNKNOWN;
+	r->k.level = 4;
+	r->k.mono_us = mono;
+	r->has_mono = r->has_level = r->has_wall = true;
+	r->verified = r->facility_verified = true;
+	r->wall_us = wall_us;
+	snprintf(r->k.text, sizeof(r->k.text), "%s", text);
+	r->k.text_len = strlen(r->k.text);
+	snprintf(r->boot_id, sizeof(r->boot_id), "%s", boot);
+}
+
+static int spooled_calls;
+
+static void count_spooled(void *ctx)
+{
+	(void)ctx;
+	spooled_calls++;
+}
+
+/*
+ * The journal's copy of a /dev/kmsg warning (same boot, stamp, text) is
+ * not sent again, in either order; another boot's warning keeps its boot,
+ * kernel, source, origin and receive time and reaches no BPF hook; a
+ * record already handled before the resume point is remembered too.
+ */
+static void test_journal_records_once(void **state)
+{
+	static const char *const recs[] = {
+		"4,3,3018562,-;" SOFT "\n",
+		"4,7,7000000,-;" MOVE "\n",
+	};
+	struct script sc = { recs, 2, 0 };
+	struct fake_bpf fb = { 0 };
+	struct twl_pump_cfg pc = { .id = &ident,
+				   .sink = capture,
+				   .on_warning = fake_warning,
+				   .hook_ctx = &fb,
+				   .on_spooled = count_spooled };
+	struct sink sink = { 0 };
+	struct twl_state st = { 0 };
+	struct twl_log_record *r = malloc(sizeof(*r));
+	struct twl_kmsg_source *src;
+	struct twl_pump_stats ps;
+	struct twl_pump *p;
+	json_t *w;
+
+	assert_non_null(r);
+	pc.sink_ctx = &sink;
+	st.have_last_seq = true;
+	st.last_seq = 3; /* seq 3 was sent by an earlier run */
+	src = twl_kmsg_source_new(TWL_SRC_RECORDS, &script_ops, &sc);
+	p = twl_pump_new(&pc, &st);
+	assert_non_null(src);
+	assert_non_null(p);
+	twl_pump_set_source(p, src);
+	assert_int_equal(twl_pump_drain(p), 0);
+	/* The journal: seq 3's copy (skipped on kmsg), seq 7's (read on kmsg). */
+	journal_rec(r, BOOT_HEX, 3018562, 1796360401018602LL, SOFT "\n ");
+	assert_int_equal(twl_pump_add(p, r, ident.kernel), 0);
+	journal_rec(r, BOOT_HEX, 7000000, 1796360405000000LL, MOVE);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel), 0);
+	/* This boot, a record kmsg never had: sent, the host's boot id. */
+	journal_rec(r, BOOT_HEX, 1000, 1796360398001040LL, SOFT);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel), 1);
+	/* Another boot: its own members; the BPF cross-check never sees it. */
+	fb.warned[0] = '\0';
+	journal_rec(r, OTHER, 5500000, 1796446803500040LL, SOFT);
+	assert_int_equal(twl_pump_add(p, r, "6.12.1-twl-b"), 1);
+	assert_string_equal(fb.warned, "");
+	assert_int_equal(twl_pump_add(p, r, "6.12.1-twl-b"), 0);
+	r->k.facility = 1; /* user space: never */
+	r->k.mono_us = 1;
+	assert_int_equal(twl_pump_add(p, r, NULL), 0);
+	twl_pump_stats(p, &ps);
+	assert_int_equal(ps.duplicates, 3);
+	assert_int_equal(ps.warnings, 3);
+	assert_int_equal(spooled_calls, 0);
+	assert_int_equal(twl_pump_flush(p, false), 1);
+	assert_int_equal(spooled_calls, 1);
+	assert_int_equal(json_array_size(warnings(sink.docs[0])), 3);
+	w = json_array_get(warnings(sink.docs[0]), 0);
+	assert_int_equal(json_integer_value(json_object_get(w, "kmsg_seq")), 7);
+	assert_string_equal(json_string_value(json_object_get(w, "source")),
+			    "kmsg");
+	w = json_array_get(warnings(sink.docs[0]), 1);
+	assert_string_equal(json_string_value(json_object_get(w, "boot_id")),
+			    ident.boot_id);
+	assert_string_equal(json_string_value(json_object_get(w, "origin")),
+			    "journal");
+	assert_int_equal(json_integer_value(json_object_get(w, "time")),
+			 1796360398);
+	w = json_array_get(warnings(sink.docs[0]), 2);
+	assert_string_equal(json_string_value(json_object_get(w, "boot_id")),
+			    OTHER);
+	assert_string_equal(json_string_value(json_object_get(w, "kernel")),
+			    "6.12.1-twl-b");
+	assert_string_equal(json_string_value(json_object_get(w, "source")),
+			    "journal");
+	assert_int_equal(json_integer_value(json_object_get(w, "time")),
+			 1796446803);
+	sink_clear(&sink);
+	twl_pump_free(p);
+	twl_kmsg_source_free(src);
+	free(r);
+}
+
+/* A failed sink takes nothing: the record can be handed in again and goes out. */
+static void test_journal_record_retried(void **state)
+{
+	struct twl_pump_cfg pc = { .id = &ident,
+				   .sink = capture,
+				   .on_spooled = count_spooled };
+	struct twl_log_record *r = malloc(sizeof(*r));
+	struct sink sink = { 0 };
+	struct twl_state st = { 0 };
+	struct twl_pump *p;
+	int i;
+
+	assert_non_null(r);
+	pc.sink_ctx = &sink;
+	p = twl_pump_new(&pc, &st);
+	assert_non_null(p);
+	for (i = 0; i < TWL_WIRE_MAX_WARNINGS; i++) {
+		journal_rec(r, OTHER, 1000 + i, 1796446803500040LL, SOFT);
+		assert_int_equal(twl_pump_add(p, r, "6.1"), 1);
+	}
+	spooled_calls = 0;
+	sink.fail_next = -ENOSPC;
+	journal_rec(r, OTHER, 99, 1796446803500040LL, MOVE);
+	assert_int_equal(twl_pump_add(p, r, "6.1"), -ENOSPC);
+	assert_int_equal(spooled_calls, 0);
+	assert_int_equal(twl_pump_add(p, r, "6.1"), 1);
+	assert_int_equal(spooled_calls, 1);
+	assert_int_equal(twl_pump_flush(p, false), 1);
+	assert_int_equal(sink.n, 2);
+	assert_int_equal(json_array_size(warnings(sink.docs[1])), 1);
+	sink_clear(&sink);
+	twl_pump_free(p);
+	free(r);
+}
+
+/* A saved journal JSON log: each boot's records with the kernel its "Linux version" named. */
+static void test_saved_log_kernels(void **state)
+{
+	char *dir = test_mkdtemp(), *path = test_path(dir, "k.json");
+	struct sink sink = { 0 };
+	json_t *w;
+
+	append(path,
+	       "{\"_TRANSPORT\":\"kernel\",\"SYSLOG_FACILITY\":\"0\",\"_BOOT_ID\":\"" OTHER
+	       "\",\"_SOURCE_MONOTONIC_TIMESTAMP\":\"0\",\"MESSAGE\":\"Linux version 6.12.1-twl-b (gcc) #2\"}\n"
+	       "{\"_TRANSPORT\":\"kernel\",\"SYSLOG_FACILITY\":\"0\",\"_BOOT_ID\":\"" OTHER
+	       "\",\"_SOURCE_MONOTONIC_TIMESTAMP\":\"5\",\"MESSAGE\":\"" SOFT
+	       "\"}\n"
+	       "{\"_TRANSPORT\":\"kernel\",\"SYSLOG_FACILITY\":\"0\",\"_BOOT_ID\":\"" BOOT_HEX
+	       "\",\"_SOURCE_MONOTONIC_TIMESTAMP\":\"5\",\"MESSAGE\":\"" SOFT
+	       "\"}\n"
+	       "{\"_TRANSPORT\":\"kernel\",\"SYSLOG_FACILITY\":\"0\",\"_BOOT_ID\":\"c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3"
+	       "\",\"_SOURCE_MONOTONIC_TIMESTAMP\":\"5\",\"MESSAGE\":\"" SOFT
+	       "\"}\n");
+	assert_int_equal(run_once(dir, ident.boot_id, path, &sink), 1);
+	assert_int_equal(json_array_size(warnings(sink.docs[0])), 3);
+	w = json_array_get(warnings(sink.docs[0]), 0);
+	assert_string_equal(json_string_value(json_object_get(w, "kernel")),
+			    "6.12.1-twl-b");
+	assert_string_equal(json_string_value(json_object_get(w, "source")),
+			    "journal_json");
+	w = json_array_get(warnings(sink.docs[0]), 1);
+	assert_string_equal(json_string_value(json_object_get(w, "boot_id")),
+			    ident.boot_id);
+	assert_string_equal(json_string_value(json_object_get(w, "kernel")),
+			    ident.kernel);
+	w = json_array_get(warnings(sink.docs[0]), 2);
+	assert_string_equal(json_string_value(json_object_get(w, "kernel")),
+			    "unknown");
+	sink_clear(&sink);
+	free(path);
+	test_rmtree(dir);
+}
+
+/* The first record of the boot the live view saw: in health.boots, kept across runs. */
+static void test_live_coverage(void **state)
+{
+	static const char *const late[] = { "6,57,9000000,-;a\n",
+					    "6,58,9000001,-;b\n" };
+	static const char *const later[] = { "6,60,9500000,-;c\n" };
+	static const char *const start[] = { "6,0,0,-;Linux version 6.1\n" };
+	struct script sc = { late, 2, 0 };
+	struct twl_pump_cfg pc = { .id = &ident,
+				   .sink = capture,
+				   .live = true };
+	char *dir = test_mkdtemp();
+	struct sink sink = { 0 };
+	struct twl_kmsg_source *src;
+	struct twl_state st = { 0 };
+	struct twl_pump *p;
+	json_t *b;
+
+	pc.sink_ctx = &sink;
+	pc.state_dir = dir;
+	for (int run = 0; run < 3; run++) {
+		if (run == 1)
+			sc = (struct script){ later, 1, 0 };
+		if (run == 2) {
+			sc = (struct script){ start, 1, 0 };
+			assert_int_equal(twl_state_load(dir, &st), 0);
+			twl_state_for_boot(&st, "another-boot");
+		} else {
+			assert_int_equal(twl_state_load(dir, &st), 0);
+			twl_state_for_boot(&st, ident.boot_id);
+		}
+		src = twl_kmsg_source_new(TWL_SRC_RECORDS, &script_ops, &sc);
+		p = twl_pump_new(&pc, &st);
+		assert_non_null(p);
+		twl_pump_set_source(p, src);
+		assert_int_equal(twl_pump_drain(p), 0);
+		assert_int_equal(twl_pump_flush(p, true), 1);
+		b = json_array_get(
+			json_object_get(json_object_get(sink.docs[run],
+							"health"),
+					"boots"),
+			0);
+		assert_non_null(b);
+		assert_string_equal(
+			json_string_value(json_object_get(b, "boot_id")),
+			ident.boot_id);
+		assert_string_equal(
+			json_string_value(json_object_get(b, "kernel")),
+			ident.kernel);
+		/* Runs 1 and 2 of this boot: the view started at 57 (0..56 overwritten). */
+		assert_int_equal(json_integer_value(
+					 json_object_get(b, "first_kmsg_seq")),
+				 run < 2 ? 57 : 0);
+		assert_int_equal(
+			json_is_true(json_object_get(b, "start_covered")),
+			run == 2);
+		twl_pump_free(p);
+		twl_kmsg_source_free(src);
+	}
+	sink_clear(&sink);
+	test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +788,10 @@ int main(void)
 		cmocka_unit_test(test_dmesg_origin_unverified),
 		cmocka_unit_test(test_heartbeat_and_census),
 		cmocka_unit_test(test_usage_split_and_bpf_hooks),
+		cmocka_unit_test(test_journal_records_once),
+		cmocka_unit_test(test_journal_record_retried),
+		cmocka_unit_test(test_saved_log_kernels),
+		cmocka_unit_test(test_live_coverage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

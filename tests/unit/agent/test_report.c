@@ -79,6 +79,17 @@ static json_t *doc_of(struct twl_report *r, uint64_t seq, json_t *health)
 	return doc;
 }
 
+/* This boot's record from /dev/kmsg at Unix time @t (the origin its form says). */
+static const struct twl_report_rec *at(int64_t t)
+{
+	static struct twl_report_rec a;
+
+	memset(&a, 0, sizeof(a));
+	a.origin = "kmsg";
+	a.time = t;
+	return &a;
+}
+
 static const char *str_at(json_t *obj, const char *k)
 {
 	return json_string_value(json_object_get(obj, k));
@@ -110,7 +121,8 @@ static void test_add_warning(void **state)
 	strcpy(m.fields[1].value, "42");
 	make_rec(&rec, "text with \xc3\x28 broken UTF-8", 7);
 	rec.level = 3;
-	assert_int_equal(twl_report_add_warning(r, &rec, &m, 1764731000), 0);
+	assert_int_equal(twl_report_add_warning(r, &rec, &m, at(1764731000)),
+			 0);
 	assert_int_equal(twl_report_count(r), 1);
 
 	doc = doc_of(r, 1, NULL);
@@ -209,13 +221,72 @@ static void test_dmesg_level_from_catalog(void **state)
 	rec.facility = -1;
 	rec.has_seq = false;
 	rec.level = 0;
-	assert_int_equal(twl_report_add_warning(r, &rec, &m, -5), 0);
+	{
+		struct twl_report_rec a = { .origin = "unverified",
+					    .source = "dmesg",
+					    .time = -5 };
+
+		assert_int_equal(twl_report_add_warning(r, &rec, &m, &a), 0);
+	}
 	doc = doc_of(r, 1, NULL);
 	w = json_array_get(json_object_get(doc, "warnings"), 0);
 	assert_int_equal(int_at(w, "level"), m.feature->messages[msg].level);
 	assert_string_equal(str_at(w, "origin"), "unverified");
 	/* a time before the epoch goes out as 0, never negative */
 	assert_int_equal(int_at(w, "time"), 0);
+	json_decref(doc);
+	twl_report_free(r);
+}
+
+/*
+ * Records of another boot carry its id and kernel ("unknown" when the log
+ * did not hold it) and their source; this boot's get the host's. The same
+ * unknown text of two boots cannot share a batch: -ENOSPC.
+ */
+static void test_other_boot(void **state)
+{
+	static const char other[] = "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2";
+	struct twl_report_rec a = { .boot_id = other,
+				    .kernel = "6.12.1-twl-b",
+				    .source = "journal",
+				    .origin = "journal",
+				    .time = 1796446803 };
+	struct twl_report *r = twl_report_new();
+	struct twl_kmsg_record rec;
+	struct twl_match m;
+	size_t msg;
+	json_t *doc, *w, *u;
+
+	memset(&m, 0, sizeof(m));
+	m.feature = warning_feature(&msg);
+	make_rec(&rec, "warned", 0);
+	assert_int_equal(twl_report_add_warning(r, &rec, &m, &a), 0);
+	a.kernel = NULL;
+	assert_int_equal(twl_report_add_warning(r, &rec, &m, &a), 0);
+	assert_int_equal(twl_report_add_warning(r, &rec, &m, at(5)), 0);
+	make_rec(&rec, "foo 1 is deprecated", 3);
+	assert_int_equal(twl_report_add_unknown(r, &rec, &a), 0);
+	assert_int_equal(twl_report_add_unknown(r, &rec, &a), 0);
+	assert_int_equal(twl_report_add_unknown(r, &rec, at(7)), -ENOSPC);
+	doc = doc_of(r, 1, NULL);
+	w = json_array_get(json_object_get(doc, "warnings"), 0);
+	assert_string_equal(str_at(w, "boot_id"), other);
+	assert_string_equal(str_at(w, "kernel"), "6.12.1-twl-b");
+	assert_string_equal(str_at(w, "source"), "journal");
+	assert_string_equal(str_at(w, "origin"), "journal");
+	assert_int_equal(int_at(w, "time"), 1796446803);
+	w = json_array_get(json_object_get(doc, "warnings"), 1);
+	assert_string_equal(str_at(w, "kernel"), "unknown");
+	w = json_array_get(json_object_get(doc, "warnings"), 2);
+	assert_string_equal(str_at(w, "boot_id"), test_id.boot_id);
+	assert_string_equal(str_at(w, "kernel"), test_id.kernel);
+	assert_null(json_object_get(w, "source"));
+	u = json_array_get(json_object_get(doc, "unknown"), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "unknown")), 1);
+	assert_string_equal(str_at(u, "boot_id"), other);
+	assert_string_equal(str_at(u, "kernel"), "unknown");
+	assert_string_equal(str_at(u, "source"), "journal");
+	assert_int_equal(int_at(u, "count"), 2);
 	json_decref(doc);
 	twl_report_free(r);
 }
@@ -233,17 +304,17 @@ static void test_warning_cap(void **state)
 	m.feature = warning_feature(&msg);
 	for (i = 0; i < TWL_WIRE_MAX_WARNINGS; i++) {
 		make_rec(&rec, "warned", i);
-		assert_int_equal(twl_report_add_warning(r, &rec, &m, 1), 0);
+		assert_int_equal(twl_report_add_warning(r, &rec, &m, at(1)), 0);
 	}
 	make_rec(&rec, "one too many", i);
-	assert_int_equal(twl_report_add_warning(r, &rec, &m, 1), -ENOSPC);
+	assert_int_equal(twl_report_add_warning(r, &rec, &m, at(1)), -ENOSPC);
 	assert_int_equal(twl_report_count(r), TWL_WIRE_MAX_WARNINGS);
 	doc = doc_of(r, 1, NULL);
 	json_decref(doc);
 	/* After a reset the next batch takes records again. */
 	twl_report_reset(r);
 	assert_int_equal(twl_report_count(r), 0);
-	assert_int_equal(twl_report_add_warning(r, &rec, &m, 1), 0);
+	assert_int_equal(twl_report_add_warning(r, &rec, &m, at(1)), 0);
 	twl_report_free(r);
 }
 
@@ -258,11 +329,11 @@ static void test_unknown_counted_once(void **state)
 	json_t *doc, *u;
 
 	make_rec(&rec, "foo 12 is deprecated  \n", 5);
-	assert_int_equal(twl_report_add_unknown(r, &rec, 100), 0);
+	assert_int_equal(twl_report_add_unknown(r, &rec, at(100)), 0);
 	make_rec(&rec, "foo 34 is deprecated", 9);
-	assert_int_equal(twl_report_add_unknown(r, &rec, 200), 0);
+	assert_int_equal(twl_report_add_unknown(r, &rec, at(200)), 0);
 	make_rec(&rec, "bar is deprecated", 11);
-	assert_int_equal(twl_report_add_unknown(r, &rec, 300), 0);
+	assert_int_equal(twl_report_add_unknown(r, &rec, at(300)), 0);
 	assert_int_equal(twl_report_count(r), 2);
 
 	doc = doc_of(r, 1, NULL);
@@ -291,12 +362,12 @@ static void test_unknown_cap(void **state)
 	for (int i = 0; i < TWL_WIRE_MAX_UNKNOWN; i++) {
 		snprintf(text, sizeof(text), "thing %c is deprecated", 'a' + i);
 		make_rec(&rec, text, (uint64_t)i);
-		assert_int_equal(twl_report_add_unknown(r, &rec, 1), 0);
+		assert_int_equal(twl_report_add_unknown(r, &rec, at(1)), 0);
 	}
 	make_rec(&rec, "another thing is deprecated", 99);
-	assert_int_equal(twl_report_add_unknown(r, &rec, 1), -ENOSPC);
+	assert_int_equal(twl_report_add_unknown(r, &rec, at(1)), -ENOSPC);
 	make_rec(&rec, "thing a is deprecated", 100);
-	assert_int_equal(twl_report_add_unknown(r, &rec, 1), 0);
+	assert_int_equal(twl_report_add_unknown(r, &rec, at(1)), 0);
 	assert_int_equal(twl_report_count(r), TWL_WIRE_MAX_UNKNOWN);
 	doc = doc_of(r, 1, NULL);
 	assert_int_equal(
@@ -567,6 +638,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_warning),
 		cmocka_unit_test(test_dmesg_level_from_catalog),
+		cmocka_unit_test(test_other_boot),
 		cmocka_unit_test(test_warning_cap),
 		cmocka_unit_test(test_unknown_counted_once),
 		cmocka_unit_test(test_unknown_cap),

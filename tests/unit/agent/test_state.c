@@ -21,6 +21,8 @@ static void test_round_trip(void **state)
 					"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f",
 				.have_last_seq = true,
 				.last_seq = 123456789012ULL,
+				.have_first_seq = true,
+				.first_seq = 57,
 				.host_seq = 42 };
 	struct twl_state got;
 	struct stat sb;
@@ -35,6 +37,8 @@ static void test_round_trip(void **state)
 	assert_string_equal(got.boot_id, st.boot_id);
 	assert_true(got.have_last_seq);
 	assert_int_equal(got.last_seq, 123456789012ULL);
+	assert_true(got.have_first_seq);
+	assert_int_equal(got.first_seq, 57);
 	assert_int_equal(got.host_seq, 42);
 
 	/* Same boot: position applies. Other boot: forgotten, host_seq kept. */
@@ -42,6 +46,7 @@ static void test_round_trip(void **state)
 	assert_false(twl_state_for_boot(
 		&got, "0b0b0b0b-0000-4000-8000-000000000000"));
 	assert_false(got.have_last_seq);
+	assert_false(got.have_first_seq);
 	assert_int_equal(got.host_seq, 42);
 	assert_string_equal(got.boot_id,
 			    "0b0b0b0b-0000-4000-8000-000000000000");
@@ -58,6 +63,7 @@ static void test_corrupt(void **state)
 		"{\"boot_id\": 5}",
 		"{\"boot_id\": \"NOT-HEX\"}",
 		"{\"last_kmsg_seq\": -1}",
+		"{\"first_kmsg_seq\": \"1\"}",
 		"{\"host_seq\": \"x\"}",
 		"{\"host_seq\": 1, \"host_seq\": 2}",
 	};
