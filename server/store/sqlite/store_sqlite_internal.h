@@ -26,6 +26,8 @@
 
 #include "store/store.h"
 
+struct twl_read_filter;
+
 /*
  * What the common rollup update adds to feature_day (migration 007):
  * uses, and the latest use, of a feature on a day.
@@ -301,6 +303,20 @@ static inline int twl_jset(json_t *obj, const char *k, json_t *v)
 }
 
 /* --- read contexts (store_sqlite_rctx.c) --- */
+
+/* Columns shown for a host in lists (twl_host_row turns them to JSON). */
+#define HOST_COLS                                                             \
+	"host_id, hostname, kernel, cgroup_mode, agent_version, first_seen, " \
+	"last_seen, records_lost, key_rejected, probe_missing"
+
+/* A host list row of HOST_COLS (store_sqlite_read.c). */
+extern const struct twl_row twl_host_row;
+
+/*
+ * twl_rq_limit - the number of hosts a list may show for filter @f (its
+ * limit, else TWL_READ_LIMIT_DEFAULT, at most TWL_READ_LIMIT_MAX).
+ */
+unsigned twl_rq_limit(const struct twl_read_filter *f);
 
 /*
  * One answer of the read API: one read transaction, so one snapshot,

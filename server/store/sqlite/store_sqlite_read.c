@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Read API queries on SQLite (store_read.h): the fleet summary, feature
- * detail, host lists, one host and fleet health. Each answer is one read
+ * detail, host lists and one host (fleet health: store_sqlite_health.c).
+ * Each answer is one read
  * transaction (store_sqlite_rctx.c), so one consistent snapshot while the
  * writer keeps writing (WAL); its rows become JSON through the column
  * tables beside the queries (store_sqlite_rows.c).
@@ -21,11 +22,6 @@
 #include "store/sqlite/store_sqlite_internal.h"
 
 #define DAY 86400
-
-/* Columns shown for a host in lists. */
-#define HOST_COLS                                                             \
-	"host_id, hostname, kernel, cgroup_mode, agent_version, first_seen, " \
-	"last_seen, records_lost, key_rejected, probe_missing"
 
 /*
  * Windows "since the start of T's hour" from the triggers' hour
@@ -132,99 +128,6 @@ static const char q_host_keys[] =
 	"SELECT count(*), sum(revoked IS NOT NULL), max(created)"
 	" FROM host_keys WHERE host_id = ?1";
 
-/*
- * as q_hosts_since (store_sqlite_export.c): the whole hours before ?1's,
- * then its hour
- */
-static const char q_silent_count[] =
-	"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour < ?1 / 3600) +"
-	" (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour = ?1 / 3600 AND last_seen < ?1)";
-
-/* last_hour first: the index's order, the same as last_seen's */
-static const char q_silent_list[] =
-	"SELECT " HOST_COLS " FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour <= ?1 / 3600 AND last_seen < ?1"
-	" ORDER BY last_hour, last_seen, host_id LIMIT ?2";
-
-static const char q_lost_count[] =
-	"SELECT count(*) FROM hosts WHERE records_lost > 0";
-
-static const char q_lost_list[] =
-	"SELECT " HOST_COLS " FROM hosts WHERE records_lost > 0"
-	" ORDER BY records_lost DESC, host_id LIMIT ?1";
-
-static const char q_rej_count[] =
-	"SELECT count(*) FROM hosts WHERE key_rejected > 0";
-
-static const char q_rej_list[] = "SELECT " HOST_COLS
-				 " FROM hosts WHERE key_rejected > 0"
-				 " ORDER BY last_seen DESC, host_id LIMIT ?1";
-
-static const char q_probe_count[] =
-	"SELECT count(*) FROM hosts WHERE probe_missing IS NOT NULL"
-	" AND probe_missing NOT IN ('', '[]')";
-
-static const char q_probe_list[] = "SELECT " HOST_COLS
-				   " FROM hosts WHERE probe_missing IS NOT NULL"
-				   " AND probe_missing NOT IN ('', '[]')"
-				   " ORDER BY last_seen DESC, host_id LIMIT ?1";
-
-/*
- * Host ids machines cloned from one image share (migration 011): live
- * keys seen since ?1 of which two reported different boots in
- * overlapping spells, or one came back to the boot before its last.
- */
-#define CLONED_IDS                                                   \
-	"SELECT a.host_id FROM host_keys a WHERE a.revoked IS NULL"  \
-	" AND a.last_seen >= ?1 AND (a.clone_seen >= ?1 OR EXISTS (" \
-	"SELECT 1 FROM host_keys b WHERE b.host_id = a.host_id"      \
-	" AND b.key_hash <> a.key_hash AND b.revoked IS NULL"        \
-	" AND b.last_seen >= ?1 AND b.boot_id <> a.boot_id"          \
-	" AND a.boot_seen <= b.last_seen AND b.boot_seen <= a.last_seen))"
-
-static const char q_cloned_count[] =
-	"SELECT count(DISTINCT host_id) FROM (" CLONED_IDS ")";
-
-static const char q_cloned_list[] = "SELECT " HOST_COLS
-				    " FROM hosts WHERE host_id IN (" CLONED_IDS
-				    ") ORDER BY host_id LIMIT ?2";
-
-/*
- * Agents whose catalog differs from the server's (?1 = its version):
- * an older agent cannot name the newer features, a newer one sends ids
- * this server keeps as unknown texts until its own catalog learns them.
- */
-static const char q_cat_old_count[] =
-	"SELECT count(*) FROM host_coverage WHERE catalog_version < ?1";
-
-static const char q_cat_old_list[] =
-	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (SELECT host_id"
-	" FROM host_coverage WHERE catalog_version < ?1)"
-	" ORDER BY last_seen DESC, host_id LIMIT ?2";
-
-static const char q_cat_new_count[] =
-	"SELECT count(*) FROM host_coverage WHERE catalog_version > ?1";
-
-static const char q_cat_new_list[] =
-	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (SELECT host_id"
-	" FROM host_coverage WHERE catalog_version > ?1)"
-	" ORDER BY last_seen DESC, host_id LIMIT ?2";
-
-/*
- * Hosts whose current boot's start no log source covered
- * (TWL_FACT_BOOT_UNCOVERED, migration 014): records of that boot's first minutes may be lost, so
- * "no warning" there proves nothing. The count is the trigger-kept one.
- */
-static const char q_uncov_count[] =
-	"SELECT hosts FROM coverage_count WHERE bit = ?1";
-
-static const char q_uncov_list[] =
-	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (SELECT host_id"
-	" FROM host_coverage WHERE facts & (1 << ?1))"
-	" ORDER BY last_seen DESC, host_id LIMIT ?2";
-
 /* Contract: see store_read.h. */
 int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap)
 {
@@ -280,7 +183,8 @@ static const struct twl_col host_cols[] = {
 	{ "health", 13, TWL_COL_JSON },
 	{ "census", 14, TWL_COL_JSON },
 };
-static const struct twl_row host_row = { host_cols, 10 };
+/* Contract: see store_sqlite_internal.h. */
+const struct twl_row twl_host_row = { host_cols, 10 };
 static const struct twl_row host_one_row = TWL_ROW(host_cols);
 
 #define HOUR 3600
@@ -660,7 +564,8 @@ out:
 
 /* ---- hosts ---------------------------------------------------------- */
 
-static unsigned limit_of(const struct twl_read_filter *f)
+/* Contract: see store_sqlite_internal.h. */
+unsigned twl_rq_limit(const struct twl_read_filter *f)
 {
 	if (!f || !f->limit)
 		return TWL_READ_LIMIT_DEFAULT;
@@ -673,7 +578,7 @@ int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 {
 	char pat[2 * TWL_READ_MAX_FILTER + 2],
 		kpat[2 * TWL_READ_MAX_FILTER + 2];
-	unsigned limit = limit_of(f);
+	unsigned limit = twl_rq_limit(f);
 	struct twl_rctx c;
 	sqlite3_stmt *st;
 	json_t *doc = NULL, *arr;
@@ -717,7 +622,7 @@ int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 	if (f->feature)
 		sqlite3_bind_text(st, 7, f->feature, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 8, (int)limit + 1);
-	TRY(twl_rows_into(st, &host_row, arr, limit, &more));
+	TRY(twl_rows_into(st, &twl_host_row, arr, limit, &more));
 	/* One more row exists: the page ends at the last one kept. */
 	if (more)
 		TRY(twl_jset(
@@ -805,103 +710,6 @@ int twl_read_host(struct twl_store *s, const char *host_id, json_t **out)
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
 	TRY(twl_jset(doc, "keys", arr = json_object()));
 	TRY(twl_row_into(st, &host_keys_row, arr));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}
-
-/* ---- health --------------------------------------------------------- */
-
-static int health_part(struct twl_rctx *c, const char *qcount,
-		       const char *qlist, int64_t arg, bool has_arg,
-		       unsigned limit, json_t *doc, const char *key)
-{
-	sqlite3_stmt *st;
-	json_t *part, *arr;
-	int64_t n;
-	int rc = 0;
-
-	st = twl_rctx_stmt(c, qcount, &rc);
-	if (!st)
-		return rc;
-	if (has_arg)
-		sqlite3_bind_int64(st, 1, arg);
-	rc = twl_one_int(st, &n);
-	if (rc)
-		return rc;
-	part = json_pack("{s:I, s:[]}", "count", (json_int_t)n, "hosts");
-	if ((rc = twl_jset(doc, key, part)))
-		return rc;
-	arr = json_object_get(part, "hosts");
-	st = twl_rctx_stmt(c, qlist, &rc);
-	if (!st)
-		return rc;
-	if (has_arg) {
-		sqlite3_bind_int64(st, 1, arg);
-		sqlite3_bind_int(st, 2, (int)limit);
-	} else {
-		sqlite3_bind_int(st, 1, (int)limit);
-	}
-	return twl_rows_into(st, &host_row, arr, SIZE_MAX, NULL);
-}
-
-/* The health page's "catalog" part: agents older or newer than us. */
-static int health_catalog(struct twl_rctx *c, unsigned limit, json_t *doc)
-{
-	int64_t v = twl_catalog_version();
-	json_t *cat = json_pack("{s:I}", "version", (json_int_t)v);
-	int rc;
-
-	rc = twl_jset(doc, "catalog", cat);
-	if (rc)
-		return rc;
-	rc = health_part(c, q_cat_old_count, q_cat_old_list, v, true, limit,
-			 cat, "older");
-	if (rc)
-		return rc;
-	return health_part(c, q_cat_new_count, q_cat_new_list, v, true, limit,
-			   cat, "newer");
-}
-
-/* Contract: see store_read.h. */
-int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
-		    const struct twl_read_filter *f, json_t **out)
-{
-	unsigned limit = limit_of(f);
-	struct twl_rctx c;
-	json_t *doc;
-	int rc;
-
-	*out = NULL;
-	if (silent_after <= 0)
-		return -EINVAL;
-	doc = json_pack("{s:I, s:I}", "generated", (json_int_t)now,
-			"silent_after", (json_int_t)silent_after);
-	if (!doc)
-		return -ENOMEM;
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc) {
-		json_decref(doc);
-		return rc;
-	}
-	TRY(health_part(&c, q_silent_count, q_silent_list, now - silent_after,
-			true, limit, doc, "silent"));
-	TRY(health_part(&c, q_lost_count, q_lost_list, 0, false, limit, doc,
-			"records_lost"));
-	TRY(health_part(&c, q_rej_count, q_rej_list, 0, false, limit, doc,
-			"key_rejected"));
-	TRY(health_part(&c, q_probe_count, q_probe_list, 0, false, limit, doc,
-			"probe_missing"));
-	TRY(health_part(&c, q_cloned_count, q_cloned_list, now - silent_after,
-			true, limit, doc, "cloned"));
-	TRY(health_part(&c, q_uncov_count, q_uncov_list,
-			TWL_FACT_BOOT_UNCOVERED, true, limit, doc,
-			"boot_uncovered"));
-	TRY(health_catalog(&c, limit, doc));
 out:
 	twl_rctx_end(&c);
 	if (rc)
