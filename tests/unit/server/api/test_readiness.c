@@ -245,12 +245,41 @@ static void test_dropped_files(void **state)
 		     CONFIG_ON, 409, "exists");
 }
 
+/* Debian's real cloud .config uploaded answers as the shipped target. */
+static void test_upload_real_config(void **state)
+{
+	static const char *const parts[] = { "breaks", "ready",
+					     "not_measured" };
+	struct http_result want, got;
+	size_t len, i;
+	char *text = debian_config("amd64_none_cloud-amd64", &len);
+
+	http(&fx, "POST", "/api/v1/targets?name=debian-cloud", fx.admin, text,
+	     len, NULL, &got);
+	free(text);
+	assert_int_equal(got.status, 201);
+	http_result_fini(&got);
+	call("GET", "/api/v1/readiness?target=debian-12-6.12", fx.viewer, NULL,
+	     &want);
+	call("GET", "/api/v1/readiness?target=debian-cloud", fx.viewer, NULL,
+	     &got);
+	assert_int_equal(want.status, 200);
+	assert_int_equal(got.status, 200);
+	assert_int_equal(count_of(got.json, "breaks"), 1);
+	for (i = 0; i < 3; i++)
+		assert_true(json_equal(json_object_get(want.json, parts[i]),
+				       json_object_get(got.json, parts[i])));
+	http_result_fini(&want);
+	http_result_fini(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_upload_and_readiness),
 		cmocka_unit_test(test_dropped_files),
+		cmocka_unit_test(test_upload_real_config),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

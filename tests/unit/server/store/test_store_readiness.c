@@ -22,6 +22,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "harness.h"
 #include "readiness/target.h"
 #include "readiness/target_dir.h"
 #include "store/store.h"
@@ -340,29 +341,15 @@ static void test_real_debian_configs(void **state)
 	static const char *const flavours[] = { "amd64_none_amd64",
 						"amd64_none_cloud-amd64",
 						"amd64_rt_amd64" };
-	const char *src = getenv("TWILIGHT_SOURCE_DIR");
 	json_t *ship = shipped("debian-12-6.12"), *want = readiness(ship, 100);
-	char cmd[512], line[1024], path[1200], err[256], *text, *dir = NULL;
-	FILE *p;
+	json_t *splan = twl_target_plan(ship);
+	char err[256], *text;
 
-	assert_non_null(src);
-	snprintf(cmd, sizeof(cmd), "'%s/kernel/fetch' config-6.12", src);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (!strncmp(line, "config-6.12.configs=", 20)) {
-			line[strcspn(line, "\n")] = '\0';
-			dir = strdup(line + 20);
-		}
-	if (pclose(p) || !dir)
-		fail_msg("kernel/fetch config-6.12 failed: Debian's "
-			 "linux-config-6.12 is needed (apt-get download)");
 	for (size_t i = 0; i < 3; i++) {
-		json_t *t, *got, *plan, *splan;
+		json_t *t, *got, *plan;
 		size_t len;
 
-		snprintf(path, sizeof(path), "%s/config.%s", dir, flavours[i]);
-		assert_int_equal(twl_read_file(path, 4u << 20, &text, &len), 0);
+		text = debian_config(flavours[i], &len);
 		assert_int_equal(twl_target_from_kconfig("debian-up", text, len,
 							 NULL, "uploaded", &t,
 							 err, sizeof(err)),
@@ -372,17 +359,15 @@ static void test_real_debian_configs(void **state)
 			json_string_value(json_object_get(t, "kernel")),
 			"6.12.118");
 		plan = twl_target_plan(t);
-		splan = twl_target_plan(ship);
 		assert_true(json_equal(json_object_get(plan, "removed"),
 				       json_object_get(splan, "removed")));
 		got = readiness(t, 100);
 		assert_true(json_equal(got, want));
 		json_decref(got);
 		json_decref(plan);
-		json_decref(splan);
 		json_decref(t);
 	}
-	free(dir);
+	json_decref(splan);
 	json_decref(want);
 	json_decref(ship);
 }
