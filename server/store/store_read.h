@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twilight-server read API storage interface: the queries behind
- * GET /api/v1/{summary,features,hosts,health,annotations,export,readiness}. Handlers
- * (api_read.c, annotations.c) and the export CLI call only these; a
- * backend implements all of them (SQLite: store/sqlite/store_sqlite_read.c,
- * _export.c, _annotations.c). Annotation writes are in store.h.
+ * GET /api/v1/{summary,features,hosts,health,annotations,export,
+ * readiness}. Handlers (api_read.c, annotations.c, readiness.c) and the
+ * export CLI call only these; a backend implements all of them (SQLite:
+ * store/sqlite/store_sqlite_read.c, _export.c, _annotations.c,
+ * _readiness.c). Annotation writes are in store.h.
  *
  * Every answer is one consistent snapshot of the store, taken while ingest
  * goes on; any thread may call these, concurrently with each other and
