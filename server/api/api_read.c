@@ -16,6 +16,7 @@
 
 #include "api/api_read.h"
 #include "api/export.h"
+#include "api/readiness.h"
 #include "http/server.h"
 #include "http/server_internal.h"
 
@@ -361,5 +362,8 @@ const struct twl_route twl_read_routes[] = {
 	{ "DELETE", "/api/v1/annotations/*", TWL_ROLE_ADMIN,
 	  twl_api_annotations_delete },
 	{ "GET", "/api/v1/export/linux-mm", TWL_ROLE_VIEWER, h_export },
+	{ "GET", "/api/v1/targets", TWL_ROLE_VIEWER, twl_api_targets_get },
+	{ "POST", "/api/v1/targets", TWL_ROLE_ADMIN, twl_api_targets_post },
+	{ "GET", "/api/v1/readiness", TWL_ROLE_VIEWER, twl_api_readiness_get },
 	{ NULL, NULL, 0, NULL },
 };

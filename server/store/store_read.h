@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twilight-server read API storage interface: the queries behind
- * GET /api/v1/{summary,features,hosts,health,annotations,export}. Handlers
- * (api_read.c, annotations.c) and the export CLI call only these; a
- * backend implements all of them (SQLite: store/sqlite/store_sqlite_read.c,
- * _export.c, _annotations.c). Annotation writes are in store.h.
+ * GET /api/v1/{summary,features,hosts,health,annotations,export,
+ * readiness}. Handlers (api_read.c, annotations.c, readiness.c) and the
+ * export CLI call only these; a backend implements all of them (SQLite:
+ * store/sqlite/store_sqlite_read.c, _export.c, _annotations.c,
+ * _readiness.c). Annotation writes are in store.h.
  *
  * Every answer is one consistent snapshot of the store, taken while ingest
  * goes on; any thread may call these, concurrently with each other and
@@ -124,5 +125,36 @@ int twl_read_annotations(struct twl_store *s, const char *feature,
 int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 			 const char *feature, bool full_cgroups,
 			 bool with_hosts, json_t **out);
+
+/* What twl_read_readiness() asks about (built from a target's plan). */
+struct twl_readiness_query {
+	const char *removed_json; /* JSON array of the feature ids removed */
+	/* JSON object {feature id: controller} of removed features that are a
+	 * controller's whole v1 interface: a census showing the controller
+	 * bound to a v1 hierarchy is use of it */
+	const char *interfaces_json;
+	json_t *deadlines; /* [{"runtime", "cgroup_modes": [...]}], or NULL */
+	int64_t since; /* hosts and evidence seen since (Unix seconds) */
+	unsigned limit; /* host list page size, 1..TWL_READ_LIMIT_MAX */
+};
+
+/*
+ * twl_read_readiness - which hosts seen since @q->since break when they
+ * move to a kernel without @q's removed features: {"breaks": {"count",
+ * "features": [{"id", "hosts", "by_kind": {"configures", "listens",
+ * "reads"} (hosts per kind of use seen by BPF, census knobs as
+ * configures), "evidence": {"bpf_hosts", "bpf_count",
+ * "census_knob_hosts", "v1_hierarchy_hosts", "kernel_warning_hosts"},
+ * "workloads": [top 10 {"comm", "container", "target_kind", "ops",
+ * "hosts", "count"}]}], "hosts": [@q->limit of {"host_id", "hostname",
+ * "kernel", "cgroup_mode", "features", "runtimes"}]}, "ready": {"count"}
+ * (v2 hosts, and measured hosts with no such use), "not_measured":
+ * {"count", "hosts"} (neither v2 nor measured: no census, no BPF attached
+ * or counted)}; each of @q->deadlines gains "hosts", the hosts that run
+ * its runtime on one of its cgroup modes. Counts are exact whatever the
+ * page size. -EINVAL for a limit out of range or a missing list.
+ */
+int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
+		       json_t **out);
 
 #endif /* TWL_SERVER_STORE_READ_H */

@@ -347,3 +347,31 @@ void gzip_bytes(const void *data, size_t len, char **out, size_t *out_len)
 	*out_len = cap - z.avail_out;
 	deflateEnd(&z);
 }
+
+char *debian_config(const char *flavour, size_t *len)
+{
+	const char *src = getenv("TWILIGHT_SOURCE_DIR");
+	char cmd[1024], line[1024], path[1400], *dir = NULL, *text;
+	FILE *p;
+
+	if (!src)
+		fail_msg("TWILIGHT_SOURCE_DIR is not set (run under ctest)");
+	snprintf(cmd, sizeof(cmd), "'%s/kernel/fetch' config-6.12", src);
+	p = popen(cmd, "r");
+	if (!p)
+		fail_msg("cannot run %s", cmd);
+	while (fgets(line, sizeof(line), p))
+		if (!strncmp(line, "config-6.12.configs=", 20)) {
+			line[strcspn(line, "\n")] = '\0';
+			free(dir);
+			dir = strdup(line + 20);
+		}
+	if (pclose(p) || !dir)
+		fail_msg("kernel/fetch config-6.12 failed: Debian's "
+			 "linux-config-6.12 is needed (apt-get download)");
+	snprintf(path, sizeof(path), "%s/config.%s", dir, flavour);
+	free(dir);
+	if (twl_read_file(path, 4u << 20, &text, len))
+		fail_msg("cannot read %s", path);
+	return text;
+}

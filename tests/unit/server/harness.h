@@ -90,6 +90,15 @@ int64_t count_data_rows(struct fixture *f);
 /* One integer from a SQL query with one optional text parameter. */
 int64_t query_int(struct fixture *f, const char *sql, const char *param);
 
+/*
+ * Debian's real .config of 6.12 flavour @flavour ("amd64_none_cloud-amd64"),
+ * from linux-config-6.12 as `kernel/fetch config-6.12` downloads (apt-get
+ * download, never installed) into the kernel cache outside the
+ * repository: a new NUL-terminated buffer and its length. Fails the test
+ * when it cannot be had.
+ */
+char *debian_config(const char *flavour, size_t *len);
+
 /* gzip-compress data (for Content-Encoding tests). Caller frees *out. */
 void gzip_bytes(const void *data, size_t len, char **out, size_t *out_len);
 

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Upgrade readiness handlers (readiness.h): targets from the data
+ * directory (readiness/target_dir.h), their plan against the catalog
+ * (readiness/target.h), and the store's answer (twl_read_readiness()).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/util.h>
+
+#include "api/api_read.h"
+#include "api/readiness.h"
+#include "http/server.h"
+#include "readiness/kconfig.h"
+#include "readiness/target.h"
+#include "readiness/target_dir.h"
+
+/* Default look-back: hosts (and evidence) seen in the last 30 days. */
+#define READINESS_DAYS 30
+
+static const char *data_dir(struct twl_server *srv)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+
+	return cfg && cfg->data_dir[0] ? cfg->data_dir : NULL;
+}
+
+static int no_data_dir(struct twl_response *resp)
+{
+	return twl_response_error(resp, 503, "unavailable", NULL,
+				  "the server has no data directory");
+}
+
+/* Contract: see readiness.h. GET /api/v1/targets. */
+int twl_api_targets_get(struct twl_server *srv, const struct twl_request *req,
+			struct twl_response *resp)
+{
+	const char *dir = data_dir(srv);
+	json_t *all, *errors, *list = json_array(), *shipped, *t;
+	size_t i;
+	int rc;
+
+	if (!dir) {
+		json_decref(list);
+		return no_data_dir(resp);
+	}
+	rc = twl_targets_load(dir, &all, &errors);
+	if (rc) {
+		json_decref(list);
+		return rc;
+	}
+	shipped = twl_targets_shipped();
+	json_array_foreach(all, i, t)
+	{
+		if (!list || json_array_append_new(list, twl_target_summary(t)))
+			break;
+	}
+	json_decref(all);
+	t = list && shipped ?
+		    json_pack("{s:o, s:O, s:o}", "targets", list, "deadlines",
+			      json_object_get(shipped, "deadlines"), "errors",
+			      errors) :
+		    NULL;
+	json_decref(shipped);
+	if (!t) {
+		json_decref(errors);
+		return -ENOMEM;
+	}
+	return twl_response_json(resp, 200, t);
+}
+
+/* Contract: see readiness.h. POST /api/v1/targets?name=N[&kernel=K]. */
+int twl_api_targets_post(struct twl_server *srv, const struct twl_request *req,
+			 struct twl_response *resp)
+{
+	const char *dir = data_dir(srv), *name = twl_request_query(req, "name");
+	const char *kernel = twl_request_query(req, "kernel");
+	char err[256];
+	json_t *t;
+	int rc;
+
+	if (!dir)
+		return no_data_dir(resp);
+	if (!twl_target_name_ok(name))
+		return twl_response_error(
+			resp, 400, "bad_parameter", "name",
+			"expected 1 to 64 characters [a-z0-9._-], not first '.'");
+	if (kernel && twl_kernel_version(kernel) < 0)
+		return twl_response_error(resp, 400, "bad_parameter", "kernel",
+					  "expected a release such as 6.12");
+	rc = twl_target_from_kconfig(name, req->body ? req->body : "",
+				     req->body_len, kernel, "uploaded", &t, err,
+				     sizeof(err));
+	if (rc == -EINVAL || rc == -EFBIG)
+		return twl_response_error(resp, rc == -EFBIG ? 413 : 400,
+					  "bad_config", "body", err);
+	if (rc)
+		return rc;
+	rc = twl_targets_save(dir, t);
+	if (rc == -EEXIST || rc == -EDQUOT) {
+		json_decref(t);
+		return twl_response_error(
+			resp, 409, rc == -EEXIST ? "exists" : "too_many",
+			"name",
+			rc == -EEXIST ?
+				"a shipped target or a dropped .config has this name" :
+				"the targets directory is full; remove a file first");
+	}
+	if (rc) {
+		json_decref(t);
+		return rc;
+	}
+	{
+		json_t *sum = twl_target_summary(t);
+
+		json_decref(t);
+		return sum ? twl_response_json(resp, 201, sum) : -ENOMEM;
+	}
+}
+
+/* Parse limit and days: 0, or 1 after answering 400. */
+static int readiness_params(const struct twl_request *req,
+			    struct twl_response *resp, unsigned *limit,
+			    unsigned *days)
+{
+	const char *v = twl_request_query(req, "limit");
+	uint64_t n;
+	int rc;
+
+	*limit = TWL_READ_LIMIT_DEFAULT;
+	*days = READINESS_DAYS;
+	if (v && (twl_parse_u64(v, TWL_READ_LIMIT_MAX, &n) || n < 1)) {
+		rc = twl_response_error(resp, 400, "bad_parameter", "limit",
+					"expected an integer from 1 to 1000");
+		return rc ? rc : 1;
+	}
+	if (v)
+		*limit = (unsigned)n;
+	v = twl_request_query(req, "days");
+	if (v && (twl_parse_u64(v, 3660, &n) || n < 1)) {
+		rc = twl_response_error(resp, 400, "bad_parameter", "days",
+					"expected 1 to 3660");
+		return rc ? rc : 1;
+	}
+	if (v)
+		*days = (unsigned)n;
+	return 0;
+}
+
+/* The store's answer for target @t's plan, in *@out. */
+static int readiness_doc(struct twl_server *srv, const json_t *t, int64_t since,
+			 unsigned limit, json_t **out)
+{
+	json_t *plan = twl_target_plan(t), *removed = json_array(), *v;
+	json_t *shipped = twl_targets_shipped(), *dl = NULL;
+	struct twl_readiness_query q = { .since = since, .limit = limit };
+	char *rj = NULL, *ij = NULL;
+	size_t i;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!plan || !removed || !shipped)
+		goto out;
+	json_array_foreach(json_object_get(plan, "removed"), i, v)
+	{
+		if (json_array_append(removed, json_object_get(v, "id")))
+			goto out;
+	}
+	rj = json_dumps(removed, JSON_COMPACT);
+	ij = json_dumps(json_object_get(plan, "interfaces"), JSON_COMPACT);
+	dl = json_deep_copy(json_object_get(shipped, "deadlines"));
+	if (!rj || !ij || !dl)
+		goto out;
+	q.removed_json = rj;
+	q.interfaces_json = ij;
+	q.deadlines = dl;
+	rc = twl_read_readiness(twl_server_store(srv), &q, out);
+	if (!rc && (json_object_set_new(*out, "plan", json_incref(plan)) ||
+		    json_object_set_new(*out, "deadlines", json_incref(dl))))
+		rc = -ENOMEM;
+out:
+	free(rj);
+	free(ij);
+	json_decref(dl);
+	json_decref(plan);
+	json_decref(removed);
+	json_decref(shipped);
+	return rc;
+}
+
+/* Contract: see readiness.h. GET /api/v1/readiness?target=N. */
+int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
+			  struct twl_response *resp)
+{
+	const char *dir = data_dir(srv),
+		   *name = twl_request_query(req, "target");
+	unsigned limit, days;
+	json_t *t, *doc;
+	int rc;
+
+	if (!dir)
+		return no_data_dir(resp);
+	if (!twl_target_name_ok(name))
+		return twl_response_error(
+			resp, 400, "bad_parameter", "target",
+			"expected a target name (GET /api/v1/targets)");
+	rc = readiness_params(req, resp, &limit, &days);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	rc = twl_targets_find(dir, name, &t);
+	if (rc == -ENOENT)
+		return twl_response_error(
+			resp, 404, "not_found", "target",
+			"no such target (GET /api/v1/targets)");
+	if (rc)
+		return rc;
+	rc = readiness_doc(srv, t, req->now - (int64_t)days * 86400, limit,
+			   &doc);
+	if (!rc &&
+	    (json_object_set_new(doc, "target", twl_target_summary(t)) ||
+	     json_object_set_new(doc, "generated", json_integer(req->now)) ||
+	     json_object_set_new(doc, "days", json_integer(days))))
+		rc = -ENOMEM;
+	json_decref(t);
+	if (rc) {
+		json_decref(doc);
+		return twl_api_store_error(resp, rc, "readiness");
+	}
+	return twl_response_json(resp, 200, doc);
+}
