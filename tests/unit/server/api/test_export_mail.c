@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The export as one message per mailing list (api/export_mail.c) and
- * `twilight-server export --out-dir`: a fleet whose reports (wire
- * documents in routing/, through the parser and the store's ingest path)
+ * The export as one message per mailing list (api/export_mail.c),
+ * `twilight-server export --out-dir` and GET
+ * /api/v1/export/linux-mm/messages: a fleet whose reports (wire documents
+ * in routing/, sent through the enrol and report API)
  * use a memcg and a cpuset feature gets two messages, routed and threaded
  * as the catalog says; check_export_mail.py parses them with Python's
  * email package. Hostile stored text and senders cannot add a header.
@@ -23,16 +24,16 @@
 
 #include <twilight/catalog.h>
 #include <twilight/util.h>
-#include <twilight/wire.h>
 
 #include "api/export.h"
-#include "store/store.h"
+#include "harness.h"
 
 #define MEMCG_LIST "linux-mm@kvack.org"
 #define CGROUPS_LIST "cgroups@vger.kernel.org"
-#define HOSTILE "works\r\nBcc: evil@example.com\r\n\r\ninjected"
+#define HOSTILE "works\nBcc: evil@example.com\n\ninjected"
 
-static char dir[64], db[128], out[128];
+static struct fixture fx;
+static char out[300];
 
 static const char *src_dir(void)
 {
@@ -67,73 +68,69 @@ static void rebase(json_t *j, int64_t delta)
 	}
 }
 
-/* routing/@name, its times moved to end an hour ago, parsed as the
- * server parses a report, then stored through the ingest path. */
-static void ingest_doc(struct twl_store *s, const char *name)
+/* routing/@name, its times moved to end an hour ago, sent as an agent
+ * sends it: enrolled, then POST /api/v1/reports (parsed and ingested). */
+static void post_doc(const char *name)
 {
-	char path[512], *text;
-	struct twl_verr err;
-	json_t *doc, *parsed;
-	int64_t now = (int64_t)time(NULL);
+	char path[512], key[80], *text;
+	struct http_result res;
+	json_t *doc;
 
 	snprintf(path, sizeof(path), "%s/tests/unit/server/api/routing/%s",
 		 src_dir(), name);
 	doc = json_load_file(path, 0, NULL);
 	assert_non_null(doc);
 	rebase(doc,
-	       now - 3600 -
+	       (int64_t)time(NULL) - 3600 -
 		       json_integer_value(json_object_get(doc, "sent_time")));
-	text = json_dumps(doc, JSON_COMPACT);
-	assert_non_null(text);
-	parsed = twl_report_parse(text, strlen(text), &err);
-	if (!parsed)
-		fail_msg("%s is not a valid report: %s %s %s", name, err.code,
-			 err.field, err.reason);
-	assert_int_equal(twl_store_write_begin(s), 0);
-	assert_int_equal(
-		twl_store_ingest(
-			s,
-			json_string_value(json_object_get(
-				json_object_get(parsed, "host"), "host_id")),
-			parsed, now),
-		0);
-	assert_int_equal(twl_store_write_end(s, true), 0);
-	json_decref(parsed);
+	enrol_host(&fx,
+		   json_string_value(json_object_get(
+			   json_object_get(doc, "host"), "host_id")),
+		   key);
+	text = dump(doc);
+	http(&fx, "POST", "/api/v1/reports", key, text, strlen(text), NULL,
+	     &res);
+	if (res.status != 200)
+		fail_msg("%s refused (%ld): %.*s", name, res.status,
+			 (int)res.len, res.body);
+	http_result_fini(&res);
 	json_decref(doc);
 	free(text);
 }
 
 static int setup(void **state)
 {
-	struct twl_store *s = NULL;
+	struct http_result res;
+	json_t *ann;
+	char *body;
 
-	snprintf(dir, sizeof(dir), "/tmp/twl-mail-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(db, sizeof(db), "%s/t.db", dir);
-	snprintf(out, sizeof(out), "%s/out", dir);
-	assert_int_equal(twl_store_open(db, &s), 0);
-	ingest_doc(s, "memcg-host.json");
-	ingest_doc(s, "cpuset-host.json");
-	assert_int_equal(twl_store_annotation_add(s, "memcg_v1.soft_limit",
-						  NULL, HOSTILE, "no", "admin",
-						  (int64_t)time(NULL), NULL),
-			 0);
-	twl_store_close(s);
+	fixture_start(&fx, NULL);
+	snprintf(out, sizeof(out), "%s/out", fx.dir);
+	post_doc("memcg-host.json");
+	post_doc("cpuset-host.json");
+	ann = json_pack("{s:s, s:s, s:s}", "feature", "memcg_v1.soft_limit",
+			"text", HOSTILE, "fits", "no");
+	body = dump(ann);
+	json_decref(ann);
+	http(&fx, "POST", "/api/v1/annotations", fx.admin, body, strlen(body),
+	     NULL, &res);
+	assert_int_equal(res.status, 201);
+	http_result_fini(&res);
+	free(body);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	fixture_stop(&fx);
+	return 0;
 }
 
-/* twilight-server export --db DB --out-dir OUT, then @extra (NULL-ended). */
+/* twilight-server export --data-dir DIR --out-dir OUT, then @extra
+ * (NULL-ended). */
 static int export_cli(const char *extra, ...)
 {
-	char *argv[16] = { "export", "--db", db, "--out-dir", out };
+	char *argv[16] = { "export", "--data-dir", fx.dir, "--out-dir", out };
 	int argc = 5;
 	va_list ap;
 
@@ -146,7 +143,7 @@ static int export_cli(const char *extra, ...)
 
 static char *slurp(const char *name)
 {
-	char path[512], *s = NULL;
+	char path[600], *s = NULL;
 	size_t n = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", out, name);
@@ -158,7 +155,7 @@ static char *slurp(const char *name)
 /* check_export_mail.py on OUT with the messages @lists expects. */
 static void python_check(const char *lists)
 {
-	char cmd[1024];
+	char cmd[2048];
 
 	snprintf(cmd, sizeof(cmd),
 		 "python3 '%s/tests/unit/server/api/check_export_mail.py' "
@@ -266,7 +263,7 @@ static void test_hostile_sender(void **state)
 		"Evil <x@example.org> Bcc: evil@example.com",
 		"no address",
 	};
-	char path[256];
+	char path[512];
 	size_t i;
 
 	snprintf(path, sizeof(path), "%s/" MEMCG_LIST ".eml", out);
@@ -364,12 +361,79 @@ static void test_subject_bounded_and_empty(void **state)
 	json_decref(data);
 }
 
+static long get(const char *path, struct http_result *r)
+{
+	http(&fx, "GET", path, fx.viewer, NULL, 0, NULL, r);
+	return r->status;
+}
+
+#define MESSAGES "/api/v1/export/linux-mm/messages"
+
+/* The endpoint: all messages as JSON, one as .eml or body, errors. */
+static void test_http(void **state)
+{
+	struct http_result r;
+	json_t *m;
+	char ct[128];
+
+	assert_int_equal(get(MESSAGES, &r), 200);
+	assert_non_null(r.json);
+	m = json_object_get(r.json, "messages");
+	assert_int_equal(json_array_size(m), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(m, 0), "list")),
+			    MEMCG_LIST);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(m, 1), "file")),
+			    CGROUPS_LIST);
+	assert_non_null(strstr(
+		json_string_value(json_object_get(json_array_get(m, 1), "eml")),
+		"\r\nTo: " CGROUPS_LIST "\r\n"));
+	assert_non_null(strstr(json_string_value(json_object_get(
+				       json_array_get(m, 0), "subject")),
+			       "memcg_v1.soft_limit"));
+	http_result_fini(&r);
+
+	assert_int_equal(get(MESSAGES "?list=" CGROUPS_LIST, &r), 200);
+	assert_true(http_header(&r, "Content-Type", ct, sizeof(ct)));
+	assert_string_equal(ct, "message/rfc822");
+	assert_true(r.len > 5 && !memcmp(r.body, "From:", 5));
+	assert_non_null(strstr(r.body, "In-Reply-To: <20250311123640"));
+	http_result_fini(&r);
+	assert_int_equal(get(MESSAGES "?list=" MEMCG_LIST "&part=body", &r),
+			 200);
+	assert_true(http_header(&r, "Content-Type", ct, sizeof(ct)));
+	assert_string_equal(ct, "text/plain; charset=utf-8");
+	assert_true(r.len > 6 && !memcmp(r.body, "Hello,", 6));
+	http_result_fini(&r);
+
+	/* nothing of that list in use for this feature: 404 */
+	assert_int_equal(get(MESSAGES
+			     "?feature=memcg_v1.soft_limit&list=" CGROUPS_LIST,
+			     &r),
+			 404);
+	http_result_fini(&r);
+	assert_int_equal(get(MESSAGES "?list=linux-block@vger.kernel.org", &r),
+			 400);
+	http_result_fini(&r);
+	assert_int_equal(get(MESSAGES "?part=eml", &r), 400);
+	http_result_fini(&r);
+	assert_int_equal(get(MESSAGES "?from=nobody", &r), 400);
+	http_result_fini(&r);
+	assert_int_equal(get(MESSAGES "?hosts=all", &r), 400);
+	http_result_fini(&r);
+	http(&fx, "GET", MESSAGES, NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 401);
+	http_result_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_lists),
 		cmocka_unit_test(test_hostile_sender),
 		cmocka_unit_test(test_subject_bounded_and_empty),
+		cmocka_unit_test(test_http),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
