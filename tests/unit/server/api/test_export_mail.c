@@ -361,6 +361,75 @@ static void test_subject_bounded_and_empty(void **state)
 	json_decref(data);
 }
 
+/*
+ * Golden messages: soft_limit and oom_control (memcg, one thread),
+ * cpuset_memory_pressure (its own thread) and remount (none) in use.
+ * TWILIGHT_REGENERATE=1 rewrites the files; review their diff.
+ */
+static void test_golden(void **state)
+{
+	static const char *const used[] = { "memcg_v1.soft_limit",
+					    "memcg_v1.oom_control",
+					    "cgroup_v1.cpuset_memory_pressure",
+					    "cgroup_v1.remount" };
+	struct twl_export_message *m = NULL;
+	json_t *data = data_with(0, ""), *f;
+	const char *regen = getenv("TWILIGHT_REGENERATE");
+	char path[600], *want = NULL;
+	size_t n = 0, i, k;
+
+	json_object_set_new(data, "fleet",
+			    json_pack("{s:i, s:i, s:i, s:i, s:i}", "hosts", 12,
+				      "hosts_v1", 8, "hosts_hybrid", 2,
+				      "hosts_v2", 2, "hosts_unknown", 0));
+	json_array_foreach(json_object_get(data, "features"), i, f)
+	{
+		const char *id = json_string_value(json_object_get(f, "id"));
+
+		const struct twl_feature *c = twl_catalog_find(id);
+
+		json_object_set_new(f, "title", json_string(c->title));
+		json_object_set_new(f, "status", json_string(c->status));
+		json_object_set_new(f, "kernel_version",
+				    json_string(c->kernel_version));
+		json_object_set_new(f, "commit", json_string(c->commit));
+		json_object_set_new(f, "replacement",
+				    json_string(c->replacement));
+		json_object_set_new(f, "hosts_v1", json_integer(10));
+		json_object_set_new(f, "hosts_all", json_integer(12));
+		for (k = 0; k < 4; k++)
+			if (!strcmp(id, used[k]))
+				json_object_set_new(f, "hosts_using",
+						    json_integer(1 + (int)k));
+		json_object_set_new(
+			f, "uses",
+			json_integer(json_integer_value(json_object_get(
+					     f, "hosts_using")) *
+				     7));
+	}
+	assert_int_equal(twl_export_messages(data, NULL, &m, &n), 0);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path),
+			 "%s/tests/unit/server/api/golden/mail-%s.eml",
+			 src_dir(), m[i].name);
+		if (regen && !strcmp(regen, "1"))
+			assert_int_equal(twl_write_file_atomic(path, m[i].eml,
+							       m[i].eml_len,
+							       0644),
+					 0);
+		if (twl_read_file(path, 1 << 20, &want, NULL))
+			fail_msg("cannot read golden file %s", path);
+		if (strcmp(want, m[i].eml))
+			fail_msg("%s differs (TWILIGHT_REGENERATE=1 rewrites "
+				 "it); got:\n%s",
+				 path, m[i].eml);
+		free(want);
+	}
+	twl_export_messages_free(m, n);
+	json_decref(data);
+}
+
 static long get(const char *path, struct http_result *r)
 {
 	http(&fx, "GET", path, fx.viewer, NULL, 0, NULL, r);
@@ -433,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_two_lists),
 		cmocka_unit_test(test_hostile_sender),
 		cmocka_unit_test(test_subject_bounded_and_empty),
+		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_http),
 	};
 
