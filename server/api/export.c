@@ -562,6 +562,35 @@ out:
 	return rc;
 }
 
+/* What the counts could see, when the data says (fleet.coverage). */
+static int text_coverage(struct twl_buf *b, const json_t *cov)
+{
+	json_int_t hosts = int_of(cov, "hosts"),
+		   bpf = int_of(cov, "bpf_memory");
+	int rc = 0;
+
+	if (!json_is_object(cov))
+		return 0;
+	TRY(twl_buf_append(b, "\n", 1));
+	TRY(wrapf(
+		b, "", "",
+		"Coverage, from the latest report of each of the %" JSON_INTEGER_FORMAT
+		" hosts that sent one: BPF counters attached to the memory "
+		"controller on %" JSON_INTEGER_FORMAT
+		", kernel log only on %" JSON_INTEGER_FORMAT
+		"; boot start not covered by a log source on %" JSON_INTEGER_FORMAT
+		"; kernel log records lost on %" JSON_INTEGER_FORMAT
+		"; BPF probes missing on %" JSON_INTEGER_FORMAT
+		". BPF counts memory controller files only: cpuset, freezer, "
+		"blkio and cgroup core features are seen through kernel "
+		"warnings alone.",
+		hosts, bpf, hosts > bpf ? hosts - bpf : 0,
+		int_of(cov, "boot_uncovered"), int_of(cov, "records_lost"),
+		int_of(cov, "probe_missing")));
+out:
+	return rc;
+}
+
 /* The opening paragraphs: what this is, the window, the fleet. */
 static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 {
@@ -600,6 +629,7 @@ static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 		  int_of(fleet, "hosts"), int_of(fleet, "hosts_v1"),
 		  int_of(fleet, "hosts_hybrid"), int_of(fleet, "hosts_v2"),
 		  int_of(fleet, "hosts_unknown")));
+	TRY(text_coverage(b, json_object_get(fleet, "coverage")));
 out:
 	return rc;
 }

@@ -8,7 +8,12 @@
  * {
  *   "generated": <unix s>, "window_days": 30, "catalog_version": 1,
  *   "fleet": {"hosts": n, "hosts_v1": n, "hosts_hybrid": n, "hosts_v2": n,
- *             "hosts_unknown": n},
+ *             "hosts_unknown": n,
+ *             "coverage": {"hosts": n, "bpf_memory": n, "boot_uncovered": n,
+ *                          "records_lost": n, "probe_missing": n}},
+ *   (coverage: hosts with coverage facts, all time, and how many of them
+ *    have BPF attached to the memory controller, an uncovered boot start,
+ *    lost kernel log records, missing probes; optional)
  *   "features": [{
  *     "id", "title", "status", "kernel_version", "commit", "replacement",
  *     "replacement_note" (strings or null),

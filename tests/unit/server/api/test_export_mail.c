@@ -221,6 +221,12 @@ static void test_two_lists(void **state)
 	/* (the body's wrapper takes CR and LF for spaces between words) */
 	txt = squash(eml);
 	assert_non_null(strstr(txt, "works Bcc: evil@example.com injected"));
+	assert_non_null(strstr(
+		txt, "Coverage, from the latest report of each of the 2 hosts "
+		     "that sent one: BPF counters attached to the memory "
+		     "controller on 1, kernel log only on 1; boot start not "
+		     "covered by a log source on 0; kernel log records lost on "
+		     "1; BPF probes missing on 0."));
 	free(txt);
 	txt = slurp(MEMCG_LIST ".txt");
 	assert_non_null(txt);
