@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <twilight/catalog.h>
@@ -22,7 +23,7 @@
  * and the export's own flags, which override the configuration's. */
 struct export_args {
 	struct twl_config cfg;
-	const char *feature, *output;
+	const char *feature, *output, *out_dir, *from;
 	int format; /* enum twl_export_format: index in "text|csv|json" */
 	unsigned days;
 	bool hide_processes, help;
@@ -97,6 +98,25 @@ const struct twl_cfg_opt twl_export_cli_options[] = {
 	  .arg = "FILE",
 	  .help = "Write to FILE (atomically, mode 0644) instead of standard "
 		  "output." },
+	{ .name = "out-dir",
+	  .type = TWL_CFG_STRING,
+	  ARG(out_dir),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "DIR",
+	  .help = "Write one message per mailing list instead: DIR/LIST.eml "
+		  "(RFC 5322, CRLF, with In-Reply-To and References of the "
+		  "upstream thread) and DIR/LIST.txt (the body alone, to paste), "
+		  "LIST being the list's address; a list with no feature in "
+		  "use gets none (and loses an older one). Text only; not with "
+		  "--output." },
+	{ .name = "from",
+	  .type = TWL_CFG_STRING,
+	  ARG(from),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "ADDR",
+	  .help = "The From of the --out-dir messages, e.g. \"Jane Doe "
+		  "<jane@example.org>\" (default: " TWL_EXPORT_FROM_PLACEHOLDER
+		  ", to replace before sending)." },
 	{ .name = "help",
 	  .short_name = 'h',
 	  .type = TWL_CFG_BOOL,
@@ -163,6 +183,15 @@ static int parse(struct export_args *a, int argc, char **argv)
 			p, "feature",
 			"%s is not a catalog feature id (see GET /api/v1/catalog)",
 			a->feature);
+	if (a->out_dir && a->output)
+		twl_cfg_error(p, "out-dir",
+			      "give --out-dir or --output, not both");
+	if (a->out_dir && a->format != TWL_EXPORT_TEXT)
+		twl_cfg_error(p, "out-dir",
+			      "--out-dir writes mail: --format must be text");
+	if (a->from && !a->out_dir)
+		twl_cfg_error(p, "from",
+			      "--from is for the --out-dir messages");
 	twl_cfg_print_msgs(stderr, p);
 	if (!twl_cfg_failed(p))
 		status = -1;
@@ -172,36 +201,137 @@ out:
 	return status;
 }
 
-/* The export as @a asks, rendered into *@text. 0 or an exit status. */
-static int render(const struct export_args *a, struct twl_store *store,
-		  char **text, size_t *len)
+/* The export data as @a asks, redacted, into *@red. 0 or an exit status. */
+static int redacted(const struct export_args *a, struct twl_store *store,
+		    json_t **red)
 {
 	struct twl_export_opts opts = {
 		.show_hosts = a->cfg.export_show_hosts,
 		.full_cgroups = a->cfg.export_show_cgroups,
 		.hide_processes = a->hide_processes,
 	};
-	json_t *data = NULL, *red = NULL;
+	json_t *data = NULL;
 	int rc;
 
 	rc = twl_read_export_data(store, time(NULL), a->days, a->feature,
 				  opts.full_cgroups, opts.show_hosts, &data);
-	if (rc) {
-		rc = fail("reading the export data", -rc);
-		goto out;
-	}
-	red = twl_export_redact(data, &opts);
-	if (!red) {
-		rc = fail("redacting", errno);
-		goto out;
-	}
+	if (rc)
+		return fail("reading the export data", -rc);
+	*red = twl_export_redact(data, &opts);
+	rc = *red ? 0 : fail("redacting", errno);
+	json_decref(data);
+	return rc;
+}
+
+/* The export as @a asks, rendered into *@text. 0 or an exit status. */
+static int render(const struct export_args *a, struct twl_store *store,
+		  char **text, size_t *len)
+{
+	json_t *red = NULL;
+	int rc;
+
+	rc = redacted(a, store, &red);
+	if (rc)
+		return rc;
 	rc = twl_export_render(red, (enum twl_export_format)a->format, text,
 			       len);
 	if (rc)
 		rc = fail("rendering", -rc);
-out:
 	json_decref(red);
-	json_decref(data);
+	return rc;
+}
+
+/* DIR/NAME.EXT of @a's --out-dir into @path. 0 or an exit status. */
+static int out_path(const struct export_args *a, const char *name,
+		    const char *ext, char *path, size_t cap)
+{
+	if ((size_t)snprintf(path, cap, "%s/%s.%s", a->out_dir, name, ext) <
+	    cap)
+		return 0;
+	return fail(a->out_dir, ENAMETOOLONG);
+}
+
+/*
+ * Remove the files an older run wrote for lists that have nothing to
+ * report now, so the directory holds exactly this run's messages.
+ */
+static int remove_stale(const struct export_args *a,
+			const struct twl_export_message *m, size_t n)
+{
+	static const char *const exts[] = { "eml", "txt" };
+	char path[4096];
+	size_t r, i, e;
+	int rc;
+
+	for (r = 0; r < twl_catalog_route_count(); r++) {
+		const char *list = twl_catalog_route_at(r)->to[0];
+		char *name;
+
+		for (i = 0; i < n && strcmp(m[i].list, list); i++)
+			;
+		if (i < n)
+			continue;
+		name = twl_export_file_stem(list);
+		if (!name)
+			return fail("removing older messages", ENOMEM);
+		for (e = 0, rc = 0; e < 2 && !rc; e++) {
+			rc = out_path(a, name, exts[e], path, sizeof(path));
+			if (!rc && unlink(path) && errno != ENOENT)
+				rc = fail(path, errno);
+		}
+		free(name);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* --out-dir: one .eml and one .txt per list. 0 or an exit status. */
+static int write_messages(const struct export_args *a, struct twl_store *store)
+{
+	struct twl_export_message *m = NULL;
+	json_t *red = NULL;
+	char path[4096];
+	size_t n = 0, i;
+	int rc;
+
+	rc = redacted(a, store, &red);
+	if (rc)
+		return rc;
+	rc = twl_export_messages(red, a->from, &m, &n);
+	if (rc) {
+		rc = fail(rc == -EINVAL && a->from ?
+				  "rendering the messages (is --from one mail "
+				  "address?)" :
+				  "rendering the messages",
+			  -rc);
+		goto out;
+	}
+	if (mkdir(a->out_dir, 0755) && errno != EEXIST) {
+		rc = fail(a->out_dir, errno);
+		goto out;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		rc = out_path(a, m[i].name, "eml", path, sizeof(path));
+		if (!rc && (rc = twl_write_file_atomic(path, m[i].eml,
+						       m[i].eml_len, 0644)))
+			rc = fail(path, -rc);
+		if (!rc)
+			rc = out_path(a, m[i].name, "txt", path, sizeof(path));
+		if (!rc && (rc = twl_write_file_atomic(path, m[i].body,
+						       m[i].body_len, 0644)))
+			rc = fail(path, -rc);
+		if (!rc)
+			fprintf(stderr, "%s/%s.eml, .txt: to %s\n", a->out_dir,
+				m[i].name, m[i].list);
+	}
+	if (!rc)
+		rc = remove_stale(a, m, n);
+	if (!rc && !n)
+		fprintf(stderr, "no feature in use: no message written\n");
+out:
+	twl_export_messages_free(m, n);
+	json_decref(red);
 	return rc;
 }
 
@@ -226,6 +356,10 @@ int twl_export_cli(int argc, char **argv)
 	rc = twl_store_open(a.cfg.db_path, &store);
 	if (rc)
 		return fail(a.cfg.db_path, -rc);
+	if (a.out_dir) {
+		rc = write_messages(&a, store);
+		goto out;
+	}
 	rc = render(&a, store, &text, &len);
 	if (rc)
 		goto out;

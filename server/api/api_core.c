@@ -314,6 +314,7 @@ const struct twl_route twl_core_routes[] = {
 const struct twl_route *const twl_api_routes[] = {
 	twl_core_routes,
 	twl_read_routes,
+	twl_export_routes,
 	NULL,
 };
 

@@ -17,101 +17,6 @@
 #include "api/escape.h"
 #include "api/export.h"
 
-static bool contains(const char *s, const char *needle)
-{
-	return strstr(s, needle) != NULL;
-}
-
-static bool ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-
-	return len >= n && memcmp(s + len - n, suffix, n) == 0;
-}
-
-static const char *const cgroup_kinds[] = {
-	"root",
-	"container (docker)",
-	"container (containerd)",
-	"container (cri-o)",
-	"container (podman)",
-	"container (lxc)",
-	"kubernetes pod",
-	"systemd service",
-	"systemd scope",
-	"systemd slice",
-	"user session",
-	"other",
-};
-
-const char *twl_cgroup_kind(const char *path)
-{
-	const char *last;
-	size_t len, i;
-
-	if (!path || !path[0] || strcmp(path, "/") == 0)
-		return "root";
-	/* Already a kind (the store groups by kind): keep it. */
-	for (i = 0; i < sizeof(cgroup_kinds) / sizeof(cgroup_kinds[0]); i++)
-		if (!strcmp(path, cgroup_kinds[i]))
-			return cgroup_kinds[i];
-	/* Container runtimes first: their scopes also end in ".scope". */
-	if (contains(path, "kubepods"))
-		return "kubernetes pod";
-	if (contains(path, "docker"))
-		return "container (docker)";
-	if (contains(path, "cri-containerd") || contains(path, "containerd"))
-		return "container (containerd)";
-	if (contains(path, "crio-") || contains(path, "/crio"))
-		return "container (cri-o)";
-	if (contains(path, "libpod") || contains(path, "podman"))
-		return "container (podman)";
-	if (contains(path, "/lxc") || contains(path, "lxc.payload") ||
-	    contains(path, "lxc.monitor"))
-		return "container (lxc)";
-	last = strrchr(path, '/');
-	last = last ? last + 1 : path;
-	len = strlen(last);
-	if (contains(path, "user.slice") &&
-	    (contains(path, "session-") || contains(path, "user@")))
-		return "user session";
-	if (ends_with(last, len, ".service"))
-		return "systemd service";
-	if (ends_with(last, len, ".scope"))
-		return "systemd scope";
-	if (ends_with(last, len, ".slice"))
-		return "systemd slice";
-	return "other";
-}
-
-char *twl_container_kind(const char *container, char *out, size_t cap)
-{
-	const char *colon;
-	size_t n;
-
-	if (!cap)
-		return out;
-	out[0] = '\0';
-	if (!container || !container[0])
-		return out;
-	colon = strchr(container, ':');
-	if (!colon) {
-		/* Already a runtime name (idempotent), or something else. */
-		if (strlen(container) > 32 ||
-		    strspn(container,
-			   "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-			    strlen(container))
-			container = "other";
-		colon = container + strlen(container);
-	}
-	n = (size_t)(colon - container);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(out, container, n);
-	out[n] = '\0';
-	return out;
-}
-
 int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 {
 	if (!s || !strcmp(s, "text"))
@@ -455,6 +360,17 @@ static bool feature_used(const json_t *f)
 	return int_of(f, "hosts_using") > 0 || int_of(f, "uses") > 0;
 }
 
+/* Whether feature @f goes to @list (NULL: every list). */
+static bool feature_on_list(const json_t *f, const char *list)
+{
+	const char *to;
+
+	if (!list)
+		return true;
+	to = twl_export_list_of(str_or(f, "id", ""));
+	return to && !strcmp(to, list);
+}
+
 /* "yes for 2 use cases, no for 1" from the annotations' fits values. */
 static void fits_summary(const json_t *anns, char *out, size_t cap)
 {
@@ -620,59 +536,89 @@ out:
 	return rc;
 }
 
-/* One paragraph naming the features not seen in use. */
-static int text_unused(struct twl_buf *b, const json_t *feats)
+/* One paragraph naming the features of @list not seen in use. */
+static int text_unused(struct twl_buf *b, const json_t *feats, const char *list)
 {
-	struct twl_buf list;
+	struct twl_buf names;
 	const json_t *f;
 	size_t i;
 	int rc = 0;
 
-	twl_buf_init(&list, 64 * 1024);
+	twl_buf_init(&names, 64 * 1024);
 	json_array_foreach(feats, i, f)
 	{
-		if (!feature_used(f))
-			TRY(twl_buf_printf(&list, "%s%s", list.len ? ", " : "",
+		if (!feature_used(f) && feature_on_list(f, list))
+			TRY(twl_buf_printf(&names, "%s%s",
+					   names.len ? ", " : "",
 					   str_or(f, "id", "?")));
 	}
+	if (!names.len)
+		goto out;
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(wrapf(b, "", "", "Not seen in use in this period: %s.",
-		  list.data ? list.data : ""));
+		  names.data));
 out:
-	twl_buf_fini(&list);
+	twl_buf_fini(&names);
 	return rc;
 }
 
-static int render_text(const json_t *data, struct twl_buf *b)
+/* What the counts could see, when the data says (fleet.coverage). */
+static int text_coverage(struct twl_buf *b, const json_t *cov)
 {
-	json_t *feats = json_object_get(data, "features");
-	json_t *fleet = json_object_get(data, "fleet");
-	json_t *f;
-	size_t i, n_used = 0, n_unused = 0;
-	char date[16];
+	json_int_t hosts = int_of(cov, "hosts"),
+		   bpf = int_of(cov, "bpf_memory");
 	int rc = 0;
 
-	json_array_foreach(feats, i, f) feature_used(f) ? n_used++ : n_unused++;
-	fmt_date(int_of(data, "generated"), date, sizeof(date));
-
-	TRY(twl_buf_printf(
-		b,
-		"Subject: cgroup v1 deprecated features in use: %zu of %zu on %" JSON_INTEGER_FORMAT
-		" hosts\n",
-		n_used, n_used + n_unused, int_of(fleet, "hosts")));
-	TRY(twl_buf_printf(b, "To: linux-mm@kvack.org\n"
-			      "Cc: cgroups@vger.kernel.org\n"
-			      "Content-Type: text/plain; charset=utf-8\n\n"));
-	TRY(wrapf(b, "", "", "Hello,"));
+	if (!json_is_object(cov))
+		return 0;
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(wrapf(
 		b, "", "",
-		"The kernel asks users of deprecated cgroup v1 features to report "
-		"their use case to linux-mm@kvack.org. This report counts the use of "
-		"these features on our fleet over the %" JSON_INTEGER_FORMAT
-		" days to %s, as measured by twilight (kernel log warnings and BPF "
-		"counters of control-file accesses).",
-		int_of(data, "window_days"), date));
+		"Coverage, from the latest report of each of the %" JSON_INTEGER_FORMAT
+		" hosts that sent one: BPF counters attached to the memory "
+		"controller on %" JSON_INTEGER_FORMAT
+		", kernel log only on %" JSON_INTEGER_FORMAT
+		"; boot start not covered by a log source on %" JSON_INTEGER_FORMAT
+		"; kernel log records lost on %" JSON_INTEGER_FORMAT
+		"; BPF probes missing on %" JSON_INTEGER_FORMAT
+		". BPF counts memory controller files only: cpuset, freezer, "
+		"blkio and cgroup core features are seen through kernel "
+		"warnings alone.",
+		hosts, bpf, hosts > bpf ? hosts - bpf : 0,
+		int_of(cov, "boot_uncovered"), int_of(cov, "records_lost"),
+		int_of(cov, "probe_missing")));
+out:
+	return rc;
+}
+
+/* The opening paragraphs: what this is, the window, the fleet. */
+static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
+{
+	json_t *fleet = json_object_get(data, "fleet");
+	char date[16];
+	int rc = 0;
+
+	fmt_date(int_of(data, "generated"), date, sizeof(date));
+	TRY(wrapf(b, "", "", "Hello,"));
+	TRY(twl_buf_append(b, "\n", 1));
+	if (list)
+		TRY(wrapf(
+			b, "", "",
+			"The kernel asks users of deprecated cgroup v1 features to report "
+			"their use case upstream. This report counts the use of the features "
+			"whose maintainers read %s on our fleet over the %" JSON_INTEGER_FORMAT
+			" days to %s, as measured by twilight (kernel log warnings and BPF "
+			"counters of control-file accesses).",
+			list, int_of(data, "window_days"), date));
+	else
+		TRY(wrapf(
+			b, "", "",
+			"The kernel asks users of deprecated cgroup v1 features to report "
+			"their use case to linux-mm@kvack.org. This report counts the use of "
+			"these features on our fleet over the %" JSON_INTEGER_FORMAT
+			" days to %s, as measured by twilight (kernel log warnings and BPF "
+			"counters of control-file accesses).",
+			int_of(data, "window_days"), date));
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(wrapf(b, "", "",
 		  "Fleet: %" JSON_INTEGER_FORMAT
@@ -683,27 +629,63 @@ static int render_text(const json_t *data, struct twl_buf *b)
 		  int_of(fleet, "hosts"), int_of(fleet, "hosts_v1"),
 		  int_of(fleet, "hosts_hybrid"), int_of(fleet, "hosts_v2"),
 		  int_of(fleet, "hosts_unknown")));
+	TRY(text_coverage(b, json_object_get(fleet, "coverage")));
+out:
+	return rc;
+}
 
+int twl_export_body(const json_t *data, const char *list, struct twl_buf *b)
+{
+	json_t *feats = json_object_get(data, "features");
+	json_t *f;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(feats))
+		return -EINVAL;
+	TRY(text_intro(b, data, list));
 	json_array_foreach(feats, i, f)
 	{
 		if (!json_is_object(f)) {
 			rc = -EINVAL;
 			goto out;
 		}
-		if (!feature_used(f))
+		if (!feature_used(f) || !feature_on_list(f, list))
 			continue;
 		TRY(text_feature_head(b, f));
 		TRY(text_feature_where(b, f));
 		TRY(text_feature_use_cases(b, f));
 	}
-	if (n_unused)
-		TRY(text_unused(b, feats));
+	TRY(text_unused(b, feats, list));
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(wrapf(
 		b, "", "",
 		"Host names are withheld and cgroup paths are reduced to their kind "
 		"unless stated above. Generated by twilight; nothing was sent "
 		"automatically."));
+out:
+	return rc;
+}
+
+/* The one text of every feature: headers as plain lines, then the body. */
+static int render_text(const json_t *data, struct twl_buf *b)
+{
+	json_t *feats = json_object_get(data, "features");
+	json_t *fleet = json_object_get(data, "fleet");
+	json_t *f;
+	size_t i, n_used = 0, n_unused = 0;
+	int rc = 0;
+
+	json_array_foreach(feats, i, f) feature_used(f) ? n_used++ : n_unused++;
+	TRY(twl_buf_printf(
+		b,
+		"Subject: cgroup v1 deprecated features in use: %zu of %zu on %" JSON_INTEGER_FORMAT
+		" hosts\n",
+		n_used, n_used + n_unused, int_of(fleet, "hosts")));
+	TRY(twl_buf_printf(b, "To: linux-mm@kvack.org\n"
+			      "Cc: cgroups@vger.kernel.org\n"
+			      "Content-Type: text/plain; charset=utf-8\n\n"));
+	TRY(twl_export_body(data, NULL, b));
 out:
 	return rc;
 }

@@ -8,7 +8,12 @@
  * {
  *   "generated": <unix s>, "window_days": 30, "catalog_version": 1,
  *   "fleet": {"hosts": n, "hosts_v1": n, "hosts_hybrid": n, "hosts_v2": n,
- *             "hosts_unknown": n},
+ *             "hosts_unknown": n,
+ *             "coverage": {"hosts": n, "bpf_memory": n, "boot_uncovered": n,
+ *                          "records_lost": n, "probe_missing": n}},
+ *   (coverage: hosts with coverage facts, all time, and how many of them
+ *    have BPF attached to the memory controller, an uncovered boot start,
+ *    lost kernel log records, missing probes; optional)
  *   "features": [{
  *     "id", "title", "status", "kernel_version", "commit", "replacement",
  *     "replacement_note" (strings or null),
@@ -116,10 +121,75 @@ int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 		    const char *rest, unsigned width);
 
 /*
+ * twl_export_list_of - the mailing list reports about catalog feature @id
+ * go to: the first To address of its catalog route (derived from the
+ * kernel's MAINTAINERS, see schema/catalog.md), or NULL for an id the
+ * catalog lacks or a feature without a route.
+ */
+const char *twl_export_list_of(const char *id);
+
+/*
+ * twl_export_body - append to @b the text export's body (no header lines)
+ * for the features that go to @list (twl_export_list_of()), or for every
+ * feature when @list is NULL: an introduction, one section per feature in
+ * use, the features of @list not seen in use, a closing note. @data is
+ * redacted already. Returns 0, -EINVAL (malformed @data) or a negative
+ * errno from twl_buf (-E2BIG past its cap).
+ */
+int twl_export_body(const json_t *data, const char *list, struct twl_buf *b);
+
+/*
+ * One message per mailing list (twl_export_messages()): @eml a complete
+ * RFC 5322 message (CRLF line ends, headers ASCII with RFC 2047 words where
+ * a value is not, every stored string escaped so no header can be added
+ * or cut), @body the same body with LF line ends for pasting into a mail
+ * client. @name is @list made safe as a file name stem.
+ */
+struct twl_export_message {
+	char *list, *name, *subject;
+	char *eml, *body;
+	size_t eml_len, body_len;
+};
+
+/* Most bytes of a Subject's value (features past it are counted). */
+#define TWL_EXPORT_SUBJECT_MAX 160
+
+/* The From used when no sender is configured: an address that cannot
+ * be delivered, for the admin to replace in the mail client. */
+#define TWL_EXPORT_FROM_PLACEHOLDER "Your Name <you@example.invalid>"
+
+/*
+ * twl_export_messages - the export of @data (redacted already) as one
+ * message per mailing list that has a feature in use, in the order the
+ * catalog's routes name the lists: To the list, Cc every other address of
+ * the routes of those features, Subject naming those features (bounded by
+ * TWL_EXPORT_SUBJECT_MAX), Date from data's "generated", From @from (NULL:
+ * TWL_EXPORT_FROM_PLACEHOLDER), In-Reply-To the upstream thread most of
+ * those features belong to and References every Message-ID their catalog
+ * entries name (that thread's cover letter first). Lists with nothing in
+ * use get no message; *@n may be 0. Free with twl_export_messages_free().
+ * Returns 0, -EINVAL (malformed @data), -E2BIG, -ENOMEM.
+ */
+int twl_export_messages(const json_t *data, const char *from,
+			struct twl_export_message **out, size_t *n);
+
+/*
+ * twl_export_file_stem - @list's address as a file name: a new string
+ * (free() it) of its bytes with every one outside [A-Za-z0-9@._-] and a
+ * leading '.' made '_'; NULL with errno ENOMEM.
+ */
+char *twl_export_file_stem(const char *list);
+
+/* twl_export_messages_free - free @n messages at @m (NULL-safe). */
+void twl_export_messages_free(struct twl_export_message *m, size_t n);
+
+/*
  * twl_export_cli - the "twilight-server export" subcommand (export_cli.c):
  * argv[0] is "export"; options --feature ID, --format text|csv|json,
  * --days N, --show-hosts/--hide-hosts, --full-cgroups/--cgroup-kinds,
- * --hide-processes, --output FILE (default stdout), plus the server's own
+ * --hide-processes, --output FILE (default stdout), --out-dir DIR (one
+ * .eml and one .txt per mailing list, twl_export_messages()) with
+ * --from ADDR, plus the server's own
  * options (--data-dir, --db, --config) to find the database and the
  * export privacy defaults. Returns a process exit status (0 ok, 1 error,
  * 2 usage).

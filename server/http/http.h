@@ -93,6 +93,7 @@ struct twl_route {
 /* Route tables; each ends with an entry whose method is NULL. */
 extern const struct twl_route twl_core_routes[];
 extern const struct twl_route twl_read_routes[];
+extern const struct twl_route twl_export_routes[];
 
 /*
  * The tables twl_server_new() serves, NULL-terminated (api_core.c). An

@@ -15,6 +15,7 @@
 #include <twilight/catalog.h>
 
 #include "api/export.h"
+#include "store/ingest.h"
 #include "store/store_read.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
@@ -108,7 +109,49 @@ static const char q_exp_hostnames[] =
 	" AND fh.last_used >= ?2"
 	" ORDER BY fh.uses DESC, h.hostname LIMIT ?3";
 
+/* The hosts with coverage facts, and the fleet counts of some facts
+ * (kept by migration 014's triggers: a few rows, nothing summed). */
+static const char q_cov_hosts[] = "SELECT count(*) FROM host_coverage";
+static const char q_cov_bit[] =
+	"SELECT hosts FROM coverage_count WHERE bit = ?1";
+
 /* ---- export data ---------------------------------------------------- */
+
+/* fleet.coverage: what the counts could see (export.h). */
+static int export_coverage(struct twl_rctx *c, json_t *fleet)
+{
+	static const struct {
+		const char *key;
+		int bit;
+	} facts[] = {
+		{ "bpf_memory", TWL_FACT_BPF_ATTACHED },
+		{ "boot_uncovered", TWL_FACT_BOOT_UNCOVERED },
+		{ "records_lost", TWL_FACT_RECORDS_LOST },
+		{ "probe_missing", TWL_FACT_PROBE_MISSING },
+	};
+	json_t *cov = json_object();
+	sqlite3_stmt *st;
+	int64_t v;
+	size_t i;
+	int rc = 0;
+
+	TRY(twl_jset(fleet, "coverage", cov));
+	st = twl_rctx_stmt(c, q_cov_hosts, &rc);
+	if (!st)
+		return rc;
+	TRY(twl_one_int(st, &v));
+	TRY(twl_jset(cov, "hosts", json_integer(v)));
+	st = twl_rctx_stmt(c, q_cov_bit, &rc);
+	if (!st)
+		return rc;
+	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		sqlite3_bind_int(st, 1, facts[i].bit);
+		TRY(twl_one_int(st, &v));
+		TRY(twl_jset(cov, facts[i].key, json_integer(v)));
+	}
+out:
+	return rc;
+}
 
 /* of twl_rq_range_into(): the count of hosts only */
 static const struct twl_col using_cols[] = {
@@ -246,6 +289,7 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 	}
 	TRY(twl_jset(fleet, "hosts_unknown", json_integer(all - known)));
 	TRY(twl_jset(fleet, "v1_or_hybrid", json_integer(v1)));
+	TRY(export_coverage(&c, fleet));
 	for (i = 0; i < twl_catalog_count(); i++) {
 		const struct twl_feature *f = twl_catalog_at(i);
 

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GET /api/v1/export/linux-mm/messages: the export as one RFC 5322 message
+ * per mailing list (export_mail.c), as `twilight-server export --out-dir`
+ * writes them. The same query parameters as GET /api/v1/export/linux-mm
+ * (feature, days, hosts, cgroups, processes) plus from, list and part; see
+ * docs/api.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/catalog.h>
+#include <twilight/util.h>
+
+#include "api/api_read.h"
+#include "api/export.h"
+#include "config.h"
+#include "http/server.h"
+
+/* Default look-back, as GET /api/v1/export/linux-mm's. */
+#define WINDOW_DAYS 30
+
+/* The redaction and window the query asks for; 1 after answering 400. */
+static int query_opts(const struct twl_request *req, struct twl_response *resp,
+		      struct twl_export_opts *opts, unsigned *days)
+{
+	const struct {
+		const char *name, *yes, *no;
+		bool *v;
+	} flags[] = {
+		{ "hosts", "show", "hide", &opts->show_hosts },
+		{ "cgroups", "full", "kind", &opts->full_cgroups },
+		{ "processes", "hide", "show", &opts->hide_processes },
+	};
+	char reason[96];
+	const char *v;
+	uint64_t n;
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		v = twl_request_query(req, flags[i].name);
+		if (!v)
+			continue;
+		if (strcmp(v, flags[i].yes) && strcmp(v, flags[i].no)) {
+			snprintf(reason, sizeof(reason), "expected %s or %s",
+				 flags[i].yes, flags[i].no);
+			twl_response_error(resp, 400, "bad_parameter",
+					   flags[i].name, reason);
+			return 1;
+		}
+		*flags[i].v = !strcmp(v, flags[i].yes);
+	}
+	*days = WINDOW_DAYS;
+	v = twl_request_query(req, "days");
+	if (v) {
+		if (twl_parse_u64(v, 366, &n) || n < 1) {
+			twl_response_error(resp, 400, "bad_parameter", "days",
+					   "expected 1 to 366");
+			return 1;
+		}
+		*days = (unsigned)n;
+	}
+	return 0;
+}
+
+/* Whether @list is the To of a catalog route. */
+static bool catalog_list(const char *list)
+{
+	size_t i;
+
+	for (i = 0; i < twl_catalog_route_count(); i++)
+		if (!strcmp(twl_catalog_route_at(i)->to[0], list))
+			return true;
+	return false;
+}
+
+/* The messages as one JSON document. */
+static int answer_all(struct twl_response *resp,
+		      const struct twl_export_message *m, size_t n)
+{
+	json_t *arr = json_array(), *doc;
+	size_t i;
+
+	if (!arr)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (json_array_append_new(
+			    arr, json_pack("{s:s, s:s, s:s, s:s%, s:s%}",
+					   "list", m[i].list, "file", m[i].name,
+					   "subject", m[i].subject, "eml",
+					   m[i].eml, m[i].eml_len, "body",
+					   m[i].body, m[i].body_len))) {
+			json_decref(arr);
+			return -ENOMEM;
+		}
+	}
+	doc = json_pack("{s:o}", "messages", arr);
+	return doc ? twl_response_json(resp, 200, doc) : -ENOMEM;
+}
+
+/* The message to @list, its .eml or its body; 404 when it has none. */
+static int answer_one(struct twl_response *resp,
+		      const struct twl_export_message *m, size_t n,
+		      const char *list, bool body)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n && strcmp(m[i].list, list); i++)
+		;
+	if (i == n)
+		return twl_response_error(resp, 404, "not_found", "list",
+					  "no feature of this list in use");
+	rc = body ? twl_response_data(resp, 200, "text/plain; charset=utf-8",
+				      m[i].body, m[i].body_len) :
+		    twl_response_data(resp, 200, "message/rfc822", m[i].eml,
+				      m[i].eml_len);
+	if (!rc)
+		twl_response_header(resp, "Content-Disposition",
+				    "inline; filename=\"%s.%s\"", m[i].name,
+				    body ? "txt" : "eml");
+	return rc;
+}
+
+static int h_messages(struct twl_server *srv, const struct twl_request *req,
+		      struct twl_response *resp)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	const char *feature = twl_request_query(req, "feature");
+	const char *list = twl_request_query(req, "list");
+	const char *part = twl_request_query(req, "part");
+	struct twl_export_opts opts = { 0 };
+	struct twl_export_message *m = NULL;
+	json_t *data = NULL, *red;
+	unsigned days;
+	size_t n = 0;
+	int rc;
+
+	if (cfg) {
+		opts.show_hosts = cfg->export_show_hosts;
+		opts.full_cgroups = cfg->export_show_cgroups;
+	}
+	if (query_opts(req, resp, &opts, &days))
+		return 0;
+	if (feature && !twl_catalog_find(feature))
+		return twl_response_error(resp, 400, "bad_parameter", "feature",
+					  "not a catalog feature id");
+	if (list && !catalog_list(list))
+		return twl_response_error(resp, 400, "bad_parameter", "list",
+					  "not a list the catalog routes to");
+	if (part && (!list || (strcmp(part, "eml") && strcmp(part, "body"))))
+		return twl_response_error(resp, 400, "bad_parameter", "part",
+					  "expected eml or body, with list");
+	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
+				  feature, opts.full_cgroups, opts.show_hosts,
+				  &data);
+	if (rc)
+		return twl_api_store_error(resp, rc, "feature");
+	red = twl_export_redact(data, &opts);
+	json_decref(data);
+	if (!red)
+		return -errno;
+	rc = twl_export_messages(red, twl_request_query(req, "from"), &m, &n);
+	json_decref(red);
+	if (rc == -EINVAL && twl_request_query(req, "from"))
+		return twl_response_error(resp, 400, "bad_parameter", "from",
+					  "expected one mail address");
+	if (rc)
+		return rc;
+	rc = list ? answer_one(resp, m, n, list,
+			       part && !strcmp(part, "body")) :
+		    answer_all(resp, m, n);
+	twl_export_messages_free(m, n);
+	return rc;
+}
+
+const struct twl_route twl_export_routes[] = {
+	{ "GET", "/api/v1/export/linux-mm/messages", TWL_ROLE_VIEWER,
+	  h_messages },
+	{ NULL, NULL, 0, NULL },
+};
