@@ -10,6 +10,7 @@ import { pageHealth } from './js/pages/health.js';
 import { pageHost } from './js/pages/host.js';
 import { pageHosts } from './js/pages/hosts.js';
 import { pageOverview } from './js/pages/overview.js';
+import { pageReadiness } from './js/pages/readiness.js';
 import { pageSignIn } from './js/pages/signin.js';
 import { resolve } from './js/router.js';
 import { clearSession, loadSession, signedIn, whoami } from './js/session.js';
@@ -20,6 +21,7 @@ const ROUTES = [
 	['/hosts', pageHosts],
 	['/host/:id', pageHost],
 	['/health', pageHealth],
+	['/readiness', pageReadiness],
 ];
 
 function pageNotFound(view) {

@@ -271,6 +271,44 @@ test('a table downloads its rows as CSV, in the order shown, formulas kept as te
 	await ctx.close();
 });
 
+test('the readiness page answers for the target chosen from the list', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const want = async (name) => JSON.parse((await request('GET', '/api/v1/readiness?target=' + name, adminToken)).body);
+	const d = await want('debian-12-6.12');
+	// The seed: web-1 (v1) and web-2 (hybrid) write soft limits, evil-3 (v1)
+	// listens on oom_control; v2-only is ready; no host is kernel-log only.
+	assert.equal(d.breaks.count, 3);
+	assert.equal(d.ready.count, 1);
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness?target=debian-12-6.12');
+	await page.waitForSelector('#readiness-stats');
+	assert.equal(num(await page.textContent('#stat-breaks .n')), d.breaks.count);
+	assert.equal(num(await page.textContent('#stat-ready .n')), d.ready.count);
+	assert.equal(num(await page.textContent('#stat-not-measured .n')), d.not_measured.count);
+	const rows = await page.$$eval('#table-breaks tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+	assert.equal(rows.length, d.breaks.features.length);
+	const catalog = JSON.parse((await request('GET', '/api/v1/catalog', adminToken)).body);
+	const title = (id) => catalog.features.find((f) => f.id === id).title;
+	const soft = rows.find((r) => r[0] === title('memcg_v1.soft_limit'));
+	assert.ok(soft, 'soft limit breaks');
+	// columns: feature, hosts, configure, listen, read only, ...
+	assert.deepEqual(soft.slice(1, 5).map(num), [2, 2, 0, 0]);
+	const oom = rows.find((r) => r[0] === title('memcg_v1.oom_control'));
+	assert.deepEqual(oom.slice(1, 5).map(num), [1, 0, 1, 0]);
+	const hostNames = await page.$$eval('#table-break-hosts tbody tr td:first-child', (tds) => tds.map((td) => td.textContent).sort());
+	assert.deepEqual(hostNames, d.breaks.hosts.map((x) => x.hostname).sort());
+	// Another target from the list: the URL and the figures follow.
+	await page.selectOption('#f-target', 'upstream-6.15');
+	await page.click('#readiness-stats ~ form button, form.filters button');
+	await page.waitForFunction(() => location.hash.includes('target=upstream-6.15'));
+	const u = await want('upstream-6.15');
+	await page.waitForFunction((n) => document.querySelector('#stat-breaks .n') &&
+		Number(document.querySelector('#stat-breaks .n').textContent.replace(/[^0-9]/g, '')) === n, u.breaks.count);
+	await page.screenshot({ path: join(SHOTS, 'readiness.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), [], 'readiness page');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('feature page, annotation editor and export preview', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
@@ -512,6 +550,7 @@ test('tables fit or scroll inside their frame at 1280 and 1920 px (and scroll at
 		['host', '/#/host/' + hosts[0].host_id, '#table-probes'],
 		['hosts', '/#/hosts', '#table-hosts'],
 		['health', '/#/health', '#table-h-probe_missing'],
+		['readiness', '/#/readiness?target=debian-12-6.12', '#table-break-hosts'],
 	];
 	const bad = [];
 	for (const width of [1280, 1920, 800]) {

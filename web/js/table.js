@@ -1,7 +1,8 @@
 // The sortable table: the one table every page uses.
 //
 // table(columns, rows, opts): columns = [{key, label, num, text,
-// render(row), value(row)}]; num columns align right and sort
+// render(row), value(row)}] (value: what the cell shows, sorts by and
+// exports, when it is not row[key]); num columns align right and sort
 // numerically (descending on first click), text columns may wrap
 // anywhere (paths, messages). Clicking a header sorts by it, again
 // reverses. With opts.id the table is #table-<id> and its sort is kept in
@@ -44,9 +45,12 @@ function compare(col, dir) {
 	};
 }
 
+// A cell shows render(row), else the column's value (value(row) or
+// row[key]), numbers formatted.
 function cell(c, r) {
+	const v = cellValue(c, r);
 	return h('td', { class: c.num ? 'num' : (c.text ? 'text' : '') },
-		c.render ? c.render(r) : (c.num ? fmtNum(r[c.key]) : r[c.key]));
+		c.render ? c.render(r) : (c.num ? fmtNum(v) : v));
 }
 
 export function table(columns, rows, opts = {}) {

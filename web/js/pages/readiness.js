@@ -1,0 +1,109 @@
+// Upgrade readiness (#/readiness?target=NAME): which hosts and workloads
+// break if the fleet moves to a target kernel (GET /api/v1/readiness),
+// with the kind of use and the evidence; hosts ready; hosts not measured.
+// The target is chosen from GET /api/v1/targets and kept in the URL.
+import { api, query } from '../api.js';
+import { banner, h, hostLink, setMain } from '../dom.js';
+import { fmtNum } from '../format.js';
+import { updateParams } from '../router.js';
+import { featureLink } from '../session.js';
+import { table } from '../table.js';
+
+function stat(id, n, label) {
+	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
+}
+
+function chooser(targets, current) {
+	const sel = h('select', { id: 'f-target' }, targets.map((t) =>
+		h('option', { value: t.name, selected: t.name === current }, t.name + (t.kernel ? ' (' + t.kernel + ')' : ''))));
+	return h('form', {
+		class: 'filters', onsubmit: (ev) => {
+			ev.preventDefault();
+			updateParams({ target: sel.value });
+		},
+	}, h('label', {}, 'Target kernel', sel), h('button', { type: 'submit' }, 'Show'));
+}
+
+const kind = (k) => (x) => (x.by_kind || {})[k] || 0;
+const ev = (k) => (x) => (x.evidence || {})[k] || 0;
+
+const FEATURE_COLUMNS = [
+	{ key: 'id', label: 'Feature', text: true, render: (x) => featureLink(x.id) },
+	{ key: 'hosts', label: 'Hosts', num: true },
+	{ key: 'configures', label: 'Configure', num: true, value: kind('configures') },
+	{ key: 'listens', label: 'Listen', num: true, value: kind('listens') },
+	{ key: 'reads', label: 'Read only', num: true, value: kind('reads') },
+	{ key: 'bpf_hosts', label: 'BPF hosts', num: true, value: ev('bpf_hosts') },
+	{ key: 'census', label: 'Census hosts', num: true, value: (x) => ev('census_knob_hosts')(x) + ev('v1_hierarchy_hosts')(x) },
+	{ key: 'warned', label: 'Kernel warned', num: true, value: ev('kernel_warning_hosts') },
+];
+
+const HOST_COLUMNS = [
+	{ key: 'hostname', label: 'Host', text: true, render: (x) => hostLink(x.host_id, x.hostname) },
+	{ key: 'kernel', label: 'Kernel', text: true },
+	{ key: 'cgroup_mode', label: 'cgroup mode' },
+	{ key: 'features', label: 'Would lose', text: true, value: (x) => (x.features || []).join(', ') },
+	{ key: 'runtimes', label: 'Runs', text: true,
+		value: (x) => (x.runtimes || []).map((r) => r.name + (r.version ? ' ' + r.version : '')).join(', ') },
+];
+
+const WORKLOAD_COLUMNS = [
+	{ key: 'feature', label: 'Feature', text: true, render: (x) => featureLink(x.feature) },
+	{ key: 'comm', label: 'Process', text: true },
+	{ key: 'container', label: 'Where', text: true },
+	{ key: 'target_kind', label: 'Cgroup configured', text: true },
+	{ key: 'ops', label: 'How', text: true, value: (x) => (Array.isArray(x.ops) ? x.ops.join(', ') : x.ops) },
+	{ key: 'hosts', label: 'Hosts', num: true },
+	{ key: 'count', label: 'Uses', num: true },
+];
+
+function planNote(plan) {
+	const ids = (l) => (l || []).map((f) => f.id).join(', ') || 'none';
+	return h('p', { class: 'muted', id: 'readiness-plan' },
+		'Removed on this target: ' + ids(plan.removed) + '. No longer effective: ' + ids(plan.no_op) + '.' +
+		((plan.unstated || []).length ? ' Not stated by the target: ' + plan.unstated.join(', ') + '.' : ''));
+}
+
+function deadlines(list) {
+	if (!list || !list.length)
+		return null;
+	return [h('h2', {}, 'User-space deadlines'), table([
+		{ key: 'runtime', label: 'Runtime', text: true },
+		{ key: 'version', label: 'From version', text: true },
+		{ key: 'effect', label: 'Effect', text: true },
+		{ key: 'hosts', label: 'Hosts affected', num: true },
+	], list, { id: 'deadlines', empty: 'None.' })];
+}
+
+export async function pageReadiness(view) {
+	setMain(h('h1', {}, 'Upgrade readiness'), banner('loading', 'Loading targets…'));
+	const t = await api('/api/v1/targets');
+	const targets = t.targets || [];
+	if (!view.current())
+		return;
+	if (!targets.length) {
+		setMain(h('h1', {}, 'Upgrade readiness'), banner('error', 'The server knows no target kernel.'));
+		return;
+	}
+	const name = view.params.get('target') || targets[0].name;
+	const r = await api(query('/api/v1/readiness', { target: name }));
+	if (!view.current())
+		return;
+	const b = r.breaks || {};
+	const workloads = (b.features || []).flatMap((f) => (f.workloads || []).map((w) => ({ feature: f.id, ...w })));
+	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name), planNote(r.plan || {}),
+		h('div', { class: 'stats', id: 'readiness-stats' },
+			stat('breaks', b.count, 'hosts would break'),
+			stat('ready', (r.ready || {}).count, 'hosts ready'),
+			stat('not-measured', (r.not_measured || {}).count, 'hosts not measured (kernel log only)')),
+		h('h2', {}, 'What breaks'),
+		table(FEATURE_COLUMNS, b.features || [], { id: 'breaks', empty: 'No host uses a feature this target removes.' }),
+		h('h2', {}, 'Workloads'),
+		table(WORKLOAD_COLUMNS, workloads, { id: 'break-workloads', empty: 'No workload named by BPF.' }),
+		h('h2', {}, 'Hosts that would break'),
+		table(HOST_COLUMNS, b.hosts || [], { id: 'break-hosts', empty: 'None.' }),
+		h('h2', {}, 'Hosts not measured'),
+		h('p', { class: 'muted' }, 'Their agents send kernel messages only (no BPF, no census): silent features cannot be seen there.'),
+		table(HOST_COLUMNS.slice(0, 3), (r.not_measured || {}).hosts || [], { id: 'not-measured', empty: 'None.' }),
+		deadlines(r.deadlines));
+}
