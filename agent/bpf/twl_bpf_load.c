@@ -2,11 +2,14 @@
 /*
  * Loading the BPF usage counters and the handle's life.
  *
- * Order (as libbpf-tools do): open the skeleton -> point every map at its
- * pin path (libbpf reuses a pinned map or pins the new one) -> reuse pinned
- * links and switch off autoload for them and for functions this kernel's
- * BTF lacks -> load -> fill the files map from the catalog -> attach and pin
- * the remaining links (twl_bpf_attach.c).
+ * Order (as libbpf-tools do): reuse pinned links -> decide from the
+ * kernel's BTF which controllers' v1 interfaces are built and which
+ * programs to load (not those of reused links, nor those whose function
+ * this BTF lacks) -> open the skeleton, point every map at its pin path
+ * (libbpf reuses a pinned map or pins the new one) and load; when that
+ * fails, each program alone, then the set without those that failed alone
+ * (twl_bpf_decide.c) -> fill the files map from the catalog -> attach and
+ * pin the remaining links (twl_bpf_attach.c).
  */
 #include <errno.h>
 #include <limits.h>
