@@ -63,6 +63,14 @@ void twl_bpf_free(struct twl_bpf *b);
 /* twl_bpf_active - true when at least one probe is attached. */
 bool twl_bpf_active(const struct twl_bpf *b);
 
+/*
+ * twl_bpf_nothing_to_count - true when this kernel's BTF shows the memory
+ * controller's v1 interface is not built (e.g. 6.12 without
+ * CONFIG_MEMCG_V1): no probe is loaded, as there is no file to count, and
+ * health.controllers says so.
+ */
+bool twl_bpf_nothing_to_count(const struct twl_bpf *b);
+
 /* Flags of twl_bpf_collect(). */
 #define TWL_BPF_COLLECT_CHANGED \
 	0x1 /* only keys changed since the last collect */

@@ -293,8 +293,10 @@ static void reuse_link(struct twl_bpf *b, enum probe_kind i)
 
 /*
  * Whether probe @i's program is to be loaded: not when a reused link
- * already counts, nor when this kernel's BTF lacks its function (the
- * reason then says whether its controller's v1 code is not built).
+ * already counts, nor when this kernel's BTF lacks its function, nor when
+ * memory v1 is not built (every probe counts memory v1 files only, so
+ * the read and vmpressure probes, whose functions stay, would count
+ * nothing and cost every cgroup file open a program run).
  */
 static bool want_probe(struct twl_bpf *b, enum probe_kind i,
 		       const struct btf *vmlinux)
@@ -302,21 +304,24 @@ static bool want_probe(struct twl_bpf *b, enum probe_kind i,
 	const struct probe_def *d = &twl_bpf_probe_def[i];
 	const struct ctl_state *mem = &b->ctl[TWL_CTL_MEMORY];
 	struct probe *p = &b->probes[i];
+	bool has = twl_btf_has_func(vmlinux, d->func);
 
 	if (p->attached)
 		return false;
-	if (twl_btf_has_func(vmlinux, d->func))
-		return true;
-	if (d->memory_v1 && mem->decided && !mem->built) {
+	if (mem->decided && !mem->built) {
 		p->not_built = true;
-		snprintf(p->reason, sizeof(p->reason),
-			 "memory v1 not built: %.130s", mem->reason);
-	} else {
 		snprintf(
-			p->reason, sizeof(p->reason),
-			"function %s not in this kernel's BTF (inlined or renamed)",
-			d->func);
+			p->reason, sizeof(p->reason), "%s: %.130s",
+			has ? "not loaded, it counts memory v1 files only and memory v1 is not built" :
+			      "memory v1 not built",
+			mem->reason);
+		return false;
 	}
+	if (has)
+		return true;
+	snprintf(p->reason, sizeof(p->reason),
+		 "function %s not in this kernel's BTF (inlined or renamed)",
+		 d->func);
 	return false;
 }
 
@@ -468,6 +473,10 @@ struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 	for (i = 0; i < P_NR; i++)
 		reuse_link(b, (enum probe_kind)i);
 	twl_bpf_plan(b, vmlinux, want);
+	if (twl_bpf_nothing_to_count(b))
+		twl_log(LOG_NOTICE,
+			"bpf: memory v1 is not built into this kernel (%s): no probe loaded, nothing to count",
+			b->ctl[TWL_CTL_MEMORY].reason);
 	err = load_probes(b, want);
 	if (err) {
 		load_failed(b, err);
@@ -503,6 +512,13 @@ void twl_bpf_free(struct twl_bpf *b)
 	free(b->last);
 	free(b->privacy_key);
 	free(b);
+}
+
+/* Contract: see twl_bpf.h. */
+bool twl_bpf_nothing_to_count(const struct twl_bpf *b)
+{
+	return b && b->ctl[TWL_CTL_MEMORY].decided &&
+	       !b->ctl[TWL_CTL_MEMORY].built;
 }
 
 /* Contract: see twl_bpf.h. */

@@ -282,11 +282,15 @@ static void test_health_not_built(void **state)
 	assert_string_equal(
 		member(entry_named(p, "fexit/mem_cgroup_reset"), "reason"),
 		"memory v1 not built: mem_cgroup_write absent from the kernel's BTF: CONFIG_MEMCG_V1 is not set");
-	/* present without v1: not "not built", and not loaded here */
+	/* present without v1, but nothing to count: not loaded */
 	assert_string_equal(
 		member(entry_named(p, "fexit/vmpressure_register_event"),
 		       "state"),
-		"unavailable");
+		"not_built");
+	assert_string_equal(
+		member(entry_named(p, "fexit/cgroup_file_open"), "reason"),
+		"not loaded, it counts memory v1 files only and memory v1 is not built: mem_cgroup_write absent from the kernel's BTF: CONFIG_MEMCG_V1 is not set");
+	assert_true(twl_bpf_nothing_to_count(b));
 	text = json_dumps(h, JSON_INDENT(1));
 	printf("health on a kernel without CONFIG_MEMCG_V1 (BPF off in this test):\n%s\n",
 	       text);
@@ -308,6 +312,7 @@ static void test_health_built(void **state)
 	m = entry_named(json_object_get(h, "controllers"), "memory");
 	/* built, but nothing attached in this test */
 	assert_string_equal(member(m, "state"), "unavailable");
+	assert_false(twl_bpf_nothing_to_count(b));
 	assert_string_equal(member(entry_named(json_object_get(h, "probes"),
 					       "fexit/mem_cgroup_write"),
 				   "state"),
