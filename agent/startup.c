@@ -184,7 +184,8 @@ static int open_bpf(struct twl_agent *a)
 			strerror(errno));
 		return -1;
 	}
-	if (cfg->bpf && !twl_bpf_active(a->bpf))
+	if (cfg->bpf && !twl_bpf_active(a->bpf) &&
+	    !twl_bpf_nothing_to_count(a->bpf))
 		twl_log(LOG_WARNING,
 			"bpf: no probe could be attached; usage is not counted "
 			"(health.probes says why), warnings are still reported");

@@ -11,7 +11,9 @@
  *
  * Nothing here aborts the agent: without BTF, an attach point or
  * privileges, twl_bpf_open() still returns a handle whose health lists
- * every probe as unavailable with the reason.
+ * every probe as unavailable with the reason. A probe whose function is
+ * absent or whose program the verifier refuses is left out on its own;
+ * the others are loaded and attached.
  */
 #ifndef TWILIGHT_AGENT_BPF_H
 #define TWILIGHT_AGENT_BPF_H
@@ -45,8 +47,10 @@ struct twl_bpf;
 /*
  * twl_bpf_open - attach the usage counters, or reuse the pinned ones.
  * For every program: a pinned link in the pin directory is reused; else the
- * program is loaded (autoload off for functions this kernel's BTF lacks),
- * attached and its link pinned. Maps are reused from the pin directory when
+ * program is loaded (autoload off for functions this kernel's BTF lacks,
+ * and for a program that fails to load on its own), attached and its link
+ * pinned. Which controllers' v1 interfaces are built is decided from the
+ * kernel's BTF here. Maps are reused from the pin directory when
  * present. Returns a handle (also when nothing could be attached: see
  * twl_bpf_health()), or NULL with errno ENOMEM. Logs one line per
  * degradation. Free with twl_bpf_free().
@@ -58,6 +62,14 @@ void twl_bpf_free(struct twl_bpf *b);
 
 /* twl_bpf_active - true when at least one probe is attached. */
 bool twl_bpf_active(const struct twl_bpf *b);
+
+/*
+ * twl_bpf_nothing_to_count - true when this kernel's BTF shows the memory
+ * controller's v1 interface is not built (e.g. 6.12 without
+ * CONFIG_MEMCG_V1): no probe is loaded, as there is no file to count, and
+ * health.controllers says so.
+ */
+bool twl_bpf_nothing_to_count(const struct twl_bpf *b);
 
 /* Flags of twl_bpf_collect(). */
 #define TWL_BPF_COLLECT_CHANGED \
@@ -77,9 +89,12 @@ int twl_bpf_collect(struct twl_bpf *b, json_t *usage_array, const char *boot_id,
 		    unsigned flags);
 
 /*
- * twl_bpf_health - set "probes" (array of {name, state, reason}) and
- * "map_overflows" (sum over CPUs of failed map inserts) in the health
- * object @health. Returns 0 or -ENOMEM.
+ * twl_bpf_health - set "probes" (array of {name, state, reason}; state
+ * not_built for a memory v1 function absent because that code is not
+ * built), "controllers" (wire health.controllers: memory, cpuset, freezer,
+ * blkio, cgroup, each attached, unavailable or not_built as the kernel's
+ * BTF says, see twl_bpf_decide.h) and "map_overflows" (sum over CPUs of
+ * failed map inserts) in the health object @health. Returns 0 or -ENOMEM.
  */
 int twl_bpf_health(struct twl_bpf *b, json_t *health);
 

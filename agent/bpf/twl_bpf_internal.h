@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "twl_bpf.h"
+#include "twl_bpf_decide.h"
 #include "twl_bpf_types.h"
 
 struct bpf_link;
@@ -54,6 +55,8 @@ struct probe_def {
 	const char *label; /* health name */
 	/* the file a registration probe counts, or NULL */
 	const char *event_file;
+	/* the function is memory v1 code (absent without CONFIG_MEMCG_V1) */
+	bool memory_v1;
 };
 
 /* Every probe, indexed by enum probe_kind (twl_bpf_probes.c). */
@@ -61,7 +64,16 @@ extern const struct probe_def twl_bpf_probe_def[P_NR];
 
 struct probe {
 	bool attached;
+	/* function absent because its controller's v1 code is not built */
+	bool not_built;
 	struct bpf_link *link;
+	char reason[160];
+};
+
+/* What the kernel's BTF says of a controller's v1 interface. */
+struct ctl_state {
+	bool decided; /* false: BPF off or no BTF, reason says which */
+	bool built;
 	char reason[160];
 };
 
@@ -81,6 +93,7 @@ struct twl_bpf {
 	bool pinning;
 	int usage_fd, paths_fd, files_fd, overflow_fd, meta_fd;
 	struct probe probes[P_NR];
+	struct ctl_state ctl[TWL_CTL_NR];
 	struct twl_bpf_privacy privacy;
 	char *privacy_key;
 	struct snap *last; /* sorted snapshot of the previous collect */
@@ -94,6 +107,17 @@ struct twl_bpf {
  */
 int twl_bpf_pin_path(const struct twl_bpf *b, const char *name, char *out,
 		     size_t cap);
+
+struct btf;
+
+/*
+ * twl_bpf_plan - before loading: decide from @vmlinux (the kernel's BTF)
+ * which controllers' v1 interfaces are built, and set @want[P_NR] to the
+ * probes whose programs are to be loaded (not reused, function present);
+ * each probe left out gets its reason (not_built when its function is
+ * memory v1 code and that is not built).
+ */
+void twl_bpf_plan(struct twl_bpf *b, const struct btf *vmlinux, bool *want);
 
 /*
  * twl_bpf_attach_all - unpin links of retired programs, then attach (and,

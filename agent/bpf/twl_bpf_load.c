@@ -2,11 +2,14 @@
 /*
  * Loading the BPF usage counters and the handle's life.
  *
- * Order (as libbpf-tools do): open the skeleton -> point every map at its
- * pin path (libbpf reuses a pinned map or pins the new one) -> reuse pinned
- * links and switch off autoload for them and for functions this kernel's
- * BTF lacks -> load -> fill the files map from the catalog -> attach and pin
- * the remaining links (twl_bpf_attach.c).
+ * Order (as libbpf-tools do): reuse pinned links -> decide from the
+ * kernel's BTF which controllers' v1 interfaces are built and which
+ * programs to load (not those of reused links, nor those whose function
+ * this BTF lacks) -> open the skeleton, point every map at its pin path
+ * (libbpf reuses a pinned map or pins the new one) and load; when that
+ * fails, each program alone, then the set without those that failed alone
+ * (twl_bpf_decide.c) -> fill the files map from the catalog -> attach and
+ * pin the remaining links (twl_bpf_attach.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -51,15 +54,22 @@ libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Give every probe not attached the same @reason. */
+/*
+ * Give every probe not attached (but those whose controller is not built)
+ * and every controller not decided from BTF the same @reason.
+ */
 static void set_reason_all(struct twl_bpf *b, const char *reason)
 {
 	size_t i;
 
 	for (i = 0; i < P_NR; i++)
-		if (!b->probes[i].attached)
+		if (!b->probes[i].attached && !b->probes[i].not_built)
 			snprintf(b->probes[i].reason,
 				 sizeof(b->probes[i].reason), "%s", reason);
+	for (i = 0; i < TWL_CTL_NR; i++)
+		if (!b->ctl[i].decided)
+			snprintf(b->ctl[i].reason, sizeof(b->ctl[i].reason),
+				 "%s", reason);
 }
 
 /* Contract: see twl_bpf_internal.h. */
@@ -231,25 +241,20 @@ static struct twl_bpf *bpf_new(const struct twl_bpf_cfg *cfg)
 	return b;
 }
 
-/* Open the skeleton and point its shared maps at their pins. 0 or -1. */
+/*
+ * Open a fresh skeleton (dropping one opened before) and point its shared
+ * maps at their pins. 0 or a negative errno.
+ */
 static int open_object(struct twl_bpf *b)
 {
-	char path[PATH_MAX], msg[160];
+	char path[PATH_MAX];
 	struct bpf_map *map;
 	size_t i;
-	int err;
 
+	twl_usage_bpf__destroy(b->skel);
 	b->skel = twl_usage_bpf__open();
-	if (!b->skel) {
-		err = -errno;
-		snprintf(msg, sizeof(msg), "opening the BPF object failed: %s",
-			 strerror(-err));
-		set_reason_all(b, msg);
-		twl_log(LOG_WARNING,
-			"bpf: opening the BPF object failed: %s; usage counters off",
-			strerror(-err));
-		return -1;
-	}
+	if (!b->skel)
+		return errno ? -errno : -ENOMEM;
 	for (i = 0;
 	     b->pinning && i < sizeof(pinned_maps) / sizeof(pinned_maps[0]);
 	     i++) {
@@ -262,45 +267,122 @@ static int open_object(struct twl_bpf *b)
 	return 0;
 }
 
-/*
- * Before loading, probe @i: reuse a link an earlier run pinned (no need
- * to load its program), or switch the program off when this kernel's BTF
- * lacks its function.
- */
-static void prepare_probe(struct twl_bpf *b, enum probe_kind i,
-			  const struct btf *vmlinux)
+/* Reuse the link an earlier run pinned for probe @i, if there is one. */
+static void reuse_link(struct twl_bpf *b, enum probe_kind i)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(
-		b->skel->obj, twl_bpf_probe_def[i].prog);
 	struct probe *p = &b->probes[i];
 	char path[PATH_MAX];
 
-	if (!prog)
+	if (!b->pinning ||
+	    twl_bpf_pin_path(b, twl_bpf_probe_def[i].prog, path,
+			     sizeof(path)) ||
+	    access(path, F_OK))
 		return;
-	if (b->pinning &&
-	    !twl_bpf_pin_path(b, twl_bpf_probe_def[i].prog, path,
-			      sizeof(path)) &&
-	    !access(path, F_OK)) {
-		p->link = bpf_link__open(path);
-		if (p->link) {
-			p->attached = true;
-			snprintf(p->reason, sizeof(p->reason),
-				 "reused link pinned by an earlier run");
-			bpf_program__set_autoload(prog, false);
-			return;
-		}
-		twl_log(LOG_WARNING,
-			"bpf: cannot reuse pinned link %s (%s); replacing it",
-			path, strerror(errno));
-		unlink(path);
-	}
-	if (btf__find_by_name_kind(vmlinux, twl_bpf_probe_def[i].func,
-				   BTF_KIND_FUNC) < 0) {
+	p->link = bpf_link__open(path);
+	if (p->link) {
+		p->attached = true;
 		snprintf(p->reason, sizeof(p->reason),
-			 "function %s not in this kernel's BTF",
-			 twl_bpf_probe_def[i].func);
-		bpf_program__set_autoload(prog, false);
+			 "reused link pinned by an earlier run");
+		return;
 	}
+	twl_log(LOG_WARNING,
+		"bpf: cannot reuse pinned link %s (%s); replacing it", path,
+		strerror(errno));
+	unlink(path);
+}
+
+/*
+ * Whether probe @i's program is to be loaded: not when a reused link
+ * already counts, nor when this kernel's BTF lacks its function, nor when
+ * memory v1 is not built (every probe counts memory v1 files only, so
+ * the read and vmpressure probes, whose functions stay, would count
+ * nothing and cost every cgroup file open a program run).
+ */
+static bool want_probe(struct twl_bpf *b, enum probe_kind i,
+		       const struct btf *vmlinux)
+{
+	const struct probe_def *d = &twl_bpf_probe_def[i];
+	const struct ctl_state *mem = &b->ctl[TWL_CTL_MEMORY];
+	struct probe *p = &b->probes[i];
+	bool has = twl_btf_has_func(vmlinux, d->func);
+
+	if (p->attached)
+		return false;
+	if (mem->decided && !mem->built) {
+		p->not_built = true;
+		snprintf(
+			p->reason, sizeof(p->reason), "%s: %.130s",
+			has ? "not loaded, it counts memory v1 files only and memory v1 is not built" :
+			      "memory v1 not built",
+			mem->reason);
+		return false;
+	}
+	if (has)
+		return true;
+	snprintf(p->reason, sizeof(p->reason),
+		 "function %s not in this kernel's BTF (inlined or renamed)",
+		 d->func);
+	return false;
+}
+
+/* twl_load_fn over the skeleton: a fresh object with programs @on. */
+static int load_selected(void *ctx, const bool *on, size_t n)
+{
+	struct twl_bpf *b = ctx;
+	struct bpf_program *prog;
+	size_t i;
+	int err;
+
+	err = open_object(b);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		prog = bpf_object__find_program_by_name(
+			b->skel->obj, twl_bpf_probe_def[i].prog);
+		if (prog)
+			bpf_program__set_autoload(prog, on[i]);
+	}
+	return twl_usage_bpf__load(b->skel);
+}
+
+/*
+ * Load the programs of the probes this kernel can take; one that fails
+ * alone (the verifier refusing it) is left out and says why, the others
+ * load without it. 0 or the final load's negative errno.
+ */
+static int load_probes(struct twl_bpf *b, const bool *want)
+{
+	int errs[P_NR], err;
+	size_t i;
+
+	err = twl_bpf_load_degrading(P_NR, want, load_selected, b, errs);
+	for (i = 0; i < P_NR; i++) {
+		if (!errs[i])
+			continue;
+		snprintf(
+			b->probes[i].reason, sizeof(b->probes[i].reason),
+			"loading its program failed: %s (log level debug shows the verifier log); the other probes load without it",
+			strerror(-errs[i]));
+		twl_log(LOG_WARNING, "bpf: probe %s: %s",
+			twl_bpf_probe_def[i].label, b->probes[i].reason);
+	}
+	return err;
+}
+
+/* Contract: see twl_bpf_internal.h. */
+void twl_bpf_plan(struct twl_bpf *b, const struct btf *vmlinux, bool *want)
+{
+	size_t i;
+
+	for (i = 0; i < TWL_CTL_NR; i++) {
+		b->ctl[i].decided = true;
+		b->ctl[i].built = twl_ctl_v1_built((enum twl_ctl)i,
+						   twl_btf_has_func, vmlinux,
+						   b->ctl[i].reason,
+						   sizeof(b->ctl[i].reason));
+	}
+	for (i = 0; i < P_NR; i++)
+		want[i] = want_probe(b, (enum probe_kind)i, vmlinux);
 }
 
 /*
@@ -326,6 +408,9 @@ static void load_failed(struct twl_bpf *b, int err)
 	twl_log(LOG_WARNING,
 		"bpf: loading the usage counters failed: %s; kmsg and census continue",
 		strerror(-err));
+	/* a failed object holds no fds worth keeping: the pins do */
+	twl_usage_bpf__destroy(b->skel);
+	b->skel = NULL;
 	if (b->pinning) {
 		b->usage_fd = open_pinned_map(b, "twl_usage");
 		b->paths_fd = open_pinned_map(b, "twl_paths");
@@ -358,6 +443,7 @@ static void use_maps(struct twl_bpf *b)
 struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 {
 	struct btf *vmlinux = NULL;
+	bool want[P_NR];
 	struct twl_bpf *b;
 	size_t i;
 	int err;
@@ -384,11 +470,14 @@ struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 			"bpf: kernel has no BTF; usage counters off, kmsg and census continue");
 		goto out;
 	}
-	if (open_object(b))
-		goto out;
 	for (i = 0; i < P_NR; i++)
-		prepare_probe(b, (enum probe_kind)i, vmlinux);
-	err = twl_usage_bpf__load(b->skel);
+		reuse_link(b, (enum probe_kind)i);
+	twl_bpf_plan(b, vmlinux, want);
+	if (twl_bpf_nothing_to_count(b))
+		twl_log(LOG_NOTICE,
+			"bpf: memory v1 is not built into this kernel (%s): no probe loaded, nothing to count",
+			b->ctl[TWL_CTL_MEMORY].reason);
+	err = load_probes(b, want);
 	if (err) {
 		load_failed(b, err);
 		goto out;
@@ -423,6 +512,13 @@ void twl_bpf_free(struct twl_bpf *b)
 	free(b->last);
 	free(b->privacy_key);
 	free(b);
+}
+
+/* Contract: see twl_bpf.h. */
+bool twl_bpf_nothing_to_count(const struct twl_bpf *b)
+{
+	return b && b->ctl[TWL_CTL_MEMORY].decided &&
+	       !b->ctl[TWL_CTL_MEMORY].built;
 }
 
 /* Contract: see twl_bpf.h. */

@@ -256,34 +256,107 @@ static uint64_t overflows(struct twl_bpf *b)
 	return sum;
 }
 
+/* One wire health.probes entry for probe @i. NULL on ENOMEM. */
+static json_t *probe_json(const struct twl_bpf *b, size_t i)
+{
+	const struct probe *p = &b->probes[i];
+
+	return json_pack("{s:s, s:s, s:s}", "name", twl_bpf_probe_def[i].label,
+			 "state",
+			 p->attached  ? "attached" :
+			 p->not_built ? "not_built" :
+					"unavailable",
+			 "reason", p->reason);
+}
+
+/*
+ * The memory controller, built: attached when any probe of its v1 code
+ * is, the reason naming the first of them that is not.
+ */
+static json_t *memory_json(const struct twl_bpf *b)
+{
+	size_t i, n = 0, up = 0, first_down = P_NR;
+	char reason[320];
+
+	for (i = 0; i < P_NR; i++) {
+		if (!twl_bpf_probe_def[i].memory_v1)
+			continue;
+		n++;
+		if (b->probes[i].attached)
+			up++;
+		else if (first_down == P_NR)
+			first_down = i;
+	}
+	if (!up)
+		snprintf(reason, sizeof(reason), "%s",
+			 b->probes[P_W_MEM].reason);
+	else if (up == n)
+		snprintf(reason, sizeof(reason),
+			 "all %zu probes of the v1 code attached", n);
+	else
+		snprintf(reason, sizeof(reason),
+			 "%zu of %zu probes attached; %s: %s", up, n,
+			 twl_bpf_probe_def[first_down].label,
+			 b->probes[first_down].reason);
+	return json_pack("{s:s, s:s, s:s}", "name", "memory", "state",
+			 up ? "attached" : "unavailable", "reason", reason);
+}
+
+/* One wire health.controllers entry for controller @c. NULL on ENOMEM. */
+static json_t *controller_json(const struct twl_bpf *b, enum twl_ctl c)
+{
+	const struct ctl_state *s = &b->ctl[c];
+	char reason[320];
+
+	if (s->decided && !s->built)
+		return json_pack("{s:s, s:s, s:s}", "name", twl_ctl_name(c),
+				 "state", "not_built", "reason", s->reason);
+	if (s->decided && c == TWL_CTL_MEMORY)
+		return memory_json(b);
+	if (s->decided)
+		snprintf(
+			reason, sizeof(reason),
+			"v1 interface built (%s); the probes count memory v1 files only, kmsg and census see this controller",
+			s->reason);
+	else
+		snprintf(reason, sizeof(reason), "%s", s->reason);
+	return json_pack("{s:s, s:s, s:s}", "name", twl_ctl_name(c), "state",
+			 "unavailable", "reason", reason);
+}
+
+/* Append @o to @arr; false (and @o released) on ENOMEM. */
+static bool append(json_t *arr, json_t *o)
+{
+	return o && !json_array_append_new(arr, o);
+}
+
 /* Contract: see twl_bpf.h. */
 int twl_bpf_health(struct twl_bpf *b, json_t *health)
 {
-	json_t *probes;
+	json_t *probes, *ctls;
 	size_t i;
+	bool ok = true;
+	int err;
 
 	if (!b || !health)
 		return -EINVAL;
 	probes = json_array();
-	if (!probes)
+	ctls = json_array();
+	for (i = 0; ok && probes && i < P_NR; i++)
+		ok = append(probes, probe_json(b, i));
+	for (i = 0; ok && ctls && i < TWL_CTL_NR; i++)
+		ok = append(ctls, controller_json(b, (enum twl_ctl)i));
+	if (!ok || !probes || !ctls) {
+		json_decref(probes);
+		json_decref(ctls);
 		return -ENOMEM;
-	for (i = 0; i < P_NR; i++) {
-		json_t *p = json_pack("{s:s, s:s, s:s}", "name",
-				      twl_bpf_probe_def[i].label, "state",
-				      b->probes[i].attached ? "attached" :
-							      "unavailable",
-				      "reason", b->probes[i].reason);
-
-		if (!p || json_array_append_new(probes, p)) {
-			json_decref(probes);
-			return -ENOMEM;
-		}
 	}
-	if (json_object_set_new(health, "probes", probes) ||
-	    json_object_set_new(health, "map_overflows",
-				json_integer((json_int_t)overflows(b))))
-		return -ENOMEM;
-	return 0;
+	/* each set_new takes its value, also when it fails */
+	err = json_object_set_new(health, "probes", probes);
+	err |= json_object_set_new(health, "controllers", ctls);
+	err |= json_object_set_new(health, "map_overflows",
+				   json_integer((json_int_t)overflows(b)));
+	return err ? -ENOMEM : 0;
 }
 
 /* Contract: see twl_bpf.h. */
