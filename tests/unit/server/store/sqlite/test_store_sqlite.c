@@ -73,11 +73,14 @@ static void test_commit_syncs_wal(void **state)
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	for (int i = 0; i < 3; i++) {
 		char batch[33];
+		json_t *r;
 
 		snprintf(batch, sizeof(batch), "%032x", i + 1);
+		r = report("h1", batch);
 		before = wal_syncs;
-		ingest_one(s, "h1", report("h1", batch));
+		ingest_one(s, "h1", r);
 		assert_true(wal_syncs > before);
+		json_decref(r);
 	}
 	twl_store_close(s);
 	unlink(dbpath);
