@@ -82,11 +82,11 @@ alive() {
 
 start() {
 	BEFORE=$(grep -c ': started: ' $LOG)
+	echo "=== start $((STARTS + 1))" >>$LOG # where describe's log tail begins
 	twilight-agent -c /etc/twilight/agent.conf >>$LOG 2>&1 &
 	AGENT=$!
 	STARTS=$((STARTS + 1))
 	T0=$(cut -d' ' -f1 /proc/uptime)
-	echo "=== start $STARTS" >>/tmp/starts.txt
 }
 
 # wait_for WHAT CONDITION...: poll CONDITION until it holds; the agent

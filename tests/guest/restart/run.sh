@@ -91,7 +91,7 @@ tr -d '\r' <"$OUT/serial.log" | grep -E '^RESTART-(ROUND|KILL|START|DONE)' >"$OU
 cat "$OUT/restart.txt"
 echo "boot to result in $(($(date +%s) - t0)) s"
 if [ $rc != 0 ]; then
-	tr -d '\r' <"$OUT/serial.log" | sed -n '/^RESTART-FAIL/,$p' | grep -v '^TWILIGHT-FILE\|^[A-Za-z0-9+/=]\{76\}$' | head -n 150 >&2
+	tr -d '\r' <"$OUT/serial.log" | sed -n '/^RESTART-FAIL/,/^TWILIGHT-FILE-BEGIN/p' | grep -v '^TWILIGHT-FILE' | head -n 150 >&2
 	fail "guest exited $rc; serial log $OUT/serial.log, agent log $OUT/guest/agent.log"
 fi
 
