@@ -90,7 +90,7 @@ static int unescape_octal(const char *in, char *out, size_t cap)
 static void wire_path(const char *path, size_t len, char *out,
 		      struct renames *r)
 {
-	char raw[TWL_BPF_PATH_LEN];
+	char raw[TWL_BPF_PATH_LEN] = "";
 	size_t off = 0, end = len, depth = 0, start, n;
 	bool cut = false;
 

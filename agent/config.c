@@ -275,6 +275,16 @@ const struct twl_cfg_opt twl_config_options[] = {
 		  "it (needs CAP_BPF and CAP_PERFMON, which the unit grants). Off "
 		  "unless set, so that a test run never loads BPF by accident; "
 		  "set it to true on hosts." },
+	{ .name = "require-cap-drop",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(require_cap_drop),
+	  .help = "Started with capabilities (by root, say), the agent gives "
+		  "them all up once the kernel log is open and BPF is set up, "
+		  "keeping CAP_BPF only while BPF probes are attached; when that "
+		  "fails it exits 1. Turn this off only where a sandbox forbids "
+		  "capset(2) but the capabilities are harmless: the agent then "
+		  "runs with them, and says so." },
 	{ .name = "privacy-cgroup",
 	  .alias = "privacy_cgroup",
 	  .type = TWL_CFG_CHOICE,

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,46 +195,94 @@ static int open_bpf(struct twl_agent *a)
 #define CAP_BPF 39
 #endif
 
+/* glibc's wrappers of the system calls; no libc header declares them. */
+int capget(cap_user_header_t hdr, cap_user_data_t data);
+int capset(cap_user_header_t hdr, const cap_user_data_t data);
+
+/* Whether @d holds a capability outside @keep (or any inheritable one). */
+static bool caps_beyond(const struct __user_cap_data_struct d[2],
+			const struct __user_cap_data_struct keep[2])
+{
+	for (int i = 0; i < 2; i++)
+		if ((d[i].effective & ~keep[i].effective) ||
+		    (d[i].permitted & ~keep[i].permitted) || d[i].inheritable)
+			return true;
+	return false;
+}
+
 /*
  * Drop capabilities once the privileged work is done: /dev/kmsg is open
  * and the BPF programs are attached. Only CAP_BPF is kept, and only while
- * BPF is in use: with unprivileged BPF disabled (Debian's default) every
- * bpf() call, map reads through an open fd included, needs it. Nothing
- * else later (reload, delivery, census, state) needs a capability, so the
- * network-facing part runs without them. Failure is logged, not fatal.
+ * BPF is in use (@keep_bpf): with unprivileged BPF disabled (Debian's
+ * default) every bpf() call, map reads through an open fd included, needs
+ * it. Nothing else later (reload, delivery, census, state) needs a
+ * capability, so the network-facing part runs without them. Read back
+ * after capset(), since a sandbox may pretend. 0 when dropped, 1 when
+ * nothing beyond the kept set was held, or -errno with them still held.
  */
-static void drop_capabilities(bool keep_bpf)
+static int drop_capabilities(bool keep_bpf)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3
 	};
-	struct __user_cap_data_struct data[2];
+	struct __user_cap_data_struct keep[2], now[2];
 
-	memset(data, 0, sizeof(data));
+	memset(keep, 0, sizeof(keep));
+	memset(now, 0, sizeof(now));
 	if (keep_bpf) {
-		data[CAP_BPF / 32].effective = 1u << (CAP_BPF % 32);
-		data[CAP_BPF / 32].permitted = 1u << (CAP_BPF % 32);
+		keep[CAP_BPF / 32].effective = 1u << (CAP_BPF % 32);
+		keep[CAP_BPF / 32].permitted = 1u << (CAP_BPF % 32);
 	}
+	/* EINVAL: a kernel without ambient capabilities has none to clear */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
 	    errno != EINVAL)
-		twl_log(LOG_WARNING, "cannot clear ambient capabilities: %s",
-			strerror(errno));
-	if (syscall(SYS_capset, &hdr, data) < 0)
-		twl_log(LOG_WARNING,
-			"cannot drop capabilities: %s; continuing with them",
-			strerror(errno));
-	else
+		return -errno;
+	if (capget(&hdr, now))
+		return -errno;
+	if (!caps_beyond(now, keep))
+		return 1;
+	for (int i = 0; i < 2;
+	     i++) { /* nothing can be kept that was not there */
+		keep[i].effective &= now[i].permitted;
+		keep[i].permitted &= now[i].permitted;
+	}
+	if (capset(&hdr, keep) || capget(&hdr, now))
+		return -errno;
+	return caps_beyond(now, keep) ? -EPERM : 0;
+}
+
+/*
+ * Give up the capabilities (drop_capabilities()); when that fails, go on
+ * only if require-cap-drop = false allows it. 0 or -1 (logged).
+ */
+static int give_up_capabilities(const struct twl_agent *a)
+{
+	bool keep_bpf = a->cfg.bpf && twl_bpf_active(a->bpf);
+	int ret = drop_capabilities(keep_bpf);
+
+	if (!ret)
 		twl_log(LOG_DEBUG, "capabilities dropped%s",
 			keep_bpf ? " except CAP_BPF" : "");
+	if (ret >= 0)
+		return 0;
+	if (!a->cfg.require_cap_drop) {
+		twl_log(LOG_WARNING,
+			"cannot drop capabilities (%s): running with them, as require-cap-drop = false allows",
+			strerror(-ret));
+		return 0;
+	}
+	twl_log(LOG_ERR,
+		"cannot drop capabilities (%s): not running with them. Run the agent where capset(2) is allowed (the packaged unit does), or set require-cap-drop = false",
+		strerror(-ret));
+	return -1;
 }
 
 /* The daemon's privileged set-up, then delivery without capabilities. */
 static int start_delivery(struct twl_agent *a)
 {
 	/* BPF before the network: privileged setup first (loads only if bpf = true). */
-	if (open_bpf(a))
+	if (open_bpf(a) || give_up_capabilities(a))
 		return -1;
-	drop_capabilities(a->cfg.bpf && twl_bpf_active(a->bpf));
 	a->sender = twl_agent_sender(&a->cfg, &a->id);
 	return a->sender ? 0 : -1;
 }

@@ -58,7 +58,8 @@ for f in memory.kmem.tcp.usage_in_bytes memory.kmem.tcp.failcnt \
 	quiet reads read $f
 done
 twl_kmsg_mark "TWILIGHT-STEP reads"
-# Non-deprecated v1 knob, for contrast.
+# The v1 controller's own knob (memcg_v1.interface, counted but never
+# warned about), for contrast: no warning.
 step limit write memory.limit_in_bytes 209715200
 # Second round of the warned knobs: pr_*_once, so nothing new may appear.
 step tcp2 write memory.kmem.tcp.limit_in_bytes 104857600

@@ -7,7 +7,9 @@
 #   - /dev/kmsg lost no record (sequence numbers 0, 1, 2, ... and no EPIPE)
 #     and every step marker arrived, in order;
 #   - the deprecation messages the kernel printed, by exact text, step and
-#     level, equal EXPECT_DIR/KERNEL.kmsg (read from the kernel's source);
+#     level, equal EXPECT_DIR/KERNEL.kmsg (read from the kernel's source),
+#     and each one's text and level is in texts/KERNEL.texts
+#     (texts-check.awk);
 #   - the agent reported each of them as a warning with its catalog id
 #     (same kmsg sequence number and level) and nothing as unknown: a text
 #     the catalog lacks fails here;
@@ -62,7 +64,7 @@ grep -qx 'agent-exit=0' "$D/facts.txt" || bad "the agent did not exit 0 on SIGTE
 # Runs that must fail, with the errno the kernel returns (read from its
 # source); every other run must succeed N times.
 if grep -qx 'v1-memory=mounted' "$D/facts.txt"; then
-	want_runs="22 4"
+	want_runs="23 3"
 else
 	want_runs="0 4"
 fi
@@ -118,6 +120,12 @@ awk -v with_seq=1 -f "$HERE/../kmsg-classify.awk" "$D/kmsg.txt" >"$W/classified"
 awk '{ print $1, $2, $3 }' "$W/classified" | sort >"$D.kmsg"
 grep -v '^#' "$EXP/$KERNEL.kmsg" | sed '/^$/d' | sort >"$W/kmsg.expected"
 same "deprecation messages (step, id, level)" "$W/kmsg.expected" "$D.kmsg"
+# Each one's exact text and level is one this kernel's texts file lists.
+if awk -v texts="$HERE/texts/$KERNEL.texts" -f "$HERE/texts-check.awk" "$D/kmsg.txt" >"$D.texts" 2>&1; then
+	ok "every deprecation message is in texts/$KERNEL.texts"
+else
+	bad "messages not in texts/$KERNEL.texts: $(cat "$D.texts")"
+fi
 
 # --- what the agent made of it ----------------------------------------------
 # The test's short ids and the catalog's.

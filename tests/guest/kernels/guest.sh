@@ -144,8 +144,9 @@ if [ $V1 = 1 ]; then
 	step none kmem_read -c $M/reads read memory.kmem.usage_in_bytes
 	step none tcp_read -c $M/reads read memory.kmem.tcp.usage_in_bytes
 	step none soft_read -c $M/reads read memory.soft_limit_in_bytes
-	# Not deprecated: must not count.
-	other limit -c $M/lim write memory.limit_in_bytes 209715200
+	# The v1 controller's own files (memcg_v1.interface): counted, never
+	# warned about one by one.
+	step none limit -c $M/lim write memory.limit_in_bytes 209715200
 fi
 other v2_depth -c $U/web write cgroup.max.depth 5
 if [ $V1 = 0 ]; then
