@@ -311,7 +311,7 @@ static bool want_probe(struct twl_bpf *b, enum probe_kind i,
 	if (mem->decided && !mem->built) {
 		p->not_built = true;
 		snprintf(
-			p->reason, sizeof(p->reason), "%s: %.130s",
+			p->reason, sizeof(p->reason), "%s: %.85s",
 			has ? "not loaded, it counts memory v1 files only and memory v1 is not built" :
 			      "memory v1 not built",
 			mem->reason);

@@ -71,8 +71,18 @@ static json_t *load_file(const char *dir, const char *file, char *err,
 	size_t len;
 	int rc;
 
-	snprintf(name, sizeof(name), "%.*s", (int)(dot - file), file);
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (dot - file > TWL_TARGET_MAX_NAME) {
+		snprintf(err, cap, "its name is longer than %d bytes",
+			 TWL_TARGET_MAX_NAME);
+		return NULL;
+	}
+	memcpy(name, file, (size_t)(dot - file));
+	name[dot - file] = '\0';
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    (int)sizeof(path)) {
+		snprintf(err, cap, "its path is too long");
+		return NULL;
+	}
 	rc = twl_read_file(path, TWL_TARGET_MAX_FILE, &text, &len);
 	if (rc) {
 		snprintf(err, cap, "cannot read: %s", strerror(-rc));

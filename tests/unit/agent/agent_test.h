@@ -51,7 +51,9 @@ static inline void test_write(const char *dir, const char *name,
 	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path))
+		abort();
 	f = fopen(path, "w");
 	if (!f) {
 		perror(path);
