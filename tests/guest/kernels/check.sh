@@ -20,8 +20,10 @@
 #     and must match exactly (any other value, the right one included,
 #     fails, so that the list is kept true);
 #   - health: no record lost, no map overflow, probe states as in
-#     EXPECT_DIR/KERNEL.probes; the BTF functions of BTF_FUNCS (found by
-#     run.sh in the kernel's vmlinux) as in EXPECT_DIR/KERNEL.btf;
+#     EXPECT_DIR/KERNEL.probes, controller states (built or not, decided
+#     from the kernel's BTF) as in EXPECT_DIR/KERNEL.controllers; the BTF
+#     functions of BTF_FUNCS (found by run.sh in the kernel's vmlinux) as in
+#     EXPECT_DIR/KERNEL.btf;
 #   - census: hierarchies and knobs, whether the v1 memory controller
 #     mounted and the host's cgroup_mode, as in EXPECT_DIR/KERNEL.census.
 # Writes what it saw next to DIR (DIR.*) for the report.
@@ -181,6 +183,9 @@ jq -r 'last(.[] | .health | select(.probes)) | .probes[] | "\(.name) \(.state)"'
 jq -r 'last(.[] | .health | select(.probes)) | .probes[] | "\(.name) \(.state) \(.reason // "")"' "$W/all.json" >"$D.probe-reasons"
 grep -v '^#' "$EXP/$KERNEL.probes" | sed '/^$/d' | sort >"$W/probes.expected"
 same "probe states" "$W/probes.expected" "$D.probes"
+jq -r 'last(.[] | .health | select(.controllers)) | .controllers[] | "\(.name) \(.state)"' "$W/all.json" | sort >"$D.controllers"
+grep -v '^#' "$EXP/$KERNEL.controllers" | sed '/^$/d' | sort >"$W/controllers.expected"
+same "controller states (from the kernel's BTF)" "$W/controllers.expected" "$D.controllers"
 grep -v '^#' "$EXP/$KERNEL.btf" | sed '/^$/d' | sort >"$W/btf.expected"
 sort "$BTF" >"$D.btf"
 same "BTF functions the probes need" "$W/btf.expected" "$D.btf"
