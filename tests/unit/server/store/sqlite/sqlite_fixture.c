@@ -158,11 +158,11 @@ static void none_of(const char *count_sql, const char *rows_sql)
 void check_recount(void)
 {
 	/* every recounted pair has its row, equal in every count */
-#define DIFFER                                                             \
-	" FROM (" RAW_RECOUNT ") g LEFT JOIN feature_host fh"              \
-	" ON fh.feature_id = g.f AND fh.host_id = g.h"                     \
-	" WHERE fh.uses IS NOT g.u OR fh.reads IS NOT g.r"                 \
-	" OR fh.warnings IS NOT g.w OR fh.kinds IS NOT g.k"                \
+#define DIFFER                                                \
+	" FROM (" RAW_RECOUNT ") g LEFT JOIN feature_host fh" \
+	" ON fh.feature_id = g.f AND fh.host_id = g.h"        \
+	" WHERE fh.uses IS NOT g.u OR fh.reads IS NOT g.r"    \
+	" OR fh.warnings IS NOT g.w OR fh.kinds IS NOT g.k"   \
 	" OR fh.first_used IS NOT g.t0 OR fh.last_used IS NOT g.t1"
 	none_of("SELECT count(*)" DIFFER,
 		"SELECT g.*, fh.first_used, fh.last_used, fh.uses, fh.reads,"
@@ -171,7 +171,8 @@ void check_recount(void)
 	/* and no row holds what no raw row shows */
 	assert_int_equal(
 		q("SELECT count(*) FROM feature_host fh WHERE NOT EXISTS"
-		  " (SELECT 1 FROM (" RAW_EVIDENCE ") e WHERE e.f = fh.feature_id"
+		  " (SELECT 1 FROM (" RAW_EVIDENCE
+		  ") e WHERE e.f = fh.feature_id"
 		  " AND e.h = fh.host_id)"),
 		0);
 	/* feature_hour: per hour, hosts using (not read-only) and per kind */

@@ -237,7 +237,8 @@ static void test_use_kinds_migration(void **state)
 			   " AND configures + listens = 0"),
 			 1);
 	assert_int_equal(
-		q("SELECT configures FROM feature_comm WHERE comm = 'java'"), 1);
+		q("SELECT configures FROM feature_comm WHERE comm = 'java'"),
+		1);
 	unlink(dbpath);
 }
 
