@@ -29,7 +29,9 @@ ALTER TABLE feature_hour ADD COLUMN reading_only INT NOT NULL DEFAULT 0;
 
 -- feature_day: a history that retention never lowers; uses, reads and
 -- warnings are the growth of feature_host's recorded on that day, hosts
--- the hosts using the feature whose last evidence moved into that day.
+-- the hosts using the feature whose last evidence moved into that day,
+-- last_used the latest evidence of hosts using it (a read-only host's
+-- reads move no feature's last use).
 ALTER TABLE feature_day ADD COLUMN reads INT NOT NULL DEFAULT 0;
 ALTER TABLE feature_day ADD COLUMN warnings INT NOT NULL DEFAULT 0;
 
@@ -99,7 +101,8 @@ DELETE FROM feature_day;
 INSERT INTO feature_day(feature_id, day, hosts, uses, last_used, reads,
 			warnings)
 	SELECT feature_id, last_used / 86400, sum((kinds & 27) != 0),
-	       sum(uses), max(last_used), sum(reads), sum(warnings)
+	       sum(uses), max(last_used) FILTER (WHERE kinds & 27), sum(reads),
+	       sum(warnings)
 	FROM feature_host GROUP BY 1, 2;
 
 DELETE FROM feature_comm;
@@ -113,14 +116,15 @@ BEGIN
 	INSERT INTO feature_day(feature_id, day, hosts, uses, last_used, reads,
 				warnings)
 	VALUES (NEW.feature_id, NEW.last_used / 86400, (NEW.kinds & 27) != 0,
-		max(NEW.uses, 0), NEW.last_used, max(NEW.reads, 0),
+		max(NEW.uses, 0), iif(NEW.kinds & 27, NEW.last_used, NULL),
+		max(NEW.reads, 0),
 		max(NEW.warnings, 0))
 	ON CONFLICT(feature_id, day) DO UPDATE SET
 		hosts = hosts + excluded.hosts, uses = uses + excluded.uses,
 		reads = reads + excluded.reads,
 		warnings = warnings + excluded.warnings,
 		last_used = max(coalesce(last_used, excluded.last_used),
-				excluded.last_used);
+				coalesce(excluded.last_used, last_used));
 	INSERT INTO feature_hour(feature_id, hour, hosts, configuring,
 				 listening, reading_only)
 	VALUES (NEW.feature_id, NEW.last_hour, (NEW.kinds & 27) != 0,
@@ -147,7 +151,8 @@ BEGIN
 		(NEW.kinds & 27) != 0 AND
 		(NEW.last_used / 86400 > OLD.last_used / 86400 OR
 		 (OLD.kinds & 27) = 0),
-		max(NEW.uses - OLD.uses, 0), NEW.last_used,
+		max(NEW.uses - OLD.uses, 0),
+		iif(NEW.kinds & 27, NEW.last_used, NULL),
 		max(NEW.reads - OLD.reads, 0),
 		max(NEW.warnings - OLD.warnings, 0))
 	ON CONFLICT(feature_id, day) DO UPDATE SET
@@ -155,7 +160,7 @@ BEGIN
 		reads = reads + excluded.reads,
 		warnings = warnings + excluded.warnings,
 		last_used = max(coalesce(last_used, excluded.last_used),
-				excluded.last_used);
+				coalesce(excluded.last_used, last_used));
 END;
 
 CREATE TRIGGER feature_host_hour AFTER UPDATE OF last_hour, kinds

@@ -28,7 +28,8 @@
 
 /*
  * What the common rollup update adds to feature_day (migration 007):
- * uses, and the latest use, of a feature on a day.
+ * uses, reads, warnings, and the latest use (0: none, only reads) of a
+ * feature on a day.
  */
 struct twl_day_delta {
 	char feature[65];

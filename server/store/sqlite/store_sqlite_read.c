@@ -41,8 +41,10 @@ static const char q_fhour_sum[] =
 	"SELECT coalesce(sum(hosts), 0) FROM feature_hour"
 	" WHERE feature_id = ?1 AND hour >= ?2";
 
+/* hosts using it: a read-only host is no first use (migration 015) */
 static const char q_fh_first[] =
-	"SELECT min(first_used) FROM feature_host WHERE feature_id = ?1";
+	"SELECT first_used FROM feature_host INDEXED BY feature_host_first"
+	" WHERE feature_id = ?1 AND kinds & 27 ORDER BY first_used LIMIT 1";
 
 /* A feature's last use, kept per day by feature_host's triggers. */
 static const char q_fh_last[] =

@@ -59,7 +59,7 @@ static const char *const rsql[R_N] = {
 		" uses = uses + excluded.uses, reads = reads + excluded.reads,"
 		" warnings = warnings + excluded.warnings,"
 		" last_used = max(coalesce(last_used, excluded.last_used),"
-		" excluded.last_used)",
+		" coalesce(excluded.last_used, last_used))",
 };
 
 /* Contract: see store_sqlite_internal.h. */
@@ -76,7 +76,8 @@ static int day_write(struct twl_store *s, const struct twl_day_delta *d)
 	twl_bind_static(st, 1, d->feature);
 	sqlite3_bind_int64(st, 2, d->day);
 	sqlite3_bind_int64(st, 3, d->uses);
-	sqlite3_bind_int64(st, 4, d->last);
+	if (d->last) /* else NULL: no use moved the feature's last use */
+		sqlite3_bind_int64(st, 4, d->last);
 	sqlite3_bind_int64(st, 5, d->reads);
 	sqlite3_bind_int64(st, 6, d->warnings);
 	return twl_step_done(st);
@@ -171,11 +172,13 @@ int twl_sqlite_rollup_flush(struct twl_store *s, const char *host_id,
 		if (!ret && sqlite3_changes(s->wdb) == 0) {
 			ret = rollup_step(s->rs[R_ROLLUP], host_id, e);
 		} else if (!ret) {
-			struct twl_day_delta d = { .day = e->last / 86400,
-						   .uses = e->uses,
-						   .reads = e->reads,
-						   .warnings = e->warnings,
-						   .last = e->last };
+			struct twl_day_delta d = {
+				.day = e->last / 86400,
+				.uses = e->uses,
+				.reads = e->reads,
+				.warnings = e->warnings,
+				.last = e->kinds & TWL_KIND_USING ? e->last : 0
+			};
 
 			memcpy(d.feature, e->feature, sizeof(d.feature));
 			ret = day_add(s, s->day_batch, &s->n_day_batch,

@@ -28,6 +28,7 @@
 
 #define SOFT "memcg_v1.soft_limit"
 #define OOM "memcg_v1.oom_control"
+#define MEMSW "memcg_v1.memsw"
 
 struct fx {
 	char dir[64];
@@ -432,6 +433,8 @@ static void add_kinds_fleet(struct twl_store *s)
 	r = report(8, "mon-8", "5.10.0-mon", "v1", NULL);
 	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "runc",
 		     100);
+	add_usage_op(r, MEMSW, "memory.memsw.usage_in_bytes", "read", "runc",
+		     7);
 	ingest(s, r, NOW);
 	r = report(9, "app-9", "6.1.0-28-amd64", "v1", NULL);
 	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "java", 3);
@@ -447,7 +450,7 @@ static void add_kinds_fleet(struct twl_store *s)
 static void test_use_kinds_summary(void **state)
 {
 	struct fx *f = *state;
-	json_t *doc, *soft, *oom;
+	json_t *doc, *soft, *oom, *p;
 
 	add_kinds_fleet(f->s);
 	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
@@ -476,6 +479,14 @@ static void test_use_kinds_summary(void **state)
 	assert_int_equal(GETI(oom, "reads"), 4);
 	assert_int_equal(GETI(oom, "workloads_listening"), 1);
 	assert_int_equal(GETI(oom, "workloads_reading_only"), 0);
+	/* read by nobody but a monitor: not used, no first or last use */
+	p = find_by(json_object_get(doc, "features"), "id", MEMSW);
+	assert_int_equal(GETI(p, "hosts_30d"), 0);
+	assert_int_equal(GETI(p, "hosts_reading_only_30d"), 1);
+	assert_int_equal(GETI(p, "uses"), 0);
+	assert_int_equal(GETI(p, "reads"), 7);
+	assert_true(json_is_null(json_object_get(p, "first_seen")));
+	assert_true(json_is_null(json_object_get(p, "last_seen")));
 	json_decref(doc);
 }
 
@@ -535,7 +546,7 @@ static void test_use_kinds_detail(void **state)
 	/* the host pages */
 	host_id(8, hid);
 	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
-	p = json_array_get(json_object_get(doc, "features"), 0);
+	p = find_by(json_object_get(doc, "features"), "id", SOFT);
 	assert_true(json_is_true(json_object_get(p, "reads_only")));
 	assert_true(json_is_false(json_object_get(p, "configures")));
 	assert_int_equal(GETI(p, "uses"), 0);
