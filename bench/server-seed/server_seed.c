@@ -114,7 +114,8 @@ static int step(sqlite3_stmt *st)
 /* Per-host feature rollup accumulated while its usage rows are written. */
 struct fh_acc {
 	const char *id;
-	int64_t first, last, uses;
+	int64_t first, last, uses, reads;
+	int kinds; /* migration 015: 1 writes, 4 reads */
 };
 
 static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
@@ -153,8 +154,8 @@ static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
 	k = 1 + h % 4;
 	for (unsigned f = 0; f < k; f++)
 		acc[f] = (struct fh_acc){
-			s->feat[(h / 4 + f * 5) % s->n_feat]->id, INT64_MAX, 0,
-			0
+			.id = s->feat[(h / 4 + f * 5) % s->n_feat]->id,
+			.first = INT64_MAX,
 		};
 	for (unsigned i = 0; i < n_rows; i++) {
 		unsigned f = i % k;
@@ -204,7 +205,14 @@ static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
 			acc[f].first = first;
 		if (last > acc[f].last)
 			acc[f].last = last;
-		acc[f].uses += count;
+		/* reads are no uses (migration 015) */
+		if (strcmp(op, "read")) {
+			acc[f].uses += count;
+			acc[f].kinds |= 1;
+		} else {
+			acc[f].reads += count;
+			acc[f].kinds |= 4;
+		}
 	}
 	for (unsigned f = 0; f < k && f < n_rows; f++) {
 		TXT(s->fh, 1, acc[f].id);
@@ -212,6 +220,8 @@ static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
 		sqlite3_bind_int64(s->fh, 3, acc[f].first);
 		sqlite3_bind_int64(s->fh, 4, acc[f].last);
 		sqlite3_bind_int64(s->fh, 5, acc[f].uses);
+		sqlite3_bind_int64(s->fh, 6, acc[f].reads);
+		sqlite3_bind_int(s->fh, 7, acc[f].kinds);
 		ret = step(s->fh);
 		if (ret)
 			return ret;
@@ -302,8 +312,8 @@ static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 	     sqlite3_prepare_v2(
 		     s.db,
 		     "INSERT INTO feature_host(feature_id, host_id, first_used,"
-		     " last_used, uses, last_hour)"
-		     " VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600)",
+		     " last_used, uses, last_hour, reads, kinds)"
+		     " VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600, ?6, ?7)",
 		     -1, &s.fh, NULL) != SQLITE_OK)) {
 		fprintf(stderr, "server-seed: prepare: %s\n",
 			sqlite3_errmsg(s.db));
@@ -349,8 +359,11 @@ static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 	if (!ret)
 		ret = exec(
 			s.db,
-			"INSERT OR IGNORE INTO feature_comm(feature_id, comm)"
-			" SELECT DISTINCT feature_id, comm FROM usage");
+			"INSERT INTO feature_comm(feature_id, comm, configures,"
+			" listens, reads) SELECT feature_id, comm,"
+			" sum(op = 'write'), sum(op = 'register_event'),"
+			" sum(op NOT IN ('write', 'register_event'))"
+			" FROM usage GROUP BY 1, 2");
 	if (!ret)
 		ret = exec(s.db, "COMMIT");
 	if (!ret)

@@ -55,12 +55,12 @@ static int bad_param(struct twl_response *resp, const char *field,
 	return rc ? rc : 1;
 }
 
-/* A filter string: at most TWL_READ_MAX_FILTER bytes of printable UTF-8. */
-static bool ok_filter_string(const char *s)
+/* A filter string: at most @max bytes of printable UTF-8. */
+static bool ok_filter_string(const char *s, size_t max)
 {
 	size_t n = strlen(s), i;
 
-	if (!n || n > TWL_READ_MAX_FILTER || !twl_utf8_valid(s, n))
+	if (!n || n > max || !twl_utf8_valid(s, n))
 		return false;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
@@ -89,12 +89,21 @@ int twl_api_filter_from_query(const struct twl_request *req,
 	if (f->since && f->until && f->since > f->until)
 		return bad_param(resp, "since", "since is after until");
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		/* a cursor may be an unknown text; a host cursor is short */
+		bool cur = !strcmp(strs[i], "cursor");
+
 		v = twl_request_query(req, strs[i]);
-		if (v && !ok_filter_string(v))
+		if (v && !ok_filter_string(v, cur ? TWL_READ_MAX_CURSOR :
+						    TWL_READ_MAX_FILTER))
 			return bad_param(
 				resp, strs[i],
-				"expected 1 to 256 bytes of printable UTF-8");
+				cur ? "expected 1 to 1024 bytes of printable UTF-8" :
+				      "expected 1 to 256 bytes of printable UTF-8");
 	}
+	v = twl_request_query(req, "use");
+	if (v && strcmp(v, "using") && strcmp(v, "reads"))
+		return bad_param(resp, "use", "expected using or reads");
+	f->reading_only = v && !strcmp(v, "reads");
 	f->feature = twl_request_query(req, "feature");
 	if (f->feature && !twl_catalog_find(f->feature))
 		return bad_param(resp, "feature", "not a catalog feature id");
@@ -219,6 +228,22 @@ static int h_host(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_read_host(twl_server_store(srv), id, &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "host");
+	return twl_response_json(resp, 200, doc);
+}
+
+static int h_unknown(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	struct twl_read_filter f;
+	json_t *doc;
+	int rc;
+
+	rc = twl_api_filter_from_query(req, &f, resp);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	rc = twl_read_unknown(twl_server_store(srv), &f, &doc);
+	if (rc)
+		return twl_api_store_error(resp, rc, "unknown texts filter");
 	return twl_response_json(resp, 200, doc);
 }
 
@@ -355,6 +380,7 @@ const struct twl_route twl_read_routes[] = {
 	{ "GET", "/api/v1/hosts", TWL_ROLE_VIEWER, h_hosts },
 	{ "GET", "/api/v1/hosts/*", TWL_ROLE_VIEWER, h_host },
 	{ "GET", "/api/v1/health", TWL_ROLE_VIEWER, h_health },
+	{ "GET", "/api/v1/unknown", TWL_ROLE_VIEWER, h_unknown },
 	{ "GET", "/api/v1/annotations", TWL_ROLE_VIEWER,
 	  twl_api_annotations_get },
 	{ "POST", "/api/v1/annotations", TWL_ROLE_ADMIN,

@@ -195,9 +195,10 @@ int twl_store_annotation_delete(struct twl_store *s, int64_t id);
 /*
  * Retention, in a write transaction of its own: delete batch ids received
  * before now - batch_days (at least 35 days is enforced by the config),
- * and warnings, usage counters, unknown messages and per-host feature
- * rollups older than data_days (0 = keep). *deleted (may be NULL) gets
- * how many rows went.
+ * and warnings, usage counters, unknown messages, census values of hosts
+ * silent that long and per-host feature rollups older than data_days (0 =
+ * keep); the per-host rollups of what went are recounted from the rows
+ * kept. *deleted (may be NULL) gets how many rows went.
  */
 int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 		    int data_days, int64_t *deleted);

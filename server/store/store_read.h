@@ -30,8 +30,10 @@ struct twl_store;
 #define TWL_READ_LIMIT_MAX 1000
 /* Top-N lists inside a feature or export (cgroups, processes, ...). */
 #define TWL_READ_TOP_N 20
-/* Longest filter string accepted (host pattern, kernel, cursor). */
+/* Longest filter string accepted (host pattern, kernel, host cursor). */
 #define TWL_READ_MAX_FILTER 256
+/* Longest cursor: an unknown deprecation text (wire format: 1024 bytes). */
+#define TWL_READ_MAX_CURSOR 1024
 
 /* List filters; zero / NULL members filter nothing. */
 struct twl_read_filter {
@@ -43,6 +45,8 @@ struct twl_read_filter {
 	const char *cgroup_mode; /* v1, v2, hybrid, or "" for unknown */
 	const char *cursor; /* from the previous page's next_cursor */
 	unsigned limit; /* 0 = TWL_READ_LIMIT_DEFAULT, capped at _MAX */
+	/* with feature: hosts that only read it instead of hosts using it */
+	bool reading_only;
 };
 
 /*
@@ -61,18 +65,28 @@ int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap);
  * "by_cgroup_mode": {"v1","hybrid","v2","unknown"} (hosts reporting in the
  * last 30 days), "v1_or_hybrid_30d"}, "features": [per catalog feature:
  * {"id", "title", "status", "replacement", "hosts_1d", "hosts_7d",
- * "hosts_30d", "uses", "workloads", "share_v1_30d" (hosts_30d / v1+hybrid
- * hosts reporting in 30 days, or null), "first_seen", "last_seen" (null:
- * never), "trend" (the last 30 days' timeline)}]}. Windows are counted in
- * whole hours: from the start of the hour of @now minus the window.
+ * "hosts_30d" (hosts using it: configuring or listening, by BPF, kernel
+ * warnings or the census; never hosts that only read it), "uses" (BPF
+ * counts of writes and registrations), the members of
+ * twl_rq_summary_kinds() (per kind of use: hosts_configuring_30d,
+ * hosts_listening_30d, hosts_reading_only_30d, reads, warnings,
+ * workloads = processes configuring or listening, workloads_configuring,
+ * workloads_listening, workloads_reading_only), "share_v1_30d"
+ * (hosts_30d / v1+hybrid hosts reporting in 30 days, or null),
+ * "first_seen", "last_seen" (null: never), "trend" (the last 30 days'
+ * timeline)}]}. Windows are counted in whole hours: from the start of
+ * the hour of @now minus the window.
  */
 int twl_read_summary(struct twl_store *s, int64_t now, json_t **out);
 
 /*
  * twl_read_feature - detail of catalog feature @id over @f's since/until
  * (@f may be NULL; default: all retained data): its catalog entry, the
- * range, hosts, first/last seen, uses, kernel warnings, top cgroups,
- * containers, processes, kernels, timeline by day. -ENOENT if @id is not
+ * range, hosts using it (and hosts_configuring, hosts_listening,
+ * hosts_reading_only), first/last seen, uses (BPF writes and
+ * registrations), reads, kernel warnings (apart, never in uses),
+ * workloads per kind, top cgroups, containers, processes (each with its
+ * use, uses and reads), kernels, timeline by day. -ENOENT if @id is not
  * in the catalog.
  */
 int twl_read_feature(struct twl_store *s, const char *id,
@@ -80,8 +94,9 @@ int twl_read_feature(struct twl_store *s, const char *id,
 
 /*
  * twl_read_hosts - one page of hosts ordered by host_id, filtered by
- * @f (since/until on last_seen, feature used in that range, hostname
- * pattern, kernel, cgroup mode): {"hosts": [...], "next_cursor": s|null}.
+ * @f (since/until on last_seen, feature used in that range, or only read
+ * when @f->reading_only, hostname pattern, kernel, cgroup mode):
+ * {"hosts": [...], "next_cursor": s|null}.
  * -EINVAL for a filter string longer than TWL_READ_MAX_FILTER, -ENOENT
  * for a feature not in the catalog.
  */
@@ -106,6 +121,18 @@ int twl_read_host(struct twl_store *s, const char *host_id, json_t **out);
  */
 int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 		    const struct twl_read_filter *f, json_t **out);
+
+/*
+ * twl_read_unknown - one page (@f->limit, after @f->cursor; @f may be
+ * NULL) of the unknown deprecation texts of all hosts, grouped by their
+ * normalised text in text order, whose last report is in @f's
+ * since/until: {"texts": [{"text", "hosts", "count", "first_seen",
+ * "last_seen", "matched_feature", "feature_id", "kernels": [{"kernel",
+ * "hosts"}] (top 10)}], "next_cursor": s|null}. -EINVAL for a cursor
+ * longer than TWL_READ_MAX_CURSOR.
+ */
+int twl_read_unknown(struct twl_store *s, const struct twl_read_filter *f,
+		     json_t **out);
 
 /*
  * twl_read_annotations - {"annotations": [...]} for @feature (NULL = all),

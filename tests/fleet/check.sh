@@ -19,8 +19,9 @@ fleet_maps() {
 	echo "$m"
 }
 
-# fleet_expected NAME: "W feature sites" and "U feature process uses" lines
-# for guest NAME, from its workload log (kept in guests/NAME/workload.log).
+# fleet_expected NAME: "W feature sites", "U feature process uses" and
+# "R feature process reads" lines for guest NAME, from its workload log
+# (kept in guests/NAME/workload.log).
 fleet_expected() {
 	local wl=$FLEET_OUT/guests/$1/workload.log maps
 	maps=$(fleet_maps) || return 1
@@ -30,14 +31,22 @@ fleet_expected() {
 	[ "${PIPESTATUS[0]}" = 0 ] || { fleet_die "guest $1: workload log not understood"; return 1; }
 }
 
-# fleet_expected_uses NAME: "feature uses" per feature: the workload's uses
-# counted by BPF, or, for a feature BPF counted nothing of on that boot,
-# its warnings (the server credits a warning only where BPF does not count
-# the feature: schema/migrations/005_uses_credit.sql). Every guest runs
-# one boot.
+# fleet_expected_uses NAME: "feature uses" per feature the server must list
+# for the host: the workload's uses counted by BPF (writes and
+# registrations) only; a feature it only warned about or only read is
+# listed with 0 uses (warnings and reads are kept apart from uses, never
+# credited: schema/migrations/015_use_kinds.sql).
 fleet_expected_uses() {
-	fleet_expected "$1" | awk '$1 == "W" { w[$2] += $3 } $1 == "U" { u[$2] += $4 }
-		END { for (f in w) if (!(f in u)) print f, w[f]; for (f in u) print f, u[f] }' | sort
+	fleet_expected "$1" | awk '$1 == "W" || $1 == "R" { seen[$2] = 1 } $1 == "U" { u[$2] += $4 }
+		END { for (f in seen) if (!(f in u)) print f, 0; for (f in u) print f, u[f] }' | sort
+}
+
+# fleet_expected_kinds NAME: "feature using|reads" per feature for guest
+# NAME: "using" when its workload configured, listened or warned, "reads"
+# when it only read the feature.
+fleet_expected_kinds() {
+	fleet_expected "$1" | awk '$1 == "W" || $1 == "U" { using[$2] = 1 } $1 == "R" { r[$2] = 1 }
+		END { for (f in using) print f, "using"; for (f in r) if (!(f in using)) print f, "reads" }' | sort
 }
 
 # fleet_actual NAME: "<feature> <uses>" per feature the server lists for
@@ -75,11 +84,13 @@ fleet_check_host() {
 
 # fleet_check_fleet NAME...: exactly these hosts, each a distinct host id;
 # per catalog feature: the warning count equals the workloads' call sites,
-# every workload process has exactly its uses (on one host), no other
-# process is counted (the agent's own reads included), and the hosts' uses
-# add up exactly to the workloads' (fleet_expected_uses).
+# every workload process has exactly its uses and reads (on one host), no
+# other process is counted (the agent's own reads included), the hosts'
+# uses add up exactly to the workloads' (fleet_expected_uses), and the
+# hosts using it and the read-only hosts are exactly the guests whose
+# workloads used it or only read it (fleet_expected_kinds).
 fleet_check_fleet() {
-	local hosts n ids f want got exp expuses doc procs hostsum
+	local hosts n ids f want got exp expuses expkinds doc procs hostsum
 	hosts=$(fleet_api "/api/v1/hosts?limit=500") || return 1
 	n=$(echo "$hosts" | jq '.hosts | length')
 	[ "$n" = $# ] || { fleet_die "the server lists $n hosts, want $#: $(echo "$hosts" | jq -c '[.hosts[].hostname]')"; return 1; }
@@ -88,16 +99,19 @@ fleet_check_fleet() {
 	exp=$(for g in "$@"; do fleet_expected "$g" || exit 1; done) || return 1
 	expuses=$(for g in "$@"; do fleet_expected_uses "$g" || exit 1; done) || return 1
 	hostsum=$(for g in "$@"; do fleet_actual "$g" || exit 1; done) || return 1
+	expkinds=$(for g in "$@"; do fleet_expected_kinds "$g" || exit 1; done) || return 1
 	for f in $(fleet_api /api/v1/catalog | jq -r '.features[].id'); do
 		doc=$(fleet_api "/api/v1/features/$f") || return 1
 		want=$(echo "$exp" | awk -v f="$f" '$1 == "W" && $2 == f { s += $3 } END { print s + 0 }')
 		got=$(echo "$doc" | jq -r .warnings.count)
 		[ "$got" = "$want" ] ||
 			{ fleet_die "feature $f: the server holds $got warnings, the workloads caused $want"; return 1; }
-		procs=$(echo "$doc" | jq -r '.processes[] | "\(.process) \(.hosts) \(.uses)"' | sort)
-		want=$(echo "$exp" | awk -v f="$f" '$1 == "U" && $2 == f { print $3, 1, $4 }' | sort)
+		procs=$(echo "$doc" | jq -r '.processes[] | "\(.process) \(.hosts) \(.uses) \(.reads)"' | sort)
+		want=$(echo "$exp" | awk -v f="$f" '$2 == f && $1 == "U" { u[$3] += $4; p[$3] = 1 }
+			$2 == f && $1 == "R" { r[$3] += $4; p[$3] = 1 }
+			END { for (c in p) print c, 1, u[c] + 0, r[c] + 0 }' | sort)
 		[ "$procs" = "$want" ] || {
-			echo "feature $f: per process (name hosts uses), from the workload logs:" >&2
+			echo "feature $f: per process (name hosts uses reads), from the workload logs:" >&2
 			echo "${want:-<none>}" | sed 's/^/    /' >&2
 			echo "feature $f: the server holds:" >&2
 			echo "${procs:-<none>}" | sed 's/^/    /' >&2
@@ -108,8 +122,16 @@ fleet_check_fleet() {
 		got=$(echo "$hostsum" | awk -v f="$f" '$1 == f { s += $2 } END { print s + 0 }')
 		[ "$got" = "$want" ] ||
 			{ fleet_die "feature $f: hosts' uses add up to $got, want $want (the workloads' uses)"; return 1; }
+		want=$(echo "$expkinds" | awk -v f="$f" '$1 == f && $2 == "using"' | wc -l)
+		got=$(echo "$doc" | jq -r .hosts)
+		[ "$got" = "$want" ] ||
+			{ fleet_die "feature $f: the server counts $got hosts using it, want $want (guests whose workloads configured, listened or warned)"; return 1; }
+		want=$(echo "$expkinds" | awk -v f="$f" '$1 == f && $2 == "reads"' | wc -l)
+		got=$(echo "$doc" | jq -r .hosts_reading_only)
+		[ "$got" = "$want" ] ||
+			{ fleet_die "feature $f: the server counts $got read-only hosts, want $want"; return 1; }
 	done
-	echo "fleet: $# distinct hosts; per feature: warnings, per-workload uses and host totals exact"
+	echo "fleet: $# distinct hosts; per feature: warnings, per-workload uses and reads, host totals, hosts using it and read-only hosts exact"
 }
 
 # fleet_wait_hosts TIMEOUT NAME...: wait until every NAME is a host on the

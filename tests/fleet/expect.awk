@@ -1,15 +1,16 @@
 # tests/fleet/expect.awk -v maps=FILE: from a workload's own log
 # (twl-workload lines), what must have reached the server for that host:
 #   W <feature> <warning call sites hit>
-#   U <feature> <process> <uses counted by BPF>
+#   U <feature> <process> <uses counted by BPF: writes, registrations>
+#   R <feature> <process> <reads counted by BPF>
 # FILE maps control files to catalog features ("F file feature" for files,
 # "E file feature" for eventfd targets), made from GET /api/v1/catalog.
 #
 # Uses (BPF, agent/bpf): every write attempt, failed or not, counts once
 # for the file's feature; an eventfd registration counts once for the
 # target's event feature, plus once as a read of the target file (the
-# workload opens it for reading to register it); cgroup v2 files count
-# nothing.
+# workload opens it for reading to register it), which the server keeps
+# apart from uses (a read is no use); cgroup v2 files count nothing.
 #
 # Warnings: each call site warns once per boot (pr_warn_once), so a
 # feature's count is the number of its distinct call sites the workload
@@ -71,7 +72,7 @@ $1 != "workload" { next }
 		use(F[f], a["comm"], a["n"])
 	} else if (op == "event") {
 		use(E[f], a["comm"], a["n"])
-		if (f in F) use(F[f], a["comm"], a["n"])
+		if (f in F) reads(F[f], a["comm"], a["n"])
 	}
 	if (site != "" && !(site in seen)) {
 		seen[site] = 1
@@ -83,10 +84,16 @@ function use(feature, comm, count) {
 	if (feature == "") { print "no catalog feature for: " $0 > "/dev/stderr"; bad = 1; return }
 	u[feature " " comm] += count
 }
+function reads(feature, comm, count) {
+	if (feature == "") { print "no catalog feature for: " $0 > "/dev/stderr"; bad = 1; return }
+	r[feature " " comm] += count
+}
 END {
 	for (k in n)
 		print "W", k, n[k]
 	for (k in u)
 		print "U", k, u[k]
+	for (k in r)
+		print "R", k, r[k]
 	exit bad
 }

@@ -20,15 +20,16 @@
 
 /*
  * Each unmatched text's feature in the catalog as it is now, summed per
- * (feature, host) into feature_host as the writer would have at ingest
- * (the triggers keep feature_day and feature_hour), then marked matched.
+ * (feature, host) into feature_host as the writer would have at ingest:
+ * warnings, never uses (8 = TWL_KIND_WARNING; the triggers keep
+ * feature_day and feature_hour), then marked matched.
  * Both statements select the same rows: the second leaves none of them.
  */
 static const char rematch_rollup[] =
 	"INSERT INTO feature_host(feature_id, host_id, first_used, last_used,"
-	" uses, last_hour)"
+	" warnings, last_hour, kinds)"
 	" SELECT f, host_id, min(first_time), max(first_time), sum(count),"
-	" max(first_time) / 3600 FROM (SELECT twl_rematch(feature_id, text)"
+	" max(first_time) / 3600, 8 FROM (SELECT twl_rematch(feature_id, text)"
 	" AS f, host_id, first_time, count FROM unknown_deprecations"
 	" WHERE matched_feature_id IS NULL) WHERE f IS NOT NULL"
 	" GROUP BY f, host_id"
@@ -36,7 +37,8 @@ static const char rematch_rollup[] =
 	" first_used = min(first_used, excluded.first_used),"
 	" last_used = max(last_used, excluded.last_used),"
 	" last_hour = max(last_hour, excluded.last_hour),"
-	" uses = uses + excluded.uses";
+	" warnings = warnings + excluded.warnings,"
+	" kinds = kinds | excluded.kinds";
 
 static const char rematch_mark[] =
 	"UPDATE unknown_deprecations SET"

@@ -3,7 +3,8 @@
  * The ingest write path on SQLite (store.h: twl_store_write_begin() ..
  * twl_store_write_end(), twl_store_ingest*()): one report per SAVEPOINT,
  * its rows bound into statements prepared once on the writer connection,
- * and the rollups (feature_host, feature_day) kept as it goes. Only the
+ * and the rollups (feature_host, feature_day) kept as it goes: BPF
+ * counts per kind of use, kernel warnings apart (migration 015). Only the
  * group-commit writer, or a short admin write, holds this path (wlock);
  * its statements and their order are what bench/server-load measures.
  */
@@ -25,8 +26,6 @@ enum {
 	W_USAGE_GET,
 	W_USAGE_INS,
 	W_USAGE_UPD,
-	W_USAGE_ANY,
-	W_WARN_COUNT,
 	W_CENSUS_DEL,
 	W_CENSUS_INS,
 	W_SAVEPOINT,
@@ -178,12 +177,6 @@ static const char *const wsql[W_N] = {
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7),"
 		" key_check = ?9," VALUE_GREW " WHERE id = ?8",
-	/* Whether BPF counted a feature on a boot (the unique key's prefix). */
-	[W_USAGE_ANY] =
-		"SELECT 1 FROM usage WHERE host_id = ?1 AND boot_id = ?2"
-		" AND feature_id = ?3 LIMIT 1",
-	[W_WARN_COUNT] = "SELECT count(*) FROM warnings WHERE host_id = ?1"
-			 " AND boot_id = ?2 AND feature_id = ?3",
 	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
 	[W_CENSUS_INS] =
 		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time,"
@@ -247,29 +240,6 @@ int twl_store_write_end(struct twl_store *s, bool commit)
 		sqlite3_exec(s->wdb, "ROLLBACK", NULL, NULL, NULL);
 	pthread_mutex_unlock(&s->wlock);
 	return ret;
-}
-
-/*
- * Uses credit kernel warnings only where BPF does not count the feature:
- * the write that makes the kernel warn is also counted by the agent's
- * probe. So a warning adds one use unless usage rows exist for its
- * (host, boot, feature), and the first usage row of a (host, boot,
- * feature) takes back the warnings credited before it (ingest_usage).
- * Sets *n to the number of usage rows (0 or 1: "any") or warnings.
- */
-static int count_for(struct twl_store *s, int which, const char *host_id,
-		     const char *boot_id, const char *feature, int64_t *n)
-{
-	sqlite3_stmt *st = s->ws[which];
-	int rc;
-
-	twl_bind_static(st, 1, host_id);
-	twl_bind_static(st, 2, boot_id);
-	twl_bind_static(st, 3, feature);
-	rc = sqlite3_step(st);
-	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
 }
 
 /*
@@ -344,7 +314,6 @@ static int ingest_warnings(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now,
 			   struct twl_rollup *ru)
 {
-	int64_t counted;
 	int ret;
 
 	for (size_t i = 0; i < in->n_warnings; i++) {
@@ -361,11 +330,9 @@ static int ingest_warnings(struct twl_store *s, const char *host_id,
 			return ret;
 		if (sqlite3_changes(s->wdb) == 0)
 			continue; /* stored before */
-		ret = count_for(s, W_USAGE_ANY, host_id, w->boot_id, w->feature,
-				&counted);
-		if (!ret)
-			ret = twl_sqlite_rollup(s, w->feature, host_id, w->time,
-						w->time, counted ? 0 : 1, ru);
+		/* evidence apart from BPF's counts, never a use (015) */
+		ret = twl_sqlite_rollup(s, w->feature, host_id, w->time,
+					w->time, TWL_KIND_WARNING, 1, ru);
 		if (ret)
 			return ret;
 	}
@@ -384,7 +351,8 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 		ret = unknown_step(s, host_id, u, NULL, now);
 		if (!ret && u->matched)
 			ret = twl_sqlite_rollup(s, u->matched, host_id, u->time,
-						u->time, u->count, ru);
+						u->time, TWL_KIND_WARNING,
+						u->count, ru);
 		if (ret)
 			return ret;
 	}
@@ -586,29 +554,10 @@ static int usage_merge(struct twl_store *s, const struct twl_wire_usage *u,
 }
 
 /*
- * Before a new usage row: when it is the first of its (host, boot,
- * feature), *taken_back = the warnings credited so far (count_for()), to
- * be taken back from the rollup's uses; else 0.
- */
-static int usage_first(struct twl_store *s, const char *host_id,
-		       const struct twl_wire_usage *u, int64_t *taken_back)
-{
-	int64_t any;
-	int ret;
-
-	*taken_back = 0;
-	ret = count_for(s, W_USAGE_ANY, host_id, u->boot_id, u->feature, &any);
-	if (ret || any)
-		return ret;
-	return count_for(s, W_WARN_COUNT, host_id, u->boot_id, u->feature,
-			 taken_back);
-}
-
-/*
  * The two-step path, for an entry W_USAGE_BUMP did not match: find the
  * row and update it if its counter grew, or insert it. Returns 1 with
- * *old set (the count replaced, or the warnings taken back) when a row
- * was written, 0 when the counter did not grow, or a negative errno.
+ * *old set (the count replaced, 0 for a new row) when a row was
+ * written, 0 when the counter did not grow, or a negative errno.
  */
 static int usage_store(struct twl_store *s, const char *host_id,
 		       const struct twl_wire_usage *u, int64_t hash,
@@ -626,10 +575,8 @@ static int usage_store(struct twl_store *s, const char *host_id,
 			return usage_has_value(u) ? usage_merge(s, u, id) : 0;
 		ret = usage_update(s, u, id, check);
 	} else {
-		ret = usage_first(s, host_id, u, old);
-		if (!ret)
-			ret = usage_insert(s, host_id, u, hash, check,
-					   slot_free);
+		*old = 0;
+		ret = usage_insert(s, host_id, u, hash, check, slot_free);
 	}
 	return ret ? ret : 1;
 }
@@ -653,7 +600,8 @@ static int ingest_usage(struct twl_store *s, const char *host_id,
 		if (ret == 0)
 			continue;
 		ret = twl_sqlite_rollup(s, u->feature, host_id, u->first_seen,
-					u->last_seen, u->count - old, ru);
+					u->last_seen, twl_kind_of_op(u->op),
+					u->count - old, ru);
 		if (ret)
 			return ret;
 	}
@@ -685,8 +633,8 @@ static int ingest_census(struct twl_store *s, const char *host_id,
 		twl_bind_static(st, 7, k->target_kind);
 		ret = twl_step_done(st);
 		if (!ret)
-			ret = twl_sqlite_rollup(s, k->feature, host_id, t, t, 0,
-						ru);
+			ret = twl_sqlite_rollup(s, k->feature, host_id, t, t,
+						TWL_KIND_CENSUS, 0, ru);
 		if (ret)
 			return ret;
 	}

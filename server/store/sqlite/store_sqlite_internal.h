@@ -30,11 +30,12 @@ struct twl_read_filter;
 
 /*
  * What the common rollup update adds to feature_day (migration 007):
- * uses, and the latest use, of a feature on a day.
+ * uses, reads, warnings, and the latest use (0: none, only reads) of a
+ * feature on a day.
  */
 struct twl_day_delta {
 	char feature[65];
-	int64_t day, uses, last;
+	int64_t day, uses, reads, warnings, last;
 };
 
 /*
@@ -145,7 +146,8 @@ int twl_sqlite_maint_prepare(struct twl_store *s); /* store_sqlite_maint.c */
 
 struct twl_rollup_entry {
 	char feature[65];
-	int64_t first, last, uses;
+	int64_t first, last, uses, reads, warnings;
+	int kinds; /* TWL_KIND_* */
 };
 
 struct twl_rollup {
@@ -154,14 +156,31 @@ struct twl_rollup {
 };
 
 /*
- * twl_sqlite_rollup - add @uses of @feature ("" adds nothing) by @host_id
- * between @first and @last to @r, written at once when @r is full.
+ * The evidence a feature_host row holds, a bit each (its kinds column,
+ * migration 015). A host uses a feature when a bit of TWL_KIND_USING is
+ * set; it only reads it when its kinds are TWL_KIND_READS alone.
+ */
+#define TWL_KIND_CONFIGURES 1 /* BPF counted writes */
+#define TWL_KIND_LISTENS 2 /* BPF counted eventfd registrations */
+#define TWL_KIND_READS 4 /* BPF counted reads */
+#define TWL_KIND_WARNING 8 /* a kernel warning (or unknown text matched) */
+#define TWL_KIND_CENSUS 16 /* the census saw a non-default value */
+#define TWL_KIND_USING 27 /* all but TWL_KIND_READS */
+
+/* twl_kind_of_op - the TWL_KIND_* bit of a usage op ("read" or other: reads) */
+int twl_kind_of_op(const char *op);
+
+/*
+ * twl_sqlite_rollup - add evidence of @kind (one TWL_KIND_* bit) of
+ * @feature ("" adds nothing) by @host_id between @first and @last to @r:
+ * @n is added to its uses (configures, listens), reads or warnings (a
+ * census value adds no count); written at once when @r is full.
  * twl_sqlite_rollup_flush - write @r's sums and empty it. Both on the
  * writer, inside the batch's savepoint: 0 or -errno.
  */
 int twl_sqlite_rollup(struct twl_store *s, const char *feature,
 		      const char *host_id, int64_t first, int64_t last,
-		      int64_t uses, struct twl_rollup *r);
+		      int kind, int64_t n, struct twl_rollup *r);
 int twl_sqlite_rollup_flush(struct twl_store *s, const char *host_id,
 			    struct twl_rollup *r);
 
@@ -392,6 +411,21 @@ int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj);
  */
 int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
 			int64_t until, json_t *arr);
+
+/*
+ * twl_rq_summary_kinds - set feature @id's summary members per kind of
+ * use into @obj: hosts_configuring_30d, hosts_listening_30d,
+ * hosts_reading_only_30d (whole hours, as hosts_30d), reads, warnings,
+ * workloads (processes that configure or listen), workloads_configuring,
+ * workloads_listening, workloads_reading_only (store_sqlite_kinds.c).
+ * twl_rq_feature_kinds - set feature detail's "reads" in [@since,
+ * @until] (days) and "workloads" {using, configuring, listening,
+ * reading_only} into @doc. Both 0 or a negative errno.
+ */
+int twl_rq_summary_kinds(struct twl_rctx *c, const char *id, int64_t now,
+			 json_t *obj);
+int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
+			 int64_t until, json_t *doc);
 
 /*
  * twl_rq_annotations_into - the annotations of @feature (NULL: all)

@@ -44,6 +44,81 @@ static int exec_del(sqlite3 *db, const char *sql, int64_t cutoff,
 	return 0;
 }
 
+/*
+ * Retention keeps the rollups a recount of the rows it keeps (migration
+ * 015): the (feature, host) pairs whose rows it deletes are noted first,
+ * then recounted from feature_host_recount, and dropped when nothing of
+ * them is left. The triggers move each recounted host between
+ * feature_hour's per-kind counts; feature_day, a history, only grows.
+ */
+static const char *const prune_note[] = {
+	"INSERT OR IGNORE INTO temp.pruned SELECT feature_id, host_id"
+	" FROM usage WHERE last_seen < ?1",
+	"INSERT OR IGNORE INTO temp.pruned SELECT feature_id, host_id"
+	" FROM warnings WHERE received < ?1",
+	"INSERT OR IGNORE INTO temp.pruned SELECT matched_feature_id, host_id"
+	" FROM unknown_deprecations WHERE received < ?1"
+	" AND matched_feature_id IS NOT NULL",
+	"INSERT OR IGNORE INTO temp.pruned SELECT feature_id, host_id"
+	" FROM census_knobs WHERE time < ?1",
+	"INSERT OR IGNORE INTO temp.pruned SELECT feature_id, host_id"
+	" FROM feature_host WHERE last_used < ?1",
+};
+
+static const char *const prune_del[] = {
+	"DELETE FROM warnings WHERE received < ?1",
+	"DELETE FROM usage WHERE last_seen < ?1",
+	"DELETE FROM unknown_deprecations WHERE received < ?1",
+	"DELETE FROM census_knobs WHERE time < ?1",
+};
+
+/* ?1 unused: exec_del() binds it to every statement */
+static const char *const prune_recount[] = {
+	"UPDATE feature_host SET (first_used, last_used, last_hour, uses, reads,"
+	" warnings, kinds) = (SELECT r.first_used, r.last_used,"
+	" r.last_used / 3600, r.uses, r.reads, r.warnings, r.kinds"
+	" FROM feature_host_recount r WHERE r.feature_id = feature_host.feature_id"
+	" AND r.host_id = feature_host.host_id)"
+	" WHERE ?1 IS NOT NULL AND (feature_id, host_id) IN"
+	" (SELECT feature_id, host_id FROM temp.pruned) AND EXISTS"
+	" (SELECT 1 FROM feature_host_recount r"
+	" WHERE r.feature_id = feature_host.feature_id"
+	" AND r.host_id = feature_host.host_id)",
+	"DELETE FROM feature_host WHERE ?1 IS NOT NULL AND (feature_id, host_id)"
+	" IN (SELECT feature_id, host_id FROM temp.pruned) AND NOT EXISTS"
+	" (SELECT 1 FROM feature_host_recount r"
+	" WHERE r.feature_id = feature_host.feature_id"
+	" AND r.host_id = feature_host.host_id)",
+};
+
+/* Delete the data rows older than @cut, the rollups recounted. */
+static int prune_data(sqlite3 *db, int64_t cut, int64_t *total)
+{
+	int64_t ignored = 0;
+	size_t i;
+	int ret;
+
+	ret = twl_sqlite_errno(sqlite3_exec(
+		db,
+		"CREATE TEMP TABLE IF NOT EXISTS pruned(feature_id TEXT,"
+		" host_id TEXT, PRIMARY KEY (feature_id, host_id)) WITHOUT ROWID;"
+		"DELETE FROM temp.pruned",
+		NULL, NULL, NULL));
+	for (i = 0; !ret && i < sizeof(prune_note) / sizeof(*prune_note); i++)
+		ret = exec_del(db, prune_note[i], cut, &ignored);
+	for (i = 0; !ret && i < sizeof(prune_del) / sizeof(*prune_del); i++)
+		ret = exec_del(db, prune_del[i], cut, total);
+	/* a recounted row is not a deleted one: the deletions only count */
+	if (!ret)
+		ret = exec_del(db, prune_recount[0], cut, &ignored);
+	if (!ret)
+		ret = exec_del(db, prune_recount[1], cut, total);
+	if (!ret)
+		ret = twl_sqlite_errno(sqlite3_exec(
+			db, "DELETE FROM temp.pruned", NULL, NULL, NULL));
+	return ret;
+}
+
 /* Contract: see store.h. */
 int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 		    int data_days, int64_t *deleted)
@@ -56,27 +131,9 @@ int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 		return ret;
 	ret = exec_del(s->wdb, "DELETE FROM batches WHERE received < ?1",
 		       now - (int64_t)batch_days * 86400, &total);
-	if (!ret && data_days > 0) {
-		int64_t cut = now - (int64_t)data_days * 86400;
-
-		ret = exec_del(s->wdb,
-			       "DELETE FROM warnings WHERE received < ?1", cut,
-			       &total);
-		if (!ret)
-			ret = exec_del(s->wdb,
-				       "DELETE FROM usage WHERE last_seen < ?1",
-				       cut, &total);
-		if (!ret)
-			ret = exec_del(
-				s->wdb,
-				"DELETE FROM unknown_deprecations WHERE received < ?1",
-				cut, &total);
-		if (!ret)
-			ret = exec_del(
-				s->wdb,
-				"DELETE FROM feature_host WHERE last_used < ?1",
-				cut, &total);
-	}
+	if (!ret && data_days > 0)
+		ret = prune_data(s->wdb, now - (int64_t)data_days * 86400,
+				 &total);
 	ret = ret ? (twl_store_write_end(s, false), ret) :
 		    twl_store_write_end(s, true);
 	if (!ret && deleted)

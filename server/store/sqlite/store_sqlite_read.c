@@ -38,8 +38,10 @@ static const char q_fhour_sum[] =
 	"SELECT coalesce(sum(hosts), 0) FROM feature_hour"
 	" WHERE feature_id = ?1 AND hour >= ?2";
 
+/* hosts using it: a read-only host is no first use (migration 015) */
 static const char q_fh_first[] =
-	"SELECT min(first_used) FROM feature_host WHERE feature_id = ?1";
+	"SELECT first_used FROM feature_host INDEXED BY feature_host_first"
+	" WHERE feature_id = ?1 AND kinds & 27 ORDER BY first_used LIMIT 1";
 
 /* A feature's last use, kept per day by feature_host's triggers. */
 static const char q_fh_last[] =
@@ -49,10 +51,6 @@ static const char q_day_uses[] =
 	"SELECT coalesce(sum(uses), 0) FROM feature_day"
 	" WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3";
 
-/* Distinct process names, kept by a trigger on usage. */
-static const char q_workloads[] =
-	"SELECT count(*) FROM feature_comm WHERE feature_id = ?1";
-
 /*
  * feature_host's index holds last_hour, not last_used (migration
  * 006): a time range is narrowed by hour through it and filtered
@@ -60,27 +58,44 @@ static const char q_workloads[] =
  * planner took the primary key, then (feature_id, host_id), for
  * cheaper and read all of a feature's rows; the hint keeps the plan
  * whatever the planner's guess (the key is host first since 010).
+ * Hosts using the feature (kinds & 27: migration 015) and their first
+ * and last use, then the hosts that configure, listen or only read it.
  */
 static const char q_fh_range[] =
-	"SELECT count(*), min(first_used), max(last_used) FROM feature_host"
+	"SELECT count(*) FILTER (WHERE kinds & 27),"
+	" min(first_used) FILTER (WHERE kinds & 27),"
+	" max(last_used) FILTER (WHERE kinds & 27),"
+	" count(*) FILTER (WHERE kinds & 17), count(*) FILTER (WHERE kinds & 2),"
+	" count(*) FILTER (WHERE kinds = 4) FROM feature_host"
 	" INDEXED BY feature_host_last_hour"
 	" WHERE feature_id = ?1 AND last_hour BETWEEN ?2 / 3600 AND ?3 / 3600"
 	" AND last_used BETWEEN ?2 AND ?3";
 
-static const char q_top_cgroups[] =
-	"SELECT cgroup, count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
-	" GROUP BY cgroup ORDER BY 3 DESC, 1 LIMIT ?4";
+/*
+ * The top-N lists: uses are BPF counts of writes and registrations,
+ * reads apart (migration 015). A process's use is the first it has of
+ * configures, listens, reads; a process that configures or listens
+ * counts the hosts where it does, one that only reads those it reads on.
+ */
+#define TOP_KINDS                                                          \
+	" coalesce(sum(count) FILTER (WHERE op != 'read'), 0),"            \
+	" coalesce(sum(count) FILTER (WHERE op = 'read'), 0),"             \
+	" CASE WHEN max(op = 'write') THEN 'configures'"                   \
+	" WHEN max(op = 'register_event') THEN 'listens' ELSE 'reads' END" \
+	" FROM usage WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
+#define TOP_HOSTS                                                          \
+	" CASE WHEN max(op != 'read') THEN count(DISTINCT host_id) FILTER" \
+	" (WHERE op != 'read') ELSE count(DISTINCT host_id) END,"
+#define TOP_ORDER " ORDER BY 3 DESC, 4 DESC, 1 LIMIT ?4"
 
-static const char q_top_containers[] =
-	"SELECT container, count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
-	" GROUP BY container ORDER BY 3 DESC, 1 LIMIT ?4";
+static const char q_top_cgroups[] = "SELECT cgroup," TOP_HOSTS TOP_KINDS
+				    " GROUP BY cgroup" TOP_ORDER;
 
-static const char q_top_processes[] =
-	"SELECT comm, count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
-	" GROUP BY comm ORDER BY 3 DESC, 1 LIMIT ?4";
+static const char q_top_containers[] = "SELECT container," TOP_HOSTS TOP_KINDS
+				       " GROUP BY container" TOP_ORDER;
+
+static const char q_top_processes[] = "SELECT comm," TOP_HOSTS TOP_KINDS
+				      " GROUP BY comm" TOP_ORDER;
 
 static const char q_kernels[] =
 	"SELECT h.kernel, count(*) FROM feature_host fh"
@@ -88,7 +103,7 @@ static const char q_kernels[] =
 	" JOIN hosts h ON h.host_id = fh.host_id"
 	" WHERE fh.feature_id = ?1"
 	" AND fh.last_hour BETWEEN ?2 / 3600 AND ?3 / 3600"
-	" AND fh.last_used BETWEEN ?2 AND ?3"
+	" AND fh.last_used BETWEEN ?2 AND ?3 AND fh.kinds & 27"
 	" GROUP BY h.kernel ORDER BY 2 DESC, 1 LIMIT ?4";
 
 static const char q_timeline[] =
@@ -107,6 +122,7 @@ static const char q_host_list[] =
 	" AND (?6 IS NULL OR cgroup_mode = ?6)"
 	" AND (?7 IS NULL OR EXISTS (SELECT 1 FROM feature_host fh"
 	"  WHERE fh.feature_id = ?7 AND fh.host_id = h.host_id"
+	"  AND (fh.kinds & 27 OR ?9 = 1) AND (fh.kinds = 4 OR ?9 IS NOT 1)"
 	"  AND (?2 IS NULL OR fh.last_used >= ?2)"
 	"  AND (?3 IS NULL OR fh.last_used <= ?3)))"
 	" ORDER BY host_id LIMIT ?8";
@@ -116,7 +132,8 @@ static const char q_host_one[] =
 	" health_json, census_json FROM hosts WHERE host_id = ?1";
 
 static const char q_host_features[] =
-	"SELECT feature_id, first_used, last_used, uses FROM feature_host"
+	"SELECT feature_id, first_used, last_used, uses, reads, warnings,"
+	" kinds & 17, kinds & 2, kinds = 4, kinds & 8 FROM feature_host"
 	" WHERE host_id = ?1 ORDER BY feature_id";
 
 static const char q_host_unknown[] =
@@ -364,8 +381,7 @@ out:
 static int summary_feature(struct twl_rctx *c, const struct twl_feature *f,
 			   int64_t now, int64_t v1hosts, json_t *feats)
 {
-	int64_t h30, h7, h1, uses, wl;
-	sqlite3_stmt *st;
+	int64_t h30, h7, h1, uses;
 	json_t *o, *trend;
 	int rc = 0;
 
@@ -373,18 +389,14 @@ static int summary_feature(struct twl_rctx *c, const struct twl_feature *f,
 	TRY(window_count(c, f->id, true, now - 7 * DAY, &h7));
 	TRY(window_count(c, f->id, true, now - 30 * DAY, &h30));
 	TRY(twl_rq_day_uses(c, f->id, 0, INT64_MAX / DAY, &uses));
-	st = twl_rctx_stmt(c, q_workloads, &rc);
-	if (!st)
-		return rc;
-	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
-	TRY(twl_one_int(st, &wl));
 
-	o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I, s:I}", "id",
-		      f->id, "title", f->title, "status", f->status,
-		      "replacement", f->replacement, "hosts_1d", (json_int_t)h1,
-		      "hosts_7d", (json_int_t)h7, "hosts_30d", (json_int_t)h30,
-		      "uses", (json_int_t)uses, "workloads", (json_int_t)wl);
+	o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I}", "id", f->id,
+		      "title", f->title, "status", f->status, "replacement",
+		      f->replacement, "hosts_1d", (json_int_t)h1, "hosts_7d",
+		      (json_int_t)h7, "hosts_30d", (json_int_t)h30, "uses",
+		      (json_int_t)uses);
 	TRY(twl_jpush(feats, o));
+	TRY(twl_rq_summary_kinds(c, f->id, now, o));
 	TRY(twl_jset(o, "share_v1_30d",
 		     v1hosts ? json_real((double)h30 / (double)v1hosts) :
 			       json_null()));
@@ -438,27 +450,21 @@ static void range_of(const struct twl_read_filter *f, int64_t *since,
 	*until = (f && f->until > 0) ? f->until : INT64_MAX;
 }
 
-/* the top-N lists: (name, hosts, uses) rows, named by their list */
-static const struct twl_col top_cgroup_cols[] = {
-	{ "cgroup", 0, TWL_COL_TEXT },
-	{ "hosts", 1, TWL_COL_INT },
-	{ "uses", 2, TWL_COL_INT },
-};
-static const struct twl_col top_container_cols[] = {
-	{ "container", 0, TWL_COL_TEXT },
-	{ "hosts", 1, TWL_COL_INT },
-	{ "uses", 2, TWL_COL_INT },
-};
-static const struct twl_col top_process_cols[] = {
-	{ "process", 0, TWL_COL_TEXT },
-	{ "hosts", 1, TWL_COL_INT },
-	{ "uses", 2, TWL_COL_INT },
-};
+/* the top-N lists: (name, hosts, uses, reads, use) rows, named by their list */
+#define TOP_COLS(name)                                                   \
+	{ name, 0, TWL_COL_TEXT }, { "hosts", 1, TWL_COL_INT },          \
+		{ "uses", 2, TWL_COL_INT }, { "reads", 3, TWL_COL_INT }, \
+	{                                                                \
+		"use", 4, TWL_COL_TEXT                                   \
+	}
+static const struct twl_col top_cgroup_cols[] = { TOP_COLS("cgroup") };
+static const struct twl_col top_container_cols[] = { TOP_COLS("container") };
+static const struct twl_col top_process_cols[] = { TOP_COLS("process") };
 static const struct twl_row top_cgroup_row = TWL_ROW(top_cgroup_cols);
 static const struct twl_row top_container_row = TWL_ROW(top_container_cols);
 static const struct twl_row top_process_row = TWL_ROW(top_process_cols);
 
-/* Top-N list from a (name, hosts, uses) query. */
+/* Top-N list from a (name, hosts, uses, reads, use) query. */
 static int top_list(struct twl_rctx *c, const char *q, const char *id,
 		    int64_t since, int64_t until, const struct twl_row *row,
 		    json_t *arr)
@@ -504,6 +510,9 @@ static const struct twl_col range_cols[] = {
 	{ "hosts", 0, TWL_COL_INT },
 	{ "first_seen", 1, TWL_COL_INT_NULL },
 	{ "last_seen", 2, TWL_COL_INT_NULL },
+	{ "hosts_configuring", 3, TWL_COL_INT },
+	{ "hosts_listening", 4, TWL_COL_INT },
+	{ "hosts_reading_only", 5, TWL_COL_INT },
 };
 static const struct twl_row range_row = TWL_ROW(range_cols);
 
@@ -546,6 +555,7 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	TRY(twl_rq_range_into(&c, f->id, since, until, &range_row, doc));
 	TRY(twl_rq_day_uses(&c, f->id, since / DAY, until / DAY, &uses));
 	TRY(twl_jset(doc, "uses", json_integer(uses)));
+	TRY(twl_rq_feature_kinds(&c, f->id, since, until, doc));
 	STMT(st, q_warn_count);
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, since);
@@ -622,6 +632,7 @@ int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 	if (f->feature)
 		sqlite3_bind_text(st, 7, f->feature, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 8, (int)limit + 1);
+	sqlite3_bind_int(st, 9, f->reading_only);
 	TRY(twl_rows_into(st, &twl_host_row, arr, limit, &more));
 	/* One more row exists: the page ends at the last one kept. */
 	if (more)
@@ -643,7 +654,10 @@ out:
 static const struct twl_col host_feature_cols[] = {
 	{ "id", 0, TWL_COL_TEXT },	  { "title", 0, TWL_COL_TITLE },
 	{ "first_used", 1, TWL_COL_INT }, { "last_used", 2, TWL_COL_INT },
-	{ "uses", 3, TWL_COL_INT },
+	{ "uses", 3, TWL_COL_INT },	  { "reads", 4, TWL_COL_INT },
+	{ "warnings", 5, TWL_COL_INT },	  { "configures", 6, TWL_COL_BOOL },
+	{ "listens", 7, TWL_COL_BOOL },	  { "reads_only", 8, TWL_COL_BOOL },
+	{ "warned", 9, TWL_COL_BOOL },
 };
 static const struct twl_row host_feature_row = TWL_ROW(host_feature_cols);
 

@@ -30,28 +30,36 @@ static const char *const rsql[R_N] = {
 	 * that any SET of a column costs, even to the same value: max(
 	 * last_used, ?4) stays in the row's last_hour (schema/migrations/
 	 * 006_feature_host_hour.sql). It fires no trigger: the writer keeps
-	 * feature_day for it (day_add(), migration 007).
+	 * feature_day for it (day_add(), migration 007). A batch that adds
+	 * a kind of use (migration 015) takes R_ROLLUP, whose triggers move
+	 * the host between feature_hour's per-kind counts.
 	 */
 	[R_ROLLUP_UPD] =
 		"UPDATE feature_host SET last_used = max(last_used, ?4),"
-		" uses = uses + ?5"
+		" uses = uses + ?5, reads = reads + ?6, warnings = warnings + ?7"
 		" WHERE feature_id = ?1 AND host_id = ?2 AND first_used <= ?3"
-		" AND last_hour = ?4 / 3600",
+		" AND last_hour = ?4 / 3600 AND kinds | ?8 = kinds",
 	[R_ROLLUP] =
 		"INSERT INTO feature_host(feature_id, host_id, first_used, last_used,"
-		" uses, last_hour)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600) ON CONFLICT DO UPDATE SET"
+		" uses, last_hour, reads, warnings, kinds)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600, ?6, ?7, ?8)"
+		" ON CONFLICT DO UPDATE SET"
 		" first_used = min(first_used, excluded.first_used),"
 		" last_used = max(last_used, excluded.last_used),"
 		" last_hour = max(last_hour, excluded.last_hour),"
-		" uses = uses + excluded.uses",
+		" uses = uses + excluded.uses, reads = reads + excluded.reads,"
+		" warnings = warnings + excluded.warnings,"
+		" kinds = kinds | excluded.kinds",
 	/* feature_host_day's upsert, for sums of R_ROLLUP_UPD's updates */
 	[R_DAY_ADD] =
-		"INSERT INTO feature_day(feature_id, day, hosts, uses, last_used)"
-		" VALUES(?1, ?2, 0, ?3, ?4) ON CONFLICT(feature_id, day) DO UPDATE SET"
-		" uses = uses + excluded.uses,"
+		"INSERT INTO feature_day(feature_id, day, hosts, uses, last_used,"
+		" reads, warnings)"
+		" VALUES(?1, ?2, 0, ?3, ?4, ?5, ?6)"
+		" ON CONFLICT(feature_id, day) DO UPDATE SET"
+		" uses = uses + excluded.uses, reads = reads + excluded.reads,"
+		" warnings = warnings + excluded.warnings,"
 		" last_used = max(coalesce(last_used, excluded.last_used),"
-		" excluded.last_used)",
+		" coalesce(excluded.last_used, last_used))",
 };
 
 /* Contract: see store_sqlite_internal.h. */
@@ -68,7 +76,10 @@ static int day_write(struct twl_store *s, const struct twl_day_delta *d)
 	twl_bind_static(st, 1, d->feature);
 	sqlite3_bind_int64(st, 2, d->day);
 	sqlite3_bind_int64(st, 3, d->uses);
-	sqlite3_bind_int64(st, 4, d->last);
+	if (d->last) /* else NULL: no use moved the feature's last use */
+		sqlite3_bind_int64(st, 4, d->last);
+	sqlite3_bind_int64(st, 5, d->reads);
+	sqlite3_bind_int64(st, 6, d->warnings);
 	return twl_step_done(st);
 }
 
@@ -87,6 +98,8 @@ static int day_add(struct twl_store *s, struct twl_day_delta *list, size_t *n,
 
 		if (e->day == d->day && !strcmp(e->feature, d->feature)) {
 			e->uses += d->uses;
+			e->reads += d->reads;
+			e->warnings += d->warnings;
 			if (d->last > e->last)
 				e->last = d->last;
 			return 0;
@@ -139,6 +152,9 @@ static int rollup_step(sqlite3_stmt *st, const char *host_id,
 	sqlite3_bind_int64(st, 3, e->first);
 	sqlite3_bind_int64(st, 4, e->last);
 	sqlite3_bind_int64(st, 5, e->uses);
+	sqlite3_bind_int64(st, 6, e->reads);
+	sqlite3_bind_int64(st, 7, e->warnings);
+	sqlite3_bind_int64(st, 8, e->kinds);
 	return twl_step_done(st);
 }
 
@@ -156,9 +172,13 @@ int twl_sqlite_rollup_flush(struct twl_store *s, const char *host_id,
 		if (!ret && sqlite3_changes(s->wdb) == 0) {
 			ret = rollup_step(s->rs[R_ROLLUP], host_id, e);
 		} else if (!ret) {
-			struct twl_day_delta d = { .day = e->last / 86400,
-						   .uses = e->uses,
-						   .last = e->last };
+			struct twl_day_delta d = {
+				.day = e->last / 86400,
+				.uses = e->uses,
+				.reads = e->reads,
+				.warnings = e->warnings,
+				.last = e->kinds & TWL_KIND_USING ? e->last : 0
+			};
 
 			memcpy(d.feature, e->feature, sizeof(d.feature));
 			ret = day_add(s, s->day_batch, &s->n_day_batch,
@@ -172,9 +192,20 @@ int twl_sqlite_rollup_flush(struct twl_store *s, const char *host_id,
 }
 
 /* Contract: see store_sqlite_internal.h. */
+int twl_kind_of_op(const char *op)
+{
+	/* usage[].use as the wire format derives it from op */
+	if (!strcmp(op, "write"))
+		return TWL_KIND_CONFIGURES;
+	if (!strcmp(op, "register_event"))
+		return TWL_KIND_LISTENS;
+	return TWL_KIND_READS;
+}
+
+/* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_rollup(struct twl_store *s, const char *feature,
 		      const char *host_id, int64_t first, int64_t last,
-		      int64_t uses, struct twl_rollup *r)
+		      int kind, int64_t n, struct twl_rollup *r)
 {
 	size_t i;
 	int ret;
@@ -196,12 +227,21 @@ int twl_sqlite_rollup(struct twl_store *s, const char *feature,
 		r->e[i].first = first;
 		r->e[i].last = last;
 		r->e[i].uses = 0;
+		r->e[i].reads = 0;
+		r->e[i].warnings = 0;
+		r->e[i].kinds = 0;
 		r->n = i + 1;
 	}
 	if (first < r->e[i].first)
 		r->e[i].first = first;
 	if (last > r->e[i].last)
 		r->e[i].last = last;
-	r->e[i].uses += uses;
+	r->e[i].kinds |= kind;
+	if (kind & (TWL_KIND_CONFIGURES | TWL_KIND_LISTENS))
+		r->e[i].uses += n;
+	else if (kind & TWL_KIND_READS)
+		r->e[i].reads += n;
+	else if (kind & TWL_KIND_WARNING)
+		r->e[i].warnings += n;
 	return 0;
 }

@@ -54,6 +54,11 @@ warnings_of() {
 uses_by() {
 	fleet_api "/api/v1/features/$1" | jq -r --arg p "$2" '.processes[] | select(.process == $p) | .uses'
 }
+# reads_by FEATURE PROCESS: BPF reads stored for FEATURE by PROCESS, apart
+# from its uses ("" if none).
+reads_by() {
+	fleet_api "/api/v1/features/$1" | jq -r --arg p "$2" '.processes[] | select(.process == $p) | .reads'
+}
 metric_5xx() {
 	fleet_api /metrics | sed -n 's/^twilight_http_responses_total{code="5xx"} //p'
 }
@@ -85,8 +90,10 @@ sleep 1
 fleet_server_restart || fail "server restart after kill -9"
 fleet_wait_console fault-b '^FLEET-PHASE 1 delivered' 300 || fail "fault-b phase 1 not delivered after the restart"
 [ "$(warnings_of memcg_v1.oom_control)" = 1 ] || fail "fault 1: oom_control warnings: '$(warnings_of memcg_v1.oom_control)', want 1"
-[ "$(uses_by memcg_v1.oom_control oom-notifier)" = 10 ] ||
-	fail "fault 1: oom_control uses by oom-notifier '$(uses_by memcg_v1.oom_control oom-notifier)', want 10 (5 registrations + 5 opens)"
+[ "$(uses_by memcg_v1.oom_control oom-notifier)" = 5 ] ||
+	fail "fault 1: oom_control uses by oom-notifier '$(uses_by memcg_v1.oom_control oom-notifier)', want 5 (5 registrations)"
+[ "$(reads_by memcg_v1.oom_control oom-notifier)" = 5 ] ||
+	fail "fault 1: oom_control reads by oom-notifier '$(reads_by memcg_v1.oom_control oom-notifier)', want 5 (5 opens to register, reads apart from uses)"
 echo "fault 1: ok (phase 1 warning stored exactly once, its uses exactly)"
 
 echo "=== fault 2: server down for a while"

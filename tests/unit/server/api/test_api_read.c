@@ -340,6 +340,69 @@ static void test_hosts(void **state)
 	http_result_fini(&r);
 }
 
+/* A report of host_id naming the unknown deprecation text. */
+static json_t *report_unknown(const char *host_id, const char *hostname,
+			      const char *text)
+{
+	json_t *r = report(host_id, hostname, "v1");
+
+	json_array_append_new(json_object_get(r, "unknown"),
+			      json_pack("{s:s, s:i, s:i, s:I, s:i, s:s}",
+					"text", text, "kmsg_seq", 5, "mono_us",
+					1000, "time",
+					(json_int_t)time(NULL) - 30, "count", 1,
+					"origin", "kmsg"));
+	return r;
+}
+
+/*
+ * GET /api/v1/unknown: a text two hosts sent is one entry of two hosts;
+ * pages are bounded; a cursor may be as long as a text. The hosts list's
+ * use=reads lists the hosts that only read a feature.
+ */
+static void test_unknown(void **state)
+{
+	const char *text = "cgroup#: new_knob is deprecated";
+	struct afx *a = *state;
+	struct http_result r;
+	char key[80], path[400];
+	json_t *e;
+
+	post(&a->f, a->key_a, report_unknown(HOST_A, "web-1", text));
+	enrol_host(&a->f, HOST_C, key);
+	post(&a->f, key, report_unknown(HOST_C, "db-1", text));
+	assert_int_equal(get(&a->f, "/api/v1/unknown", a->f.viewer, &r), 200);
+	assert_int_equal(json_array_size(json_object_get(r.json, "texts")), 1);
+	e = json_array_get(json_object_get(r.json, "texts"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "text")),
+			    text);
+	assert_int_equal(GETI(e, "hosts"), 2);
+	assert_int_equal(json_array_size(json_object_get(e, "kernels")), 1);
+	assert_true(json_is_null(json_object_get(r.json, "next_cursor")));
+	http_result_fini(&r);
+	get(&a->f, "/api/v1/unknown?limit=1001", a->f.viewer, &r);
+	expect_error(&r, 400, "bad_parameter", "limit");
+	http_result_fini(&r);
+	/* a cursor past the texts: an empty page */
+	snprintf(path, sizeof(path), "/api/v1/unknown?cursor=%0300d", 0);
+	memset(strchr(path, '=') + 1, 'z', 300);
+	assert_int_equal(get(&a->f, path, a->f.viewer, &r), 200);
+	assert_int_equal(json_array_size(json_object_get(r.json, "texts")), 0);
+	http_result_fini(&r);
+	get(&a->f, "/api/v1/unknown", NULL, &r);
+	assert_int_equal(r.status, 401);
+	http_result_fini(&r);
+
+	assert_int_equal(get(&a->f, "/api/v1/hosts?use=reads&feature=" SOFT,
+			     a->f.viewer, &r),
+			 200);
+	assert_int_equal(json_array_size(json_object_get(r.json, "hosts")), 0);
+	http_result_fini(&r);
+	get(&a->f, "/api/v1/hosts?use=all&feature=" SOFT, a->f.viewer, &r);
+	expect_error(&r, 400, "bad_parameter", "use");
+	http_result_fini(&r);
+}
+
 static void test_health(void **state)
 {
 	struct afx *a = *state;
@@ -571,6 +634,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_feature, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hosts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_export, setup, teardown),

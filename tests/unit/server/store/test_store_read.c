@@ -29,6 +29,7 @@
 
 #define SOFT "memcg_v1.soft_limit"
 #define OOM "memcg_v1.oom_control"
+#define MEMSW "memcg_v1.memsw"
 
 struct fx {
 	char dir[64];
@@ -76,6 +77,28 @@ static void add_usage(json_t *r, const char *feature, const char *comm,
 			  container, "last_pid", 1, "count", (json_int_t)count,
 			  "failed", 0, "condition_met", 0, "first_seen",
 			  (json_int_t)first, "last_seen", (json_int_t)last));
+}
+
+/* add_usage() of op (write, register_event or read) on file. */
+static void add_usage_op(json_t *r, const char *feature, const char *file,
+			 const char *op, const char *comm, int64_t count)
+{
+	json_t *u;
+
+	add_usage(r, feature, comm, "/", "", "/c", count, NOW - 300, NOW - 30);
+	u = json_array_get(json_object_get(r, "usage"),
+			   json_array_size(json_object_get(r, "usage")) - 1);
+	json_object_set_new(u, "file", json_string(file));
+	json_object_set_new(u, "op", json_string(op));
+}
+
+static void add_unknown(json_t *r, const char *text, int64_t t, int count)
+{
+	json_array_append_new(json_object_get(r, "unknown"),
+			      json_pack("{s:s, s:i, s:I, s:I, s:i, s:s}",
+					"text", text, "kmsg_seq", 9, "mono_us",
+					(json_int_t)1000, "time", (json_int_t)t,
+					"count", count, "origin", "kmsg"));
 }
 
 static void add_warning(json_t *r, const char *feature, int64_t t)
@@ -206,9 +229,14 @@ static void test_summary(void **state)
 	assert_int_equal(GETI(soft, "hosts_1d"), 2);
 	assert_int_equal(GETI(soft, "hosts_7d"), 3);
 	assert_int_equal(GETI(soft, "hosts_30d"), 3);
-	/* 15 (cumulative max of 10 then 15) + 5 + 1 warning. */
-	assert_int_equal(GETI(soft, "uses"), 21);
+	/* 15 (cumulative max of 10 then 15) + 5; the warning apart. */
+	assert_int_equal(GETI(soft, "uses"), 20);
+	assert_int_equal(GETI(soft, "warnings"), 1);
+	assert_int_equal(GETI(soft, "reads"), 0);
 	assert_int_equal(GETI(soft, "workloads"), 1);
+	assert_int_equal(GETI(soft, "workloads_configuring"), 1);
+	assert_int_equal(GETI(soft, "hosts_configuring_30d"), 2);
+	assert_int_equal(GETI(soft, "hosts_reading_only_30d"), 0);
 	assert_true(
 		fabs(json_real_value(json_object_get(soft, "share_v1_30d")) -
 		     0.75) < 1e-9);
@@ -260,7 +288,7 @@ static void test_summary_windows(void **state)
 	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
 	assert_int_equal(GETI(soft, "hosts_1d"), 3);
 	assert_int_equal(GETI(soft, "hosts_7d"), 5);
-	assert_int_equal(GETI(soft, "uses"), 23);
+	assert_int_equal(GETI(soft, "uses"), 22);
 	json_decref(doc);
 
 	/* edge-a uses it again today; db-5 comes back as a v1 host. */
@@ -282,7 +310,7 @@ static void test_summary_windows(void **state)
 	assert_int_equal(GETI(soft, "hosts_1d"), 4);
 	assert_int_equal(GETI(soft, "hosts_7d"), 5);
 	assert_int_equal(GETI(soft, "hosts_30d"), 5);
-	assert_int_equal(GETI(soft, "uses"), 26);
+	assert_int_equal(GETI(soft, "uses"), 25);
 	json_decref(doc);
 
 	/*
@@ -334,7 +362,7 @@ static void test_feature(void **state)
 			 -ENOENT);
 	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
 	assert_int_equal(GETI(doc, "hosts"), 3);
-	assert_int_equal(GETI(doc, "uses"), 21);
+	assert_int_equal(GETI(doc, "uses"), 20);
 	assert_int_equal(GETI(json_object_get(doc, "warnings"), "count"), 1);
 	p = find_by(json_object_get(doc, "processes"), "process", "java");
 	assert_int_equal(GETI(p, "hosts"), 2);
@@ -356,7 +384,7 @@ static void test_feature(void **state)
 	assert_int_equal(GETI(json_array_get(tl, 0), "day"),
 			 (NOW - 2 * DAY) / DAY * DAY);
 	assert_int_equal(GETI(json_array_get(tl, 0), "hosts"), 1);
-	assert_int_equal(GETI(json_array_get(tl, 0), "uses"), 1);
+	assert_int_equal(GETI(json_array_get(tl, 0), "uses"), 0);
 	assert_int_equal(GETI(json_array_get(tl, 1), "hosts"), 2);
 	assert_int_equal(GETI(json_array_get(tl, 1), "uses"), 20);
 	json_decref(doc);
@@ -387,6 +415,213 @@ static void test_feature(void **state)
 	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
 	assert_int_equal(GETI(doc, "hosts"), 2);
 	assert_int_equal(json_array_size(json_object_get(doc, "kernels")), 2);
+	json_decref(doc);
+}
+
+static void names(json_t *doc, char *out, size_t cap);
+
+/*
+ * Three kinds of use apart (migration 015), from reports through ingest:
+ * mon-8 only reads soft_limit (as runc's stats do), app-9's java writes
+ * and reads it, ntf-10's notifier registers for oom_control (opening it
+ * for reading too). mon-8 is not among the hosts using soft_limit, its
+ * reads are no uses; app-9 and ntf-10 are never read-only.
+ */
+static void add_kinds_fleet(struct twl_store *s)
+{
+	json_t *r;
+
+	r = report(8, "mon-8", "5.10.0-mon", "v1", NULL);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "runc",
+		     100);
+	add_usage_op(r, MEMSW, "memory.memsw.usage_in_bytes", "read", "runc",
+		     7);
+	ingest(s, r, NOW);
+	r = report(9, "app-9", "6.1.0-28-amd64", "v1", NULL);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "java", 3);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "java", 50);
+	ingest(s, r, NOW);
+	r = report(10, "ntf-10", "6.1.0-28-amd64", "v1", NULL);
+	add_usage_op(r, OOM, "memory.oom_control", "register_event", "notifier",
+		     4);
+	add_usage_op(r, OOM, "memory.oom_control", "read", "notifier", 4);
+	ingest(s, r, NOW);
+}
+
+static void test_use_kinds_summary(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *soft, *oom, *p;
+
+	add_kinds_fleet(f->s);
+	assert_int_equal(twl_read_summary(f->s, NOW, &doc), 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	/* web-1, web-2, web-4 (a warning), app-9; not mon-8 */
+	assert_int_equal(GETI(soft, "hosts_30d"), 4);
+	assert_int_equal(GETI(soft, "hosts_1d"), 3);
+	assert_int_equal(GETI(soft, "hosts_configuring_30d"), 3);
+	assert_int_equal(GETI(soft, "hosts_listening_30d"), 0);
+	assert_int_equal(GETI(soft, "hosts_reading_only_30d"), 1);
+	assert_int_equal(GETI(soft, "uses"), 23);
+	assert_int_equal(GETI(soft, "reads"), 150);
+	assert_int_equal(GETI(soft, "warnings"), 1);
+	assert_int_equal(GETI(soft, "workloads"), 1);
+	assert_int_equal(GETI(soft, "workloads_configuring"), 1);
+	assert_int_equal(GETI(soft, "workloads_reading_only"), 1);
+	assert_true(
+		fabs(json_real_value(json_object_get(soft, "share_v1_30d")) -
+		     4.0 / 7.0) < 1e-9);
+	oom = find_by(json_object_get(doc, "features"), "id", OOM);
+	assert_int_equal(GETI(oom, "hosts_30d"), 2);
+	assert_int_equal(GETI(oom, "hosts_listening_30d"), 1);
+	assert_int_equal(GETI(oom, "hosts_configuring_30d"), 1);
+	assert_int_equal(GETI(oom, "hosts_reading_only_30d"), 0);
+	assert_int_equal(GETI(oom, "uses"), 6);
+	assert_int_equal(GETI(oom, "reads"), 4);
+	assert_int_equal(GETI(oom, "workloads_listening"), 1);
+	assert_int_equal(GETI(oom, "workloads_reading_only"), 0);
+	/* read by nobody but a monitor: not used, no first or last use */
+	p = find_by(json_object_get(doc, "features"), "id", MEMSW);
+	assert_int_equal(GETI(p, "hosts_30d"), 0);
+	assert_int_equal(GETI(p, "hosts_reading_only_30d"), 1);
+	assert_int_equal(GETI(p, "uses"), 0);
+	assert_int_equal(GETI(p, "reads"), 7);
+	assert_true(json_is_null(json_object_get(p, "first_seen")));
+	assert_true(json_is_null(json_object_get(p, "last_seen")));
+	json_decref(doc);
+}
+
+static void test_use_kinds_detail(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *p, *wl;
+	char buf[256], hid[65];
+
+	add_kinds_fleet(f->s);
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 4);
+	assert_int_equal(GETI(doc, "hosts_configuring"), 3);
+	assert_int_equal(GETI(doc, "hosts_listening"), 0);
+	assert_int_equal(GETI(doc, "hosts_reading_only"), 1);
+	assert_int_equal(GETI(doc, "uses"), 23);
+	assert_int_equal(GETI(doc, "reads"), 150);
+	assert_int_equal(GETI(json_object_get(doc, "warnings"), "count"), 1);
+	wl = json_object_get(doc, "workloads");
+	assert_int_equal(GETI(wl, "using"), 1);
+	assert_int_equal(GETI(wl, "configuring"), 1);
+	assert_int_equal(GETI(wl, "reading_only"), 1);
+	p = find_by(json_object_get(doc, "processes"), "process", "runc");
+	assert_string_equal(json_string_value(json_object_get(p, "use")),
+			    "reads");
+	assert_int_equal(GETI(p, "hosts"), 1);
+	assert_int_equal(GETI(p, "uses"), 0);
+	assert_int_equal(GETI(p, "reads"), 100);
+	/* java writes (and reads) on app-9: configures, never read-only */
+	p = find_by(json_object_get(doc, "processes"), "process", "java");
+	assert_string_equal(json_string_value(json_object_get(p, "use")),
+			    "configures");
+	assert_int_equal(GETI(p, "hosts"), 3);
+	assert_int_equal(GETI(p, "uses"), 23);
+	assert_int_equal(GETI(p, "reads"), 50);
+	/* the read-only host's kernel is no kernel using it */
+	json_array_foreach(json_object_get(doc, "kernels"), flt.limit, p)
+		assert_string_not_equal(
+			json_string_value(json_object_get(p, "kernel")),
+			"5.10.0-mon");
+	json_decref(doc);
+
+	/* hosts using it, and apart the hosts that only read it */
+	memset(&flt, 0, sizeof(flt));
+	flt.feature = SOFT;
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "web-1,web-2,web-4,app-9");
+	json_decref(doc);
+	flt.reading_only = true;
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	names(doc, buf, sizeof(buf));
+	assert_string_equal(buf, "mon-8");
+	json_decref(doc);
+
+	/* the host pages */
+	host_id(8, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
+	p = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_true(json_is_true(json_object_get(p, "reads_only")));
+	assert_true(json_is_false(json_object_get(p, "configures")));
+	assert_int_equal(GETI(p, "uses"), 0);
+	assert_int_equal(GETI(p, "reads"), 100);
+	json_decref(doc);
+	host_id(10, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
+	p = find_by(json_object_get(doc, "features"), "id", OOM);
+	assert_true(json_is_true(json_object_get(p, "listens")));
+	assert_true(json_is_false(json_object_get(p, "reads_only")));
+	assert_int_equal(GETI(p, "uses"), 4);
+	assert_int_equal(GETI(p, "reads"), 4);
+	json_decref(doc);
+	host_id(4, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
+	p = find_by(json_object_get(doc, "features"), "id", SOFT);
+	assert_true(json_is_true(json_object_get(p, "warned")));
+	assert_int_equal(GETI(p, "warnings"), 1);
+	assert_int_equal(GETI(p, "uses"), 0);
+	json_decref(doc);
+}
+
+/*
+ * Unknown texts fleet-wide: grouped by text over hosts, with host
+ * counts, first and last seen and kernels, one page at a time.
+ */
+static void test_unknown_fleet(void **state)
+{
+	const char *t1 = "cgroup#: knob_a is deprecated",
+		   *t2 = "cgroup#: knob_b is deprecated";
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *r, *doc, *e;
+
+	r = report(11, "u-11", "6.15.0", "v1", NULL);
+	add_unknown(r, t1, NOW - 500, 2);
+	ingest(f->s, r, NOW - 400);
+	r = report(12, "u-12", "6.16.1", "v1", NULL);
+	add_unknown(r, t1, NOW - 300, 1);
+	add_unknown(r, t2, NOW - 200, 5);
+	ingest(f->s, r, NOW - 100);
+	assert_int_equal(twl_read_unknown(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "texts")), 2);
+	e = json_array_get(json_object_get(doc, "texts"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "text")), t1);
+	assert_int_equal(GETI(e, "hosts"), 2);
+	assert_int_equal(GETI(e, "count"), 3);
+	assert_int_equal(GETI(e, "first_seen"), NOW - 500);
+	assert_int_equal(GETI(e, "last_seen"), NOW - 100);
+	assert_int_equal(json_array_size(json_object_get(e, "kernels")), 2);
+	find_by(json_object_get(e, "kernels"), "kernel", "6.15.0");
+	find_by(json_object_get(e, "kernels"), "kernel", "6.16.1");
+	assert_true(json_is_null(json_object_get(doc, "next_cursor")));
+	json_decref(doc);
+
+	/* one a page */
+	flt.limit = 1;
+	assert_int_equal(twl_read_unknown(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "texts")), 1);
+	assert_string_equal(
+		json_string_value(json_object_get(doc, "next_cursor")), t1);
+	json_decref(doc);
+	flt.cursor = t1;
+	assert_int_equal(twl_read_unknown(f->s, &flt, &doc), 0);
+	e = json_array_get(json_object_get(doc, "texts"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "text")), t2);
+	assert_int_equal(GETI(e, "hosts"), 1);
+	assert_true(json_is_null(json_object_get(doc, "next_cursor")));
+	json_decref(doc);
+	/* texts last seen in a range */
+	memset(&flt, 0, sizeof(flt));
+	flt.until = NOW - 200;
+	assert_int_equal(twl_read_unknown(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "texts")), 0);
 	json_decref(doc);
 }
 
@@ -772,7 +1007,7 @@ static void test_export_data(void **state)
 	assert_int_equal(GETI(soft, "hosts_using"), 3);
 	assert_int_equal(GETI(soft, "hosts_v1"), 4);
 	assert_int_equal(GETI(soft, "hosts_all"), 5);
-	assert_int_equal(GETI(soft, "uses"), 21);
+	assert_int_equal(GETI(soft, "uses"), 20);
 	assert_null(json_object_get(soft, "hosts"));
 	wl = json_object_get(soft, "workloads");
 	assert_int_equal(json_array_size(wl), 2);
@@ -854,6 +1089,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summary_after_prune, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_feature, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_use_kinds_summary, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_use_kinds_detail, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_fleet, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hosts_filters, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_host_detail, setup,

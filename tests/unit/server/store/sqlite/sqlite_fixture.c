@@ -104,32 +104,122 @@ void ingest_one(struct twl_store *s, const char *host, json_t *r)
 	ingest_at(s, host, r, 1000);
 }
 
-/* feature_hour holds, per (feature, hour), the feature_host rows whose
- * last use is in that hour, and feature_day each feature's last use and
- * (no rows pruned here) its uses. */
+/*
+ * What feature_host must hold per (feature, host), recounted from the raw
+ * rows with SQL of the test's own (not the store's feature_host_recount
+ * view): BPF uses (writes, registrations), reads, warnings (kernel
+ * warnings and matched unknown texts), the kinds bits (1 write, 2
+ * registration, 4 read, 8 warning, 16 census) and the first and last
+ * evidence.
+ */
+#define RAW_EVIDENCE                                                          \
+	"SELECT feature_id AS f, host_id AS h, first_seen AS t0,"             \
+	" last_seen AS t1, iif(op = 'read', 0, count) AS u,"                  \
+	" iif(op = 'read', count, 0) AS r, 0 AS w,"                           \
+	" CASE op WHEN 'write' THEN 1 WHEN 'register_event' THEN 2 ELSE 4"    \
+	" END AS k FROM usage UNION ALL SELECT feature_id, host_id, time,"    \
+	" time, 0, 0, 1, 8 FROM warnings UNION ALL SELECT"                    \
+	" matched_feature_id, host_id, first_time, first_time, 0, 0, count,"  \
+	" 8 FROM unknown_deprecations WHERE matched_feature_id IS NOT NULL"   \
+	" UNION ALL SELECT feature_id, host_id, time, time, 0, 0, 0, 16 FROM" \
+	" census_knobs"
+#define RAW_RECOUNT                                                       \
+	"SELECT f, h, min(t0) AS t0, max(t1) AS t1, sum(u) AS u,"         \
+	" sum(r) AS r, sum(w) AS w, max(k & 1) + max(k & 2) + max(k & 4)" \
+	" + max(k & 8) + max(k & 16) AS k FROM (" RAW_EVIDENCE ")"        \
+	" GROUP BY f, h"
+
+/* Print sql's rows to stderr: what a failed recount check differs in. */
+static void dump_rows(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++)
+			fprintf(stderr, "%s%s", i ? " | " : "recount differs: ",
+				(const char *)sqlite3_column_text(st, i));
+		fputc('\n', stderr);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* Fail when sql ("SELECT count(*) FROM (rows) ...") counts rows. */
+static void none_of(const char *count_sql, const char *rows_sql)
+{
+	if (q(count_sql) != 0)
+		dump_rows(rows_sql);
+	assert_int_equal(q(count_sql), 0);
+}
+
+void check_recount(void)
+{
+	/* every recounted pair has its row, equal in every count */
+#define DIFFER                                                \
+	" FROM (" RAW_RECOUNT ") g LEFT JOIN feature_host fh" \
+	" ON fh.feature_id = g.f AND fh.host_id = g.h"        \
+	" WHERE fh.uses IS NOT g.u OR fh.reads IS NOT g.r"    \
+	" OR fh.warnings IS NOT g.w OR fh.kinds IS NOT g.k"   \
+	" OR fh.first_used IS NOT g.t0 OR fh.last_used IS NOT g.t1"
+	none_of("SELECT count(*)" DIFFER,
+		"SELECT g.*, fh.first_used, fh.last_used, fh.uses, fh.reads,"
+		" fh.warnings, fh.kinds" DIFFER);
+#undef DIFFER
+	/* and no row holds what no raw row shows */
+	assert_int_equal(
+		q("SELECT count(*) FROM feature_host fh WHERE NOT EXISTS"
+		  " (SELECT 1 FROM (" RAW_EVIDENCE
+		  ") e WHERE e.f = fh.feature_id"
+		  " AND e.h = fh.host_id)"),
+		0);
+	/* feature_hour: per hour, hosts using (not read-only) and per kind */
+	assert_int_equal(
+		q("SELECT count(*) FROM (SELECT feature_id, last_hour,"
+		  " sum((kinds & 27) != 0) AS u, sum((kinds & 17) != 0) AS c,"
+		  " sum((kinds & 2) != 0) AS l, sum(kinds = 4) AS r"
+		  " FROM feature_host GROUP BY 1, 2) g FULL JOIN feature_hour h"
+		  " ON h.feature_id = g.feature_id AND h.hour = g.last_hour"
+		  " WHERE coalesce(h.hosts, 0) IS NOT coalesce(g.u, 0)"
+		  " OR coalesce(h.configuring, 0) IS NOT coalesce(g.c, 0)"
+		  " OR coalesce(h.listening, 0) IS NOT coalesce(g.l, 0)"
+		  " OR coalesce(h.reading_only, 0) IS NOT coalesce(g.r, 0)"),
+		0);
+	/* feature_comm: per process, its usage rows of each kind */
+	assert_int_equal(
+		q("SELECT count(*) FROM (SELECT feature_id, comm,"
+		  " sum(op = 'write') AS c, sum(op = 'register_event') AS l,"
+		  " sum(op = 'read') AS r FROM usage GROUP BY 1, 2) g"
+		  " FULL JOIN feature_comm fc ON fc.feature_id = g.feature_id"
+		  " AND fc.comm = g.comm WHERE fc.configures IS NOT g.c"
+		  " OR fc.listens IS NOT g.l OR fc.reads IS NOT g.r"),
+		0);
+}
+
+/* feature_day holds each feature's last use by hosts using it and (no
+ * rows pruned) its uses, reads and warnings; the rollups are a recount
+ * (check_recount). */
 void check_buckets(void)
 {
 	assert_int_equal(
-		q("SELECT count(*) FROM (SELECT feature_id, sum(uses) AS n"
+		q("SELECT count(*) FROM (SELECT feature_id, sum(uses) AS n,"
+		  " sum(reads) AS r, sum(warnings) AS w"
 		  " FROM feature_host GROUP BY 1) g WHERE g.n IS NOT"
 		  " (SELECT sum(uses) FROM feature_day d"
+		  " WHERE d.feature_id = g.feature_id) OR g.r IS NOT"
+		  " (SELECT sum(reads) FROM feature_day d"
+		  " WHERE d.feature_id = g.feature_id) OR g.w IS NOT"
+		  " (SELECT sum(warnings) FROM feature_day d"
 		  " WHERE d.feature_id = g.feature_id)"),
-		0);
-	assert_int_equal(
-		q("SELECT count(*) FROM (SELECT feature_id, last_hour,"
-		  " count(*) AS n FROM feature_host GROUP BY 1, 2) g"
-		  " LEFT JOIN feature_hour h ON h.feature_id = g.feature_id"
-		  " AND h.hour = g.last_hour WHERE h.hosts IS NOT g.n"),
-		0);
-	assert_int_equal(
-		q("SELECT count(*) FROM feature_hour h WHERE hosts != 0"
-		  " AND hosts != (SELECT count(*) FROM feature_host f"
-		  " WHERE f.feature_id = h.feature_id AND f.last_hour = h.hour)"),
 		0);
 	assert_int_equal(
 		q("SELECT count(*) FROM (SELECT feature_id, max(last_used) AS m"
-		  " FROM feature_host GROUP BY 1) g WHERE g.m IS NOT"
+		  " FROM feature_host WHERE kinds & 27 GROUP BY 1) g"
+		  " WHERE g.m IS NOT"
 		  " (SELECT max(last_used) FROM feature_day d"
 		  " WHERE d.feature_id = g.feature_id)"),
 		0);
+	check_recount();
 }

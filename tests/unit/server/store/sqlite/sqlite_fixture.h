@@ -38,9 +38,16 @@ void ingest_at(struct twl_store *s, const char *host, json_t *r, int64_t now);
 void ingest_one(struct twl_store *s, const char *host, json_t *r);
 
 /*
- * feature_hour holds, per (feature, hour), the feature_host rows whose
- * last use is in that hour, and feature_day each feature's last use and
- * (no rows pruned) its uses: fails the test otherwise.
+ * Every rollup equals a GROUP BY recount of the raw rows (usage, warnings,
+ * matched unknown texts, census values): feature_host per (feature, host),
+ * feature_hour per (feature, hour) and kind, feature_comm per process and
+ * kind. True after retention pruning too: fails the test otherwise.
+ */
+void check_recount(void);
+
+/*
+ * check_recount(), and feature_day holds each feature's last use and (no
+ * rows pruned) its uses, reads and warnings: fails the test otherwise.
  */
 void check_buckets(void);
 

@@ -119,9 +119,22 @@ static void test_feature_host_migration(void **state)
 	for (const struct twl_migration *m = twl_migrations; m->name; m++)
 		if (atoi(m->name) <= 5)
 			exec_sql(m->sql);
-	/* two hosts of one feature, days apart, through 002's triggers */
+	/*
+	 * two hosts of one feature, days apart, through 002's triggers, and
+	 * the usage rows they count (migration 015 rebuilds the rollups from
+	 * the raw rows)
+	 */
 	exec_sql(
 		"PRAGMA user_version = 5;"
+		" INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		" comm, uid, writer_cgroup, count, first_seen, last_seen) VALUES"
+		" ('aa', 'b', 'memcg_v1.soft_limit', 'memory.soft_limit_in_bytes',"
+		" 'write', '/a', 'dockerd', 0, '/', 5, 1764000000, 1764500000),"
+		" ('bb', 'b', 'memcg_v1.soft_limit', 'memory.soft_limit_in_bytes',"
+		" 'write', '/b', 'dockerd', 0, '/', 7, 1764000000, 1764735000),"
+		" ('aa', 'b', 'memcg_v1.oom_control', 'memory.oom_control',"
+		" 'register_event', '/a', 'oomd', 0, '/', 1, 1764000000,"
+		" 1764100000);"
 		" INSERT INTO feature_host(feature_id, host_id, first_used,"
 		" last_used, uses) VALUES"
 		" ('memcg_v1.soft_limit', 'aa', 1764000000, 1764500000, 5),"
@@ -171,12 +184,71 @@ static void test_feature_host_migration(void **state)
 	unlink(dbpath);
 }
 
+/*
+ * A version-14 database whose rollups counted reads as uses and credited
+ * warnings (migration 005): migration 015 rebuilds them from the raw rows,
+ * a read-only host no longer among the hosts using the feature, the
+ * warning counted apart.
+ */
+static void test_use_kinds_migration(void **state)
+{
+	struct twl_store *s = NULL;
+
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 14)
+			exec_sql(m->sql);
+	exec_sql(
+		"PRAGMA user_version = 14;"
+		" INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		" comm, uid, writer_cgroup, count, first_seen, last_seen) VALUES"
+		" ('aa', 'b', 'memcg_v1.soft_limit', 'memory.soft_limit_in_bytes',"
+		" 'write', '/a', 'java', 0, '/', 5, 1764000000, 1764500000),"
+		" ('aa', 'b', 'memcg_v1.soft_limit', 'memory.soft_limit_in_bytes',"
+		" 'read', '/a', 'java', 0, '/', 9, 1764000000, 1764500000),"
+		" ('rr', 'b', 'memcg_v1.soft_limit', 'memory.soft_limit_in_bytes',"
+		" 'read', '/r', 'runc', 0, '/', 100, 1764000000, 1764600000);"
+		" INSERT INTO warnings(host_id, boot_id, feature_id, kmsg_seq,"
+		" mono_us, time, level, text, origin, received) VALUES"
+		" ('ww', 'b', 'memcg_v1.soft_limit', 1, 1, 1764700000, 4, 'w',"
+		" 'kmsg', 1764700000);"
+		/* what the old writer kept: reads as uses, the warning credited */
+		" INSERT INTO feature_host(feature_id, host_id, first_used,"
+		" last_used, uses, last_hour) VALUES"
+		" ('memcg_v1.soft_limit', 'aa', 1764000000, 1764500000, 14,"
+		" 1764500000 / 3600),"
+		" ('memcg_v1.soft_limit', 'rr', 1764000000, 1764600000, 100,"
+		" 1764600000 / 3600),"
+		" ('memcg_v1.soft_limit', 'ww', 1764700000, 1764700000, 1,"
+		" 1764700000 / 3600)");
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	twl_store_close(s);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	check_buckets();
+	assert_int_equal(q("SELECT sum(uses) FROM feature_host"), 5);
+	assert_int_equal(q("SELECT sum(reads) FROM feature_host"), 109);
+	assert_int_equal(q("SELECT sum(warnings) FROM feature_host"), 1);
+	assert_int_equal(q("SELECT sum(hosts) FROM feature_hour"), 2);
+	assert_int_equal(q("SELECT sum(configuring) FROM feature_hour"), 1);
+	assert_int_equal(q("SELECT sum(reading_only) FROM feature_hour"), 1);
+	assert_int_equal(q("SELECT sum(uses) FROM feature_day"), 5);
+	/* java writes and reads: configuring, never a read-only workload */
+	assert_int_equal(q("SELECT count(*) FROM feature_comm WHERE reads > 0"
+			   " AND configures + listens = 0"),
+			 1);
+	assert_int_equal(
+		q("SELECT configures FROM feature_comm WHERE comm = 'java'"),
+		1);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_feature_host_migration),
+		cmocka_unit_test(test_use_kinds_migration),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -191,7 +191,7 @@ static void test_usage_ids(void **state)
 	const char *host = "0123";
 	struct twl_store *s = NULL;
 	struct twl_ingest *in;
-	int64_t h[3], uses, first;
+	int64_t h[3], uses, reads, first;
 	char sql[512];
 	json_t *r, *u;
 
@@ -218,6 +218,7 @@ static void test_usage_ids(void **state)
 	ingest_one(s, host, r);
 	json_decref(r);
 	uses = q("SELECT sum(uses) FROM feature_host");
+	reads = q("SELECT sum(reads) FROM feature_host");
 	assert_int_equal(q("SELECT count(*) FROM usage"), 4);
 	snprintf(sql, sizeof(sql),
 		 "SELECT id = %lld FROM usage WHERE comm = 'systemd'",
@@ -253,9 +254,12 @@ static void test_usage_ids(void **state)
 	 * (W_USAGE_BUMP), which kept the count it replaced; the others
 	 * (moved, squatted) took the two steps */
 	assert_int_equal(s->bumped_from, 4);
-	/* the rollup grew by the counters' growth: (12 + 4 + 7200) x 9 */
+	/* the rollup grew by the counters' growth: uses (12 + 4) x 9 of the
+	 * write and the registration, reads 7200 x 9 of cadvisor's read */
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
-			 9 * (12 + 4 + 7200));
+			 9 * (12 + 4));
+	assert_int_equal(q("SELECT sum(reads) FROM feature_host") - reads,
+			 9 * 7200);
 	/* the rollup's first use moves back when a batch reports earlier use
 	 * (the full upsert; otherwise only last use and uses change) */
 	first = q("SELECT first_used FROM feature_host"
@@ -270,7 +274,7 @@ static void test_usage_ids(void **state)
 			   " WHERE feature_id = 'memcg_v1.soft_limit'"),
 			 first - 1000);
 	assert_int_equal(q("SELECT sum(uses) FROM feature_host") - uses,
-			 9 * (12 + 4 + 7200) + 1);
+			 9 * (12 + 4) + 1);
 	twl_store_close(s);
 	unlink(dbpath);
 }
@@ -474,12 +478,22 @@ static int64_t feature_uses(const char *feature, bool day_sum)
 	return q(sql);
 }
 
+static int64_t feature_warnings(const char *feature, bool day_sum)
+{
+	return qf(day_sum ? "SELECT sum(warnings) FROM feature_day"
+			    " WHERE feature_id = '%s'" :
+			    "SELECT warnings FROM feature_host"
+			    " WHERE feature_id = '%s'",
+		  feature);
+}
+
 /*
- * Uses credit a kernel warning only where BPF does not count its feature
- * on that boot: the first usage row takes the credited warnings back, a
- * warning after it adds nothing, and the day buckets follow a decrease.
+ * A kernel warning is evidence counted apart from BPF's uses, never added
+ * to them (migration 015): warnings alone make a host use a feature with
+ * no uses; BPF counts that arrive later are the uses, whole; a warning
+ * after them adds a warning, not a use.
  */
-static void test_uses_credit(void **state)
+static void test_warnings_apart(void **state)
 {
 	const char *host = "0123", *soft = "memcg_v1.soft_limit",
 		   *oom = "memcg_v1.oom_control", *swap = "memcg_v1.swappiness";
@@ -496,9 +510,16 @@ static void test_uses_credit(void **state)
 	json_array_append_new(json_object_get(r, "warnings"), w);
 	ingest_one(s, host, r);
 	json_decref(r);
-	assert_int_equal(feature_uses(soft, false), 1);
-	assert_int_equal(feature_uses(oom, false), 2);
-	assert_int_equal(feature_uses(swap, false), 1);
+	assert_int_equal(feature_uses(soft, false), 0);
+	assert_int_equal(feature_uses(oom, false), 0);
+	assert_int_equal(feature_warnings(soft, false), 1);
+	assert_int_equal(feature_warnings(oom, false), 2);
+	assert_int_equal(feature_warnings(swap, true), 1);
+	/* a host using them all the same: a warning is evidence of use */
+	assert_int_equal(q("SELECT sum(hosts) FROM feature_hour"
+			   " WHERE feature_id = 'memcg_v1.oom_control'"),
+			 1);
+	check_buckets();
 
 	/* BPF counts arrive (the same warnings again: replays of rows) */
 	r = report_x10(host, "dd02");
@@ -508,11 +529,13 @@ static void test_uses_credit(void **state)
 	json_decref(r);
 	assert_int_equal(feature_uses(soft, false), 120);
 	assert_int_equal(feature_uses(soft, true), 120);
-	assert_int_equal(feature_uses(oom, false), 1); /* 2 + (1 - 2) */
+	assert_int_equal(feature_uses(oom, false), 1);
 	assert_int_equal(feature_uses(oom, true), 1);
-	assert_int_equal(feature_uses(swap, false), 1); /* no BPF row */
+	assert_int_equal(feature_warnings(oom, false), 2);
+	assert_int_equal(feature_uses(swap, false), 0); /* no BPF row */
+	check_buckets();
 
-	/* a new warning once BPF counts the feature: no credit */
+	/* a new warning once BPF counts the feature: a warning, no use */
 	r = report(host, "dd03");
 	json_array_clear(json_object_get(r, "usage"));
 	json_object_set_new(json_array_get(json_object_get(r, "warnings"), 0),
@@ -523,6 +546,9 @@ static void test_uses_credit(void **state)
 		q("SELECT count(*) FROM warnings WHERE kmsg_seq = 5000"), 1);
 	assert_int_equal(feature_uses(soft, false), 120);
 	assert_int_equal(feature_uses(soft, true), 120);
+	assert_int_equal(feature_warnings(soft, false), 2);
+	assert_int_equal(feature_warnings(soft, true), 2);
+	check_buckets();
 	twl_store_close(s);
 	unlink(dbpath);
 }
@@ -661,7 +687,7 @@ static void test_feature_day_sums(void **state)
 	check_buckets();
 	exec_sql(
 		"CREATE TRIGGER boom BEFORE UPDATE ON feature_host"
-		" WHEN NEW.uses > 1000000 BEGIN SELECT RAISE(ABORT, 'boom'); END");
+		" WHEN NEW.reads > 1000000 BEGIN SELECT RAISE(ABORT, 'boom'); END");
 
 	/* one group: the common update for all 300, more sums than kept */
 	assert_int_equal(twl_store_write_begin(s), 0);
@@ -672,7 +698,7 @@ static void test_feature_day_sums(void **state)
 		assert_int_equal(twl_store_ingest(s, host, r, 1000), 0);
 		json_decref(r);
 	}
-	/* soft_limit's update goes through, memsw's (later) aborts */
+	/* soft_limit's update goes through, memsw's (later: reads) aborts */
 	r = report_soft_at("h007", "c007", t + 7 * 86400 + 20, 300);
 	u = json_array_get(json_object_get(r, "usage"), 2);
 	json_object_set_new(u, "count", json_integer(5000000));
@@ -711,7 +737,7 @@ int main(void)
 		cmocka_unit_test(test_usage_ids),
 		cmocka_unit_test(test_ingest_savepoint_large),
 		cmocka_unit_test(test_usage_key_check),
-		cmocka_unit_test(test_uses_credit),
+		cmocka_unit_test(test_warnings_apart),
 		cmocka_unit_test(test_feature_host_hour),
 		cmocka_unit_test(test_feature_day_sums),
 	};

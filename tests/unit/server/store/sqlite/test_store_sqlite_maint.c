@@ -63,6 +63,87 @@ static void test_retention(void **state)
 	unlink(dbpath);
 }
 
+/* r's usage, warnings, unknown texts and census moved to boot and time t. */
+static void move_to(json_t *r, const char *boot, int64_t t)
+{
+	static const char *const arrs[] = { "usage", "warnings", "unknown" };
+	json_t *e;
+	size_t i;
+
+	json_object_set_new(json_object_get(r, "host"), "boot_id",
+			    json_string(boot));
+	for (size_t a = 0; a < 3; a++)
+		json_array_foreach(json_object_get(r, arrs[a]), i, e)
+		{
+			if (json_object_get(e, "boot_id"))
+				json_object_set_new(e, "boot_id",
+						    json_string(boot));
+			if (json_object_get(e, "first_seen"))
+				json_object_set_new(e, "first_seen",
+						    json_integer(t - 60));
+			if (json_object_get(e, "last_seen"))
+				json_object_set_new(e, "last_seen",
+						    json_integer(t));
+			if (json_object_get(e, "time"))
+				json_object_set_new(e, "time", json_integer(t));
+		}
+	json_object_set_new(json_object_get(r, "census"), "time",
+			    json_integer(t));
+}
+
+/*
+ * Retention keeps every rollup a recount of the raw rows it keeps: a
+ * (feature, host) with an old boot's rows pruned and a new boot's kept
+ * holds the new boot's counts alone, a host silent since before the
+ * cut-off has nothing left, and the per-kind hour counts follow.
+ */
+static void test_retention_recount(void **state)
+{
+	const int64_t now = 1800000000, day = 86400;
+	struct twl_store *s = NULL;
+	json_t *r;
+
+	(void)state;
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	/* host 0123: boot b1 40 days ago, boot b2 yesterday */
+	r = report("0123", "rc01");
+	move_to(r, "b1", now - 40 * day);
+	ingest_at(s, "0123", r, now - 40 * day);
+	json_decref(r);
+	r = report_x10("0123", "rc02");
+	move_to(r, "b2", now - day);
+	ingest_at(s, "0123", r, now - day);
+	json_decref(r);
+	/* host 4567: only 40 days ago */
+	r = report("4567", "rc03");
+	move_to(r, "b3", now - 40 * day);
+	ingest_at(s, "4567", r, now - 40 * day);
+	json_decref(r);
+	check_buckets();
+	/* b1's 12 + b2's 120 writes of soft_limit */
+	assert_int_equal(q("SELECT uses FROM feature_host WHERE host_id ="
+			   " '0123' AND feature_id = 'memcg_v1.soft_limit'"),
+			 132);
+
+	assert_int_equal(twl_store_prune(s, now, 35, 30, NULL), 0);
+	check_recount();
+	assert_int_equal(q("SELECT uses FROM feature_host WHERE host_id ="
+			   " '0123' AND feature_id = 'memcg_v1.soft_limit'"),
+			 120);
+	assert_int_equal(q("SELECT reads FROM feature_host WHERE host_id ="
+			   " '0123' AND feature_id = 'memcg_v1.memsw'"),
+			 72000);
+	assert_int_equal(
+		q("SELECT count(*) FROM feature_host WHERE host_id = '4567'"),
+		0);
+	assert_int_equal(q("SELECT sum(reading_only) FROM feature_hour"
+			   " WHERE feature_id = 'memcg_v1.memsw'"),
+			 1);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
 /*
  * The database's size: the pages the file holds, growing with the data
  * (the WAL apart).
@@ -105,6 +186,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_retention_recount),
 		cmocka_unit_test(test_db_size),
 		cmocka_unit_test(test_wal_max),
 	};

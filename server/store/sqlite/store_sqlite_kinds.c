@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The read API's figures per kind of use (migration 015): hosts and
+ * processes that configure, listen or only read a feature, and the reads
+ * and kernel warnings counted apart from uses. From the rollups ingest
+ * keeps (feature_hour, feature_day, feature_comm), or one index range of
+ * feature_host for a time range of feature detail.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store/sqlite/store_sqlite_internal.h"
+
+#define DAY 86400
+
+/* hosts per kind whose last evidence is at or after the start of an hour */
+static const char q_fhour_kinds[] =
+	"SELECT coalesce(sum(configuring), 0), coalesce(sum(listening), 0),"
+	" coalesce(sum(reading_only), 0) FROM feature_hour"
+	" WHERE feature_id = ?1 AND hour >= ?2";
+
+static const char q_day_counts[] =
+	"SELECT coalesce(sum(reads), 0), coalesce(sum(warnings), 0)"
+	" FROM feature_day WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3";
+
+/* a process that configures or listens is never a read-only one */
+static const char q_comm_kinds[] =
+	"SELECT count(*) FILTER (WHERE configures + listens > 0),"
+	" count(*) FILTER (WHERE configures > 0),"
+	" count(*) FILTER (WHERE listens > 0),"
+	" count(*) FILTER (WHERE configures + listens = 0 AND reads > 0)"
+	" FROM feature_comm WHERE feature_id = ?1";
+
+static const struct twl_col hour_kind_cols[] = {
+	{ "hosts_configuring_30d", 0, TWL_COL_INT },
+	{ "hosts_listening_30d", 1, TWL_COL_INT },
+	{ "hosts_reading_only_30d", 2, TWL_COL_INT },
+};
+static const struct twl_row hour_kind_row = TWL_ROW(hour_kind_cols);
+
+static const struct twl_col day_count_cols[] = {
+	{ "reads", 0, TWL_COL_INT },
+	{ "warnings", 1, TWL_COL_INT },
+};
+static const struct twl_row day_count_row = TWL_ROW(day_count_cols);
+/* feature detail's "warnings" is an object of the warnings table's */
+static const struct twl_row day_reads_row = { day_count_cols, 1 };
+
+static const struct twl_col comm_flat_cols[] = {
+	{ "workloads", 0, TWL_COL_INT },
+	{ "workloads_configuring", 1, TWL_COL_INT },
+	{ "workloads_listening", 2, TWL_COL_INT },
+	{ "workloads_reading_only", 3, TWL_COL_INT },
+};
+static const struct twl_row comm_flat_row = TWL_ROW(comm_flat_cols);
+
+static const struct twl_col comm_obj_cols[] = {
+	{ "using", 0, TWL_COL_INT },
+	{ "configuring", 1, TWL_COL_INT },
+	{ "listening", 2, TWL_COL_INT },
+	{ "reading_only", 3, TWL_COL_INT },
+};
+static const struct twl_row comm_obj_row = TWL_ROW(comm_obj_cols);
+
+/* Feature @id's row of @sql (?1 the id, ?2 and ?3 @a and @b) into @obj. */
+static int kinds_into(struct twl_rctx *c, const char *sql, const char *id,
+		      int64_t a, int64_t b, const struct twl_row *r,
+		      json_t *obj)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	st = twl_rctx_stmt(c, sql, &rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sql != q_comm_kinds)
+		sqlite3_bind_int64(st, 2, a);
+	if (sql == q_day_counts)
+		sqlite3_bind_int64(st, 3, b);
+	return twl_row_into(st, r, obj);
+}
+
+/* Contract: see store_sqlite_internal.h. */
+int twl_rq_summary_kinds(struct twl_rctx *c, const char *id, int64_t now,
+			 json_t *obj)
+{
+	int rc;
+
+	/* whole hours, as the summary's other windows (window_count()) */
+	rc = kinds_into(c, q_fhour_kinds, id, (now - 30 * DAY) / 3600, 0,
+			&hour_kind_row, obj);
+	if (!rc)
+		rc = kinds_into(c, q_day_counts, id, 0, INT64_MAX / DAY,
+				&day_count_row, obj);
+	if (!rc)
+		rc = kinds_into(c, q_comm_kinds, id, 0, 0, &comm_flat_row, obj);
+	return rc;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
+			 int64_t until, json_t *doc)
+{
+	json_t *wl;
+	int rc;
+
+	rc = kinds_into(c, q_day_counts, id, since / DAY, until / DAY,
+			&day_reads_row, doc);
+	if (!rc)
+		rc = twl_jset(doc, "workloads", wl = json_object());
+	if (!rc)
+		rc = kinds_into(c, q_comm_kinds, id, 0, 0, &comm_obj_row, wl);
+	return rc;
+}
