@@ -15,6 +15,8 @@
 
 #include "api/api_ingest.h"
 #include "api/metrics.h"
+#include "api/metrics_fleet.h"
+#include "store/store_read.h"
 #include "http/auth.h"
 #include "http/server_internal.h"
 #include "http/tls.h"
@@ -48,6 +50,31 @@ static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 					   TWL_VERSION));
 }
 
+/*
+ * The fleet gauges, from the same reads as the dashboard's summary and
+ * health page. A store that cannot answer leaves them out (the scrape
+ * still has the counters that say why) rather than failing the scrape.
+ */
+static int fleet_metrics(struct twl_server *srv, int64_t now, struct twl_buf *b)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	int64_t silent = cfg && cfg->silent_after_s ? cfg->silent_after_s :
+						      86400;
+	struct twl_read_filter f = { .limit = 1 };
+	struct twl_store *store = twl_server_store(srv);
+	json_t *summary = NULL, *health = NULL;
+	int ret;
+
+	if (twl_read_summary(store, now, &summary))
+		summary = NULL;
+	if (twl_read_health(store, now, silent, &f, &health))
+		health = NULL;
+	ret = twl_metrics_render_fleet(b, summary, health);
+	json_decref(summary);
+	json_decref(health);
+	return ret;
+}
+
 static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
@@ -67,6 +94,8 @@ static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 		ret = twl_metrics_render_cert(&b,
 					      twl_server_cert_not_after(srv),
 					      req->now, TWL_CERT_WARN_DAYS);
+	if (!ret)
+		ret = fleet_metrics(srv, req->now, &b);
 	if (ret) {
 		twl_buf_fini(&b);
 		return ret;
