@@ -13,6 +13,7 @@
 #include <twilight/catalog.h>
 #include <twilight/config.h>
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
 #include "api/api_read.h"
 #include "api/export.h"
@@ -68,6 +69,26 @@ static bool ok_filter_string(const char *s, size_t max)
 	return true;
 }
 
+/*
+ * "KEY=VALUE" into @f's label filter, both by the wire's rules for
+ * host.labels (the value points into @v). -EINVAL when it is not one.
+ */
+static int label_filter(const char *v, struct twl_read_filter *f)
+{
+	const char *eq = strchr(v, '=');
+	size_t n = eq ? (size_t)(eq - v) : 0;
+
+	_Static_assert(sizeof(f->label_key) > TWL_WIRE_MAX_LABEL_KEY,
+		       "twl_read_filter holds a host.labels key");
+	if (!eq || n > TWL_WIRE_MAX_LABEL_KEY || !twl_wire_label_key_ok(v, n) ||
+	    !twl_wire_label_value_ok(eq + 1, strlen(eq + 1)))
+		return -EINVAL;
+	memcpy(f->label_key, v, n);
+	f->label_key[n] = '\0';
+	f->label_value = eq + 1;
+	return 0;
+}
+
 int twl_api_filter_from_query(const struct twl_request *req,
 			      struct twl_read_filter *f,
 			      struct twl_response *resp)
@@ -118,6 +139,11 @@ int twl_api_filter_from_query(const struct twl_request *req,
 					 "expected v1, v2, hybrid or unknown");
 		f->cgroup_mode = strcmp(v, "unknown") ? v : "";
 	}
+	v = twl_request_query(req, "label");
+	if (v && label_filter(v, f))
+		return bad_param(
+			resp, "label",
+			"expected KEY=VALUE, a host.labels key and value");
 	v = twl_request_query(req, "limit");
 	if (v) {
 		uint64_t n;

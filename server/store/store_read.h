@@ -47,6 +47,12 @@ struct twl_read_filter {
 	unsigned limit; /* 0 = TWL_READ_LIMIT_DEFAULT, capped at _MAX */
 	/* with feature: hosts that only read it instead of hosts using it */
 	bool reading_only;
+	/*
+	 * hosts whose operator label label_key has the value label_value;
+	 * "" = no label filter (a host.labels key: TWL_WIRE_MAX_LABEL_KEY)
+	 */
+	char label_key[33];
+	const char *label_value;
 };
 
 /*

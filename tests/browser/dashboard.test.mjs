@@ -37,7 +37,7 @@ const SEED = [
 		unknown: [{ text: UNKNOWN_TEXT, count: 3 }],
 	},
 	{
-		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight',
+		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight', labels: { team: 'payments', env: 'prod' },
 		usage: [
 			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '' },
 		],
@@ -138,8 +138,9 @@ before(async () => {
 		assert.ok(en.status === 200 || en.status === 201, 'enrol ' + hst.name + ': ' + en.status + ' ' + en.body);
 		const key = JSON.parse(en.body).key;
 		const report = {
-			v: 1, batch_id: hex(32, i + 201), seq: 1, sent_time: now,
-			host: { host_id: hostId, hostname: hst.name, boot_id: bootId, kernel: hst.kernel, cgroup_mode: hst.mode, agent_version: '0.1.0', catalog_version: 1 },
+			v: hst.labels ? 2 : 1, batch_id: hex(32, i + 201), seq: 1, sent_time: now,
+			host: { host_id: hostId, hostname: hst.name, boot_id: bootId, kernel: hst.kernel, cgroup_mode: hst.mode, agent_version: '0.1.0', catalog_version: 1,
+				...(hst.labels ? { labels: hst.labels } : {}) },
 			health: { records_lost: 0, parse_failures: 0, probes: [{ name: 'cgroup_file_write', state: 'attached', reason: '' }] },
 			unknown: (hst.unknown || []).map((u, k) => ({
 				text: u.text, kmsg_seq: 10 + k, mono_us: 1000000, time: now - 600, count: u.count, origin: 'kmsg',
@@ -147,6 +148,7 @@ before(async () => {
 			usage: hst.usage.map((u) => ({
 				boot_id: bootId, feature: u.feature, file: u.file, op: u.op || 'write', cgroup: u.cgroup,
 				comm: u.comm, uid: 0, writer_cgroup: u.cgroup, container: u.container, last_pid: 100 + i,
+				...(hst.labels ? { use: { write: 'configures', register_event: 'listens', read: 'reads' }[u.op || 'write'] } : {}),
 				count: u.count, failed: 0, condition_met: u.count, first_seen: now - 3600, last_seen: now - 60,
 			})),
 		};
@@ -305,6 +307,25 @@ test('the readiness page answers for the target chosen from the list', async () 
 		Number(document.querySelector('#stat-breaks .n').textContent.replace(/[^0-9]/g, '')) === n, u.breaks.count);
 	await page.screenshot({ path: join(SHOTS, 'readiness.png'), fullPage: true });
 	assert.deepEqual(await strayText(page), [], 'readiness page');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('the hosts page filters by an operator label, and a host shows its labels', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/hosts');
+	await page.waitForSelector('#table-hosts');
+	await page.fill('#f-label', 'team=payments');
+	await page.click('form.filters button[type=submit]');
+	await page.waitForFunction(() => location.hash.includes('label=team%3Dpayments') || location.hash.includes('label=team=payments'));
+	await page.waitForFunction(() => document.querySelectorAll('#table-hosts tbody tr').length === 1 &&
+		document.querySelector('#table-hosts tbody tr td').textContent === 'web-2');
+	await page.click('#table-hosts tbody tr td a');
+	await page.waitForSelector('#host-labels a');
+	assert.deepEqual(await page.$$eval('#host-labels a', (as) => as.map((a) => a.textContent)), ['env=prod', 'team=payments']);
+	// A bad filter is refused with the API's reason, not an empty list.
+	const bad = await request('GET', '/api/v1/hosts?label=Team', adminToken);
+	assert.equal(bad.status, 400);
 	assert.deepEqual(problems, []);
 	await ctx.close();
 });

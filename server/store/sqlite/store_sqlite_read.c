@@ -125,6 +125,8 @@ static const char q_host_list[] =
 	"  AND (fh.kinds & 27 OR ?9 = 1) AND (fh.kinds = 4 OR ?9 IS NOT 1)"
 	"  AND (?2 IS NULL OR fh.last_used >= ?2)"
 	"  AND (?3 IS NULL OR fh.last_used <= ?3)))"
+	" AND (?10 IS NULL OR EXISTS (SELECT 1 FROM host_labels l"
+	"  WHERE l.host_id = h.host_id AND l.key = ?10 AND l.value = ?11))"
 	" ORDER BY host_id LIMIT ?8";
 
 static const char q_host_one[] =
@@ -140,6 +142,11 @@ static const char q_host_unknown[] =
 	"SELECT text, sum(count), min(first_time), matched_feature_id"
 	" FROM unknown_deprecations WHERE host_id = ?1"
 	" GROUP BY text ORDER BY 3 LIMIT ?2";
+
+/* the operator's labels, as the host's last report carrying them set */
+static const char q_host_labels[] =
+	"SELECT json_group_object(key, value) FROM (SELECT key, value"
+	" FROM host_labels WHERE host_id = ?1 ORDER BY key)";
 
 static const char q_host_keys[] =
 	"SELECT count(*), sum(revoked IS NOT NULL), max(created)"
@@ -633,6 +640,10 @@ int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
 		sqlite3_bind_text(st, 7, f->feature, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 8, (int)limit + 1);
 	sqlite3_bind_int(st, 9, f->reading_only);
+	if (f->label_key[0]) {
+		sqlite3_bind_text(st, 10, f->label_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 11, f->label_value, -1, SQLITE_STATIC);
+	}
 	TRY(twl_rows_into(st, &twl_host_row, arr, limit, &more));
 	/* One more row exists: the page ends at the last one kept. */
 	if (more)
@@ -668,6 +679,11 @@ static const struct twl_col host_unknown_cols[] = {
 	{ "matched_feature", 3, TWL_COL_TEXT },
 };
 static const struct twl_row host_unknown_row = TWL_ROW(host_unknown_cols);
+
+static const struct twl_col host_labels_cols[] = {
+	{ "labels", 0, TWL_COL_JSON },
+};
+static const struct twl_row host_labels_row = TWL_ROW(host_labels_cols);
 
 static const struct twl_col host_keys_cols[] = {
 	{ "total", 0, TWL_COL_INT },
@@ -719,6 +735,10 @@ int twl_read_host(struct twl_store *s, const char *host_id, json_t **out)
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, TWL_READ_TOP_N);
 	TRY(twl_rows_into(st, &host_unknown_row, arr, SIZE_MAX, NULL));
+
+	STMT(st, q_host_labels);
+	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
+	TRY(twl_row_into(st, &host_labels_row, doc));
 
 	STMT(st, q_host_keys);
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);

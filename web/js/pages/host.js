@@ -6,12 +6,22 @@ import { fmtAgo, fmtNum, fmtTime } from '../format.js';
 import { featureLink, featureTitle } from '../session.js';
 import { table } from '../table.js';
 
+// The operator's labels, each a link to the hosts that share it.
+function labelLinks(labels) {
+	const kv = Object.entries(labels || {});
+	if (!kv.length)
+		return '–';
+	return kv.map(([k, v], i) => [i ? ' ' : null,
+		h('a', { href: '#/hosts?label=' + encodeURIComponent(k + '=' + v), class: 'label' }, k + '=' + v)]);
+}
+
 function infoCard(id, d) {
 	return h('div', { class: 'card' }, h('dl', { class: 'kv', id: 'host-info' },
 		h('dt', {}, 'Host id'), h('dd', {}, h('code', {}, d.host_id || id)),
 		h('dt', {}, 'Kernel'), h('dd', {}, d.kernel || '–'),
 		h('dt', {}, 'cgroup mode'), h('dd', {}, d.cgroup_mode || '–'),
 		h('dt', {}, 'Agent'), h('dd', {}, (d.agent_version || '?') + ', catalog ' + (d.catalog_version || '?')),
+		h('dt', {}, 'Labels'), h('dd', { id: 'host-labels' }, labelLinks(d.labels)),
 		h('dt', {}, 'Last report'), h('dd', { id: 'host-last-seen' }, fmtTime(d.last_seen) + ' (' + fmtAgo(d.last_seen) + ')')));
 }
 

@@ -1,4 +1,4 @@
-// The host list (#/hosts?host&kernel&cgroup_mode&feature&since&until&cursor):
+// The host list (#/hosts?host&kernel&cgroup_mode&feature&label&since&until&cursor):
 // filters in the URL, one page of hosts at a time.
 import { api, query } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
@@ -7,7 +7,7 @@ import { updateParams } from '../router.js';
 import { catalogFeatures } from '../session.js';
 import { table } from '../table.js';
 
-const FILTERS = ['host', 'kernel', 'cgroup_mode', 'feature', 'since', 'until', 'cursor', 'limit'];
+const FILTERS = ['host', 'kernel', 'cgroup_mode', 'feature', 'label', 'since', 'until', 'cursor', 'limit'];
 
 const COLUMNS = [
 	{ key: 'hostname', label: 'Host', text: true, render: (x) => hostLink(x.host_id, x.hostname) },
@@ -22,15 +22,17 @@ function filterForm(params) {
 	const fKernel = h('input', { id: 'f-kernel', value: params.get('kernel') || '', placeholder: '6.1*' });
 	const fMode = h('select', { id: 'f-mode' }, ['', 'v1', 'hybrid', 'v2'].map((m) =>
 		h('option', { value: m, selected: (params.get('cgroup_mode') || '') === m }, m || 'any')));
+	const fLabel = h('input', { id: 'f-label', value: params.get('label') || '', placeholder: 'team=payments' });
 	const fFeature = h('select', { id: 'f-feature' }, h('option', { value: '' }, 'any'),
 		catalogFeatures().map((f) => h('option', { value: f.id, selected: params.get('feature') === f.id }, f.title)));
 	return h('form', {
 		class: 'filters', onsubmit: (ev) => {
 			ev.preventDefault();
-			updateParams({ host: fHost.value.trim(), kernel: fKernel.value.trim(), cgroup_mode: fMode.value, feature: fFeature.value, cursor: '' });
+			updateParams({ host: fHost.value.trim(), kernel: fKernel.value.trim(), cgroup_mode: fMode.value, feature: fFeature.value,
+				label: fLabel.value.trim(), cursor: '' });
 		},
 	}, h('label', {}, 'Hostname', fHost), h('label', {}, 'Kernel', fKernel), h('label', {}, 'cgroup mode', fMode),
-	h('label', {}, 'Uses feature', fFeature), h('button', { type: 'submit' }, 'Filter'));
+	h('label', {}, 'Uses feature', fFeature), h('label', {}, 'Label', fLabel), h('button', { type: 'submit' }, 'Filter'));
 }
 
 function pager(params, next) {

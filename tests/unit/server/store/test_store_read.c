@@ -838,6 +838,63 @@ static void test_health_catalog(void **state)
 	json_decref(doc);
 }
 
+/* A version 2 report of host @n with the operator's labels @labels. */
+static json_t *report_labels(int n, const char *name, json_t *labels)
+{
+	json_t *r = report(n, name, "6.1.0-28-amd64", "v1", NULL);
+
+	json_object_set_new(r, "v", json_integer(2));
+	json_object_set_new(json_object_get(r, "host"), "labels", labels);
+	return r;
+}
+
+/*
+ * Owners: the hosts list filters by one operator label, and a host's
+ * detail shows its labels as its last report carrying them set them.
+ */
+static void test_hosts_by_label(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *hosts;
+	char hid[65];
+
+	ingest(f->s,
+	       report_labels(30, "pay-1",
+			     json_pack("{s:s, s:s}", "team", "payments", "env",
+				       "prod")),
+	       NOW);
+	ingest(f->s,
+	       report_labels(31, "pay-2", json_pack("{s:s}", "team", "search")),
+	       NOW);
+	strcpy(flt.label_key, "team");
+	flt.label_value = "payments";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	hosts = json_object_get(doc, "hosts");
+	assert_int_equal(json_array_size(hosts), 1);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(hosts, 0), "hostname")),
+			    "pay-1");
+	json_decref(doc);
+	flt.label_value = "nobody";
+	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "hosts")), 0);
+	json_decref(doc);
+
+	host_id(30, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(doc, "labels"), "env")),
+			    "prod");
+	json_decref(doc);
+	/* a host without labels: an empty object */
+	host_id(1, hid);
+	assert_int_equal(twl_read_host(f->s, hid, &doc), 0);
+	assert_int_equal(json_object_size(json_object_get(doc, "labels")), 0);
+	assert_true(json_is_object(json_object_get(doc, "labels")));
+	json_decref(doc);
+}
+
 /* A version 2 report whose current boot's start was covered or not. */
 static json_t *report_boot(int n, const char *name, bool covered)
 {
@@ -1104,6 +1161,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_health_boot_uncovered,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hosts_by_label, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
