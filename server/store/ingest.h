@@ -101,6 +101,13 @@ struct twl_ingest {
 	char key_hash[65];
 	const char *batch_id;
 	int64_t seq;
+	/*
+	 * SHA-256 of the body as received (after gzip), set by the caller
+	 * when has_body_sha256: the same batch id with another hash is a
+	 * conflict, not a duplicate (store.h).
+	 */
+	bool has_body_sha256;
+	unsigned char body_sha256[32];
 	/* host */
 	const char *hostname, *kernel, *cgroup_mode, *agent_version, *boot_id;
 	int64_t catalog_version;

@@ -139,11 +139,22 @@ int twl_store_write_begin(struct twl_store *s);
  */
 int twl_store_write_end(struct twl_store *s, bool commit);
 
+/* twl_store_ingest*() results besides 0 (stored) and a negative errno. */
+enum {
+	/* host_id stored batch_id before, with the same body (or before
+	 * bodies were hashed): nothing changed */
+	TWL_STORE_DUPLICATE = 1,
+	/* host_id stored batch_id before with another body: refused */
+	TWL_STORE_CONFLICT = 2,
+};
+
 /*
  * Store one validated report (twl_report_parse() output) for host_id in
- * a nested transaction of its own. Returns 0 when stored, 1 when batch_id
- * was already stored (nothing changed), or a negative errno with this
- * report rolled back alone (the surrounding transaction stays usable).
+ * a nested transaction of its own. Batch ids are per host: returns 0 when
+ * stored, TWL_STORE_DUPLICATE or TWL_STORE_CONFLICT (nothing changed,
+ * struct twl_ingest.body_sha256 tells them apart), or a negative errno
+ * with this report rolled back alone (the surrounding transaction stays
+ * usable).
  */
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now);

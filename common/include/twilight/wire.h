@@ -67,6 +67,13 @@
 #define TWL_VERR_UNSUPPORTED_VERSION "unsupported_version"
 
 /*
+ * Not the validator's: 409 from a receiver to which this host sent another
+ * body under the same batch_id before. The batch was judged by its
+ * content; the agent quarantines it (sending it again cannot help).
+ */
+#define TWL_ERR_BATCH_CONFLICT "batch_conflict"
+
+/*
  * Why a document was rejected: @code is one of TWL_VERR_*, @field the JSON
  * path of the offending member ("usage[3].comm", "" for the whole
  * document), @reason a sentence a person can act on. Always NUL-terminated;

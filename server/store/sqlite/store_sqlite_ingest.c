@@ -16,6 +16,7 @@
 
 enum {
 	W_BATCH_INS,
+	W_BATCH_HASH,
 	W_WARN_INS,
 	W_UNK_UPSERT,
 	W_USAGE_BUMP,
@@ -79,8 +80,12 @@ const char twl_sql_usage_upsert[] =
 	" image = coalesce(?17, image)"
 
 static const char *const wsql[W_N] = {
-	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
-			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	/* batch ids per host, with the body's hash (migration 016) */
+	[W_BATCH_INS] =
+		"INSERT INTO batches(batch_id, host_id, seq, received, body_sha256)"
+		" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+	[W_BATCH_HASH] = "SELECT body_sha256 FROM batches"
+			 " WHERE host_id = ?1 AND batch_id = ?2",
 	/* ?2, ?12: the record's boot and kernel (the host's when not sent) */
 	[W_WARN_INS] =
 		"INSERT INTO warnings(host_id, boot_id, feature_id, kmsg_seq, mono_us,"
@@ -693,23 +698,66 @@ static int ingest_census(struct twl_store *s, const char *host_id,
 	return 0;
 }
 
-static int ingest_body(struct twl_store *s, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
+/*
+ * host_id sent in's batch id before: TWL_STORE_CONFLICT when both bodies
+ * were hashed and the hashes differ, else TWL_STORE_DUPLICATE.
+ */
+static int batch_seen(struct twl_store *s, const char *host_id,
+		      const struct twl_ingest *in)
+{
+	sqlite3_stmt *st = s->ws[W_BATCH_HASH];
+	int rc, ret = TWL_STORE_DUPLICATE;
+	const void *h;
+
+	twl_bind_static(st, 1, host_id);
+	twl_bind_static(st, 2, in->batch_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && in->has_body_sha256) {
+		h = sqlite3_column_blob(st, 0);
+		if (h &&
+		    sqlite3_column_bytes(st, 0) == sizeof(in->body_sha256) &&
+		    memcmp(h, in->body_sha256, sizeof(in->body_sha256)))
+			ret = TWL_STORE_CONFLICT;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	return ret;
+}
+
+/* Note the batch id: 0 when new, else batch_seen()'s answer. */
+static int batch_note(struct twl_store *s, const char *host_id,
+		      const struct twl_ingest *in, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_BATCH_INS];
-	struct twl_rollup ru;
 	int ret;
 
-	ru.n = 0;
 	twl_bind_static(st, 1, in->batch_id);
 	twl_bind_static(st, 2, host_id);
 	sqlite3_bind_int64(st, 3, in->seq);
 	sqlite3_bind_int64(st, 4, now);
+	if (in->has_body_sha256)
+		sqlite3_bind_blob(st, 5, in->body_sha256,
+				  sizeof(in->body_sha256), SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 5);
 	ret = twl_step_done(st);
 	if (ret)
 		return ret;
-	if (sqlite3_changes(s->wdb) == 0)
-		return 1; /* replay */
+	return sqlite3_changes(s->wdb) ? 0 : batch_seen(s, host_id, in);
+}
+
+static int ingest_body(struct twl_store *s, const char *host_id,
+		       const struct twl_ingest *in, int64_t now)
+{
+	struct twl_rollup ru;
+	int ret;
+
+	ru.n = 0;
+	ret = batch_note(s, host_id, in, now);
+	if (ret)
+		return ret; /* a replay, a conflict, or an error */
 	ret = twl_sqlite_ingest_host(s, host_id, in, now);
 	if (!ret && in->key_hash[0])
 		ret = twl_sqlite_key_seen(s, in->key_hash, in->boot_id, now);
