@@ -204,9 +204,10 @@ int twl_store_annotation_delete(struct twl_store *s, int64_t id);
 /* --- operations --- */
 
 /*
- * Retention, in a write transaction of its own: delete batch ids received
- * before now - batch_days (at least 35 days is enforced by the config),
- * and warnings, usage counters, unknown messages and per-host feature
+ * Retention, in a write transaction of its own: delete batch ids and the
+ * unknown texts' per-batch counts received before now - batch_days (at
+ * least TWL_WIRE_RESEND_DAYS, enforced by the config: no agent resends a
+ * batch older than that), and warnings, usage counters, unknown messages and per-host feature
  * rollups older than data_days (0 = keep). *deleted (may be NULL) gets
  * how many rows went.
  */

@@ -47,6 +47,14 @@
 #define TWL_WIRE_MAX_CONTROLLERS_HEALTH 16 /* health.controllers */
 #define TWL_WIRE_MAX_INT 9007199254740991LL /* 2^53 - 1: exact in JS */
 
+/*
+ * Days a batch may wait in an agent's spool and still be sent (the agent
+ * refuses a spool-max-age above it), and the fewest days a receiver keeps
+ * batch ids (the server refuses a batch-days below it): every resend of a
+ * batch meets its id. One number for both sides.
+ */
+#define TWL_WIRE_RESEND_DAYS 35
+
 /* Error codes (struct twl_verr.code); the server sends them as "error". */
 #define TWL_VERR_INVALID_JSON "invalid_json"
 #define TWL_VERR_WRONG_TYPE "wrong_type"

@@ -18,6 +18,8 @@ enum {
 	W_BATCH_INS,
 	W_BATCH_HASH,
 	W_WARN_INS,
+	W_UNK_SEEN,
+	W_UNK_SEEN_PUT,
 	W_UNK_UPSERT,
 	W_USAGE_BUMP,
 	W_USAGE_BUMP_V,
@@ -93,8 +95,20 @@ static const char *const wsql[W_N] = {
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 		" ON CONFLICT DO NOTHING",
 	/*
+	 * A batch's count of an unknown text, under the kmsg_seq of its first
+	 * occurrence in the batch (migration 016): what it added before.
+	 */
+	[W_UNK_SEEN] = "SELECT count FROM unknown_counts WHERE host_id = ?1"
+		       " AND boot_id = ?2 AND text = ?3 AND kmsg_seq = ?4",
+	[W_UNK_SEEN_PUT] =
+		"INSERT INTO unknown_counts(host_id, boot_id, text, kmsg_seq,"
+		" count, received) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+		" ON CONFLICT DO UPDATE SET count = max(count, excluded.count),"
+		" received = excluded.received",
+	/*
 	 * An unknown[] text, or a warning of a feature the server's catalog
-	 * lacks (?9, its id; migration 013).
+	 * lacks (?9, its id; migration 013); ?6 what its count grew by
+	 * (unknown_growth()).
 	 */
 	[W_UNK_UPSERT] =
 		"INSERT INTO unknown_deprecations(host_id, boot_id, text, first_kmsg_seq,"
@@ -277,13 +291,56 @@ static int count_for(struct twl_store *s, int which, const char *host_id,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
 }
 
+/* Bind (host_id, u's boot, text, kmsg_seq) to ?1 .. ?4. */
+static void bind_unknown_key(sqlite3_stmt *st, const char *host_id,
+			     const struct twl_ingest_unknown *u)
+{
+	twl_bind_static(st, 1, host_id);
+	twl_bind_static(st, 2, u->boot_id);
+	twl_bind_static(st, 3, u->text);
+	sqlite3_bind_int64(st, 4, u->kmsg_seq);
+}
+
+/*
+ * How much u's count adds, into *grew: a count is a batch's occurrences
+ * of a text from its first, u->kmsg_seq, on; a batch met again (stored
+ * again after its batch id went) adds only what exceeds its count then:
+ * max-merged per (host, boot, text, first kmsg_seq), so replays count
+ * once. 0 or a negative errno.
+ */
+static int unknown_growth(struct twl_store *s, const char *host_id,
+			  const struct twl_ingest_unknown *u, int64_t now,
+			  int64_t *grew)
+{
+	sqlite3_stmt *st = s->ws[W_UNK_SEEN];
+	int64_t old = 0;
+	int rc;
+
+	bind_unknown_key(st, host_id, u);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		old = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	*grew = u->count > old ? u->count - old : 0;
+	/* kept as long as the last batch that carried it (retention) */
+	st = s->ws[W_UNK_SEEN_PUT];
+	bind_unknown_key(st, host_id, u);
+	sqlite3_bind_int64(st, 5, u->count);
+	sqlite3_bind_int64(st, 6, now);
+	return twl_step_done(st);
+}
+
 /*
  * Bind W_UNK_UPSERT: an unknown text of @boot_id, @kernel (with @feature,
- * the id of a warning the server's catalog lacks, or NULL), then step.
+ * the id of a warning the server's catalog lacks, or NULL) whose count
+ * grew by @grew, then step.
  */
 static int unknown_step(struct twl_store *s, const char *host_id,
 			const struct twl_ingest_unknown *u, const char *feature,
-			int64_t now)
+			int64_t grew, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_UNK_UPSERT];
 
@@ -292,7 +349,7 @@ static int unknown_step(struct twl_store *s, const char *host_id,
 	twl_bind_static(st, 3, u->text);
 	sqlite3_bind_int64(st, 4, u->kmsg_seq);
 	sqlite3_bind_int64(st, 5, u->time);
-	sqlite3_bind_int64(st, 6, u->count);
+	sqlite3_bind_int64(st, 6, grew);
 	twl_bind_static(st, 7, u->matched);
 	sqlite3_bind_int64(st, 8, now);
 	twl_bind_static(st, 9, feature);
@@ -320,8 +377,13 @@ static int skewed_warning(struct twl_store *s, const char *host_id,
 		.time = w->time,
 		.count = 1,
 	};
+	int64_t grew;
+	int ret;
 
-	return unknown_step(s, host_id, &u, w->feature, now);
+	ret = unknown_growth(s, host_id, &u, now, &grew);
+	return ret || !grew ?
+		       ret :
+		       unknown_step(s, host_id, &u, w->feature, grew, now);
 }
 
 static int warning_step(struct twl_store *s, const char *host_id,
@@ -385,11 +447,17 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 
 	for (size_t i = 0; i < in->n_unknown; i++) {
 		const struct twl_ingest_unknown *u = &in->unknown[i];
+		int64_t grew;
 
-		ret = unknown_step(s, host_id, u, NULL, now);
+		ret = unknown_growth(s, host_id, u, now, &grew);
+		if (ret)
+			return ret;
+		if (!grew)
+			continue; /* counted before */
+		ret = unknown_step(s, host_id, u, NULL, grew, now);
 		if (!ret && u->matched)
 			ret = twl_sqlite_rollup(s, u->matched, host_id, u->time,
-						u->time, u->count, ru);
+						u->time, grew, ru);
 		if (ret)
 			return ret;
 	}

@@ -1,4 +1,4 @@
--- twilight server schema, migration 16: batch ids are a host's own.
+-- twilight server schema, migration 16: batches replayed change nothing.
 --
 -- Batch ids were kept globally: a host that sent a batch id another host
 -- had used was answered "duplicate" and its batch dropped. They are now
@@ -21,3 +21,22 @@ INSERT INTO batches_by_host(host_id, batch_id, seq, received)
 DROP TABLE batches;
 ALTER TABLE batches_by_host RENAME TO batches;
 CREATE INDEX batches_received ON batches(received);
+
+-- unknown[] counts are a batch's occurrences of a text, so they were
+-- added up; a batch stored again (its id pruned, a database restored from
+-- a backup) counted twice. Each batch's count of a text is now kept under
+-- the kmsg_seq of its first occurrence in that batch, which no other
+-- batch of that boot shares: a (host, boot, text, kmsg_seq) met again is
+-- max-merged, only growth reaches unknown_deprecations.count. Kept as long
+-- as batch ids (batch-days): no agent resends a batch older than that
+-- (TWL_WIRE_RESEND_DAYS). Counts stored before this migration stay.
+CREATE TABLE unknown_counts (
+	host_id TEXT NOT NULL,
+	boot_id TEXT NOT NULL,
+	text TEXT NOT NULL,
+	kmsg_seq INT NOT NULL,
+	count INT NOT NULL,
+	received INT NOT NULL,
+	PRIMARY KEY (host_id, boot_id, text, kmsg_seq)
+) WITHOUT ROWID;
+CREATE INDEX unknown_counts_received ON unknown_counts(received);
