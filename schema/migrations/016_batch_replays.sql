@@ -40,3 +40,10 @@ CREATE TABLE unknown_counts (
 	PRIMARY KEY (host_id, boot_id, text, kmsg_seq)
 ) WITHOUT ROWID;
 CREATE INDEX unknown_counts_received ON unknown_counts(received);
+
+-- Times from the future: the HTTP path clamps every time of a report's
+-- rows to its receive time + 5 minutes (server/store/ingest.h,
+-- TWL_INGEST_SKEW_S). The host row counts the times clamped and keeps the
+-- latest as sent, so a wrong clock shows instead of being hidden.
+ALTER TABLE hosts ADD COLUMN times_clamped INT NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN time_sent_max INT NOT NULL DEFAULT 0;

@@ -152,6 +152,8 @@ static int queue_report(struct twl_server *srv, const struct twl_request *req,
 		return ret;
 	/* which key posted: clones of one host id show there (health) */
 	memcpy(in->key_hash, req->who.key_hash, sizeof(in->key_hash));
+	/* no time from the future reaches the store (ingest.h) */
+	twl_ingest_bound_times(in, req->now);
 	/* a batch id's content: a resend or a conflict (store.h) */
 	SHA256((const unsigned char *)req->body, req->body_len,
 	       in->body_sha256);

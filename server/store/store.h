@@ -164,7 +164,10 @@ struct twl_ingest;
 /*
  * The same for a report already flattened by twl_ingest_prepare()
  * (ingest.h): what the group-commit writer calls, so that the JSON work
- * stays on the HTTP threads. Same results as twl_store_ingest().
+ * stays on the HTTP threads. Same results as twl_store_ingest(). Times
+ * are stored as given: the HTTP path bounds them first
+ * (twl_ingest_bound_times()); in->times_clamped is added to the host's
+ * row.
  */
 int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);

@@ -17,6 +17,7 @@
 enum {
 	W_BATCH_INS,
 	W_BATCH_HASH,
+	W_HOST_CLAMPED,
 	W_WARN_INS,
 	W_UNK_SEEN,
 	W_UNK_SEEN_PUT,
@@ -86,6 +87,10 @@ static const char *const wsql[W_N] = {
 	[W_BATCH_INS] =
 		"INSERT INTO batches(batch_id, host_id, seq, received, body_sha256)"
 		" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+	/* times clamped at ingest (ingest.h), rare: a statement of its own */
+	[W_HOST_CLAMPED] =
+		"UPDATE hosts SET times_clamped = times_clamped + ?2,"
+		" time_sent_max = max(time_sent_max, ?3) WHERE host_id = ?1",
 	[W_BATCH_HASH] = "SELECT body_sha256 FROM batches"
 			 " WHERE host_id = ?1 AND batch_id = ?2",
 	/* ?2, ?12: the record's boot and kernel (the host's when not sent) */
@@ -816,6 +821,18 @@ static int batch_note(struct twl_store *s, const char *host_id,
 	return sqlite3_changes(s->wdb) ? 0 : batch_seen(s, host_id, in);
 }
 
+/* The host sent times from the future (twl_ingest_bound_times()). */
+static int host_clamped(struct twl_store *s, const char *host_id,
+			const struct twl_ingest *in)
+{
+	sqlite3_stmt *st = s->ws[W_HOST_CLAMPED];
+
+	twl_bind_static(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, in->times_clamped);
+	sqlite3_bind_int64(st, 3, in->time_sent_max);
+	return twl_step_done(st);
+}
+
 static int ingest_body(struct twl_store *s, const char *host_id,
 		       const struct twl_ingest *in, int64_t now)
 {
@@ -827,6 +844,8 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	if (ret)
 		return ret; /* a replay, a conflict, or an error */
 	ret = twl_sqlite_ingest_host(s, host_id, in, now);
+	if (!ret && in->times_clamped)
+		ret = host_clamped(s, host_id, in);
 	if (!ret && in->key_hash[0])
 		ret = twl_sqlite_key_seen(s, in->key_hash, in->boot_id, now);
 	if (!ret)

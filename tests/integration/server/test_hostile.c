@@ -10,7 +10,7 @@
  * bodies on many connections, enrolment abuse, a NUL in the path, one
  * address full while another is served, CBC suites over TLS 1.2
  * (openssl s_client), two hosts sending one batch id (and one host
- * another body under it). A new case is a function and a row of attacks[].
+ * another body under it), times from the future. A new case is a function and a row of attacks[].
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -517,6 +517,55 @@ out:
 	return ret;
 }
 
+/*
+ * A report whose times lie at 2^53 - 1 (the wire's largest integer): it
+ * is stored, its rows' times at most the receive time + 5 minutes (they
+ * were stored as sent: the export printed year 285,428,751), and the
+ * host row says so (times_clamped, time_sent_max).
+ */
+static int future_times(struct target *t, char *why, size_t cap)
+{
+	static const char members[] =
+		",\"warnings\":[{\"feature\":\"memcg_v1.soft_limit\","
+		"\"text\":\"soft_limit_in_bytes is deprecated\",\"kmsg_seq\":1,"
+		"\"mono_us\":1,\"time\":9007199254740991,\"level\":4,"
+		"\"fields\":{},\"origin\":\"kmsg\"}],"
+		"\"usage\":[{\"boot_id\":"
+		"\"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f\","
+		"\"feature\":\"memcg_v1.soft_limit\","
+		"\"file\":\"memory.soft_limit_in_bytes\",\"op\":\"write\","
+		"\"use\":\"configures\",\"cgroup\":\"/a\",\"comm\":\"x\","
+		"\"uid\":0,\"writer_cgroup\":\"/\",\"container\":\"\","
+		"\"last_pid\":1,\"count\":1,\"failed\":0,"
+		"\"condition_met\":0,\"first_seen\":9007199254740991,"
+		"\"last_seen\":9007199254740991}]";
+	char key[80], out[4096], sql[256];
+	int64_t bound = (int64_t)time(NULL) + 3600;
+	int ret = 0, st;
+
+	if (enrol(t, NULL, "f07e", key) != 200)
+		FAIL("cannot enrol");
+	st = post_report(t, key, "f07e", "f07e0001", "f", members, out,
+			 sizeof(out));
+	if (st != 200 || !strstr(out, "\"stored\""))
+		FAIL("the report answered %d: %.300s", st,
+		     strstr(out, "\r\n\r\n") ? strstr(out, "\r\n\r\n") : out);
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT max(last_seen) FROM usage WHERE host_id ="
+		 " 'f07e') < %lld AND (SELECT max(time) FROM warnings WHERE"
+		 " host_id = 'f07e') < %lld",
+		 (long long)bound, (long long)bound);
+	if (db_count(t, sql) != 1)
+		FAIL("a time from the future was stored as sent");
+	if (db_count(t, "SELECT times_clamped FROM hosts WHERE host_id ="
+			" 'f07e'") != 3 ||
+	    db_count(t, "SELECT time_sent_max FROM hosts WHERE host_id ="
+			" 'f07e'") != 9007199254740991LL)
+		FAIL("the host row does not say its times were clamped");
+out:
+	return ret;
+}
+
 static int nul_in_path(struct target *t, char *why, size_t cap)
 {
 	static const char *const paths[] = {
@@ -602,6 +651,7 @@ static const struct attack attacks[] = {
 	{ "slow_body", slow_body, 16 },
 	{ "anonymous_bodies", anonymous_bodies, 256 },
 	{ "batch_id_reuse", batch_id_reuse, 1 },
+	{ "future_times", future_times, 1 },
 	{ "enrolment_abuse", enrolment_abuse, 1 },
 	{ "nul_in_path", nul_in_path, 1 },
 	{ "one_address_full", one_address_full, 17 },
