@@ -307,11 +307,9 @@ static void bind_unknown_key(sqlite3_stmt *st, const char *host_id,
 }
 
 /*
- * How much u's count adds, into *grew: a count is a batch's occurrences
- * of a text from its first, u->kmsg_seq, on; a batch met again (stored
- * again after its batch id went) adds only what exceeds its count then:
- * max-merged per (host, boot, text, first kmsg_seq), so replays count
- * once. 0 or a negative errno.
+ * How much u's count (a batch's occurrences of a text from its first,
+ * u->kmsg_seq, on) adds, into *grew: max-merged per (host, boot, text,
+ * first kmsg_seq), so a batch stored again adds nothing. 0 or -errno.
  */
 static int unknown_growth(struct twl_store *s, const char *host_id,
 			  const struct twl_ingest_unknown *u, int64_t now,
