@@ -10,6 +10,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include <twilight/wire.h>
+
 #define DAY (24u * 3600u)
 #define OPT(f) TWL_CFG_FIELD(struct twl_config, f)
 #define CLI(f) TWL_CFG_FIELD(struct twl_agent_cli, f)
@@ -85,9 +87,11 @@ const struct twl_cfg_opt twl_config_options[] = {
 	  .def = "30d",
 	  OPT(spool_max_age_s),
 	  .min = 3600,
-	  .max = 365 * DAY,
+	  .max = TWL_WIRE_RESEND_DAYS * DAY,
 	  .help = "Batches older than this are dropped from the spool and "
-		  "counted." },
+		  "counted. At most 35d: the server keeps batch ids that long "
+		  "(its batch-days, at least 35), so every resend is known as "
+		  "one." },
 	{ .name = "batch-interval",
 	  .alias = "batch_interval",
 	  .type = TWL_CFG_SECONDS,

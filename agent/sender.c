@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
 #include "enroll.h"
 #include "report.h"
@@ -86,6 +87,9 @@ static const char *check_cfg(const struct twl_sender_cfg *c)
 		return "host_id: required, at most 64 characters of [0-9a-f-]";
 	if (c->spool_max_bytes && c->spool_max_bytes < 4096)
 		return "spool-max-bytes: at least 4096";
+	/* older batches than the server keeps ids of could count twice */
+	if (c->spool_max_age_s > TWL_WIRE_RESEND_DAYS * 86400U)
+		return "spool-max-age: at most 35d (the server's batch-days keeps batch ids at least that long)";
 	if (c->backoff_base_ms && c->backoff_cap_ms &&
 	    c->backoff_base_ms > c->backoff_cap_ms)
 		return "backoff-base: larger than backoff-cap";

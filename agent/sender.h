@@ -32,6 +32,12 @@
  *   names a validator code      server's error body logged: the server
  *   ({"error": "too_long", ...}) judged its content, sending it again
  *                               cannot help
+ *   409 "batch_conflict"        quarantined likewise: this host sent
+ *                               another body under this batch id before
+ *                               (only a changed spool file or a reused id
+ *                               does that); a resend of the same body is a
+ *                               2xx "duplicate". A 409 without that code
+ *                               (a proxy's) is retried like any 4xx
  *
  * A batch whose answer was lost (timeout, connection closed mid-answer) is
  * sent again unchanged, same batch_id: the server drops the duplicate. A

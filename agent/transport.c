@@ -350,15 +350,21 @@ static const char *const content_codes[] = {
 	TWL_VERR_TOO_DEEP,
 };
 
+/* Is @res's JSON body's "error" @code? */
+static bool error_is(const struct twl_http_result *res, const char *code)
+{
+	char got[64];
+
+	twl_error_code(res->body, res->body_len, got, sizeof(got));
+	return !strcmp(got, code);
+}
+
 /* Does @res's JSON body name a validator code judging the content? */
 static bool content_rejected(const struct twl_http_result *res)
 {
-	char code[64];
-	size_t i;
-
-	twl_error_code(res->body, res->body_len, code, sizeof(code));
-	for (i = 0; i < sizeof(content_codes) / sizeof(content_codes[0]); i++)
-		if (!strcmp(code, content_codes[i]))
+	for (size_t i = 0; i < sizeof(content_codes) / sizeof(content_codes[0]);
+	     i++)
+		if (error_is(res, content_codes[i]))
 			return true;
 	return false;
 }
@@ -375,6 +381,9 @@ enum twl_verdict twl_classify(const struct twl_http_result *res)
 	if (st == 413)
 		return TWL_V_SPLIT;
 	if ((st == 400 || st == 422) && content_rejected(res))
+		return TWL_V_QUARANTINE;
+	/* another body under this batch id before: judged by content too */
+	if (st == 409 && error_is(res, TWL_ERR_BATCH_CONFLICT))
 		return TWL_V_QUARANTINE;
 	/*
 	 * Anything else is no verdict on the batch: network errors, 408,

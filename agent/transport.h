@@ -42,7 +42,8 @@ enum twl_verdict {
 	TWL_V_KEY_REJECTED, /* 401, 403 */
 	TWL_V_SPLIT, /* 413 */
 	/* 400 or 422 whose JSON body's "error" is a validator code judging
-	 * the content (wire.h's TWL_VERR_*, not unsupported_version) */
+	 * the content (wire.h's TWL_VERR_*, not unsupported_version), or 409
+	 * "batch_conflict" (TWL_ERR_BATCH_CONFLICT) */
 	TWL_V_QUARANTINE,
 };
 

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
 #include "config.h"
 
@@ -286,11 +287,12 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .type = TWL_CFG_UINT,
 	  .def = "35",
 	  OPT(batch_days),
-	  .min = 35,
+	  .min = TWL_WIRE_RESEND_DAYS,
 	  .max = DAYS_MAX,
 	  .arg = "DAYS",
 	  .help = "Days batch ids are kept so that resent batches are stored "
-		  "once (at least 35: agents may resend batches that old)." },
+		  "once (at least 35: agents resend batches up to that old, "
+		  "their spool-max-age, at most 35d)." },
 	{ .name = "data-days",
 	  .type = TWL_CFG_UINT,
 	  .def = "0",

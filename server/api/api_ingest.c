@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/sha.h>
+
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
 #include "api/api_ingest.h"
 #include "http/server_internal.h"
 #include "store/ingest.h"
+#include "store/store.h"
 #include "store/writer.h"
 
 /* Contract: see api_ingest.h. */
@@ -74,12 +77,19 @@ int twl_api_ingest_reply(struct twl_metrics *m, int result,
 	size_t i, last = sizeof(failures) / sizeof(failures[0]) - 1;
 	int ret;
 
-	if (result == 0 || result == 1)
+	if (result == 0 || result == TWL_STORE_DUPLICATE)
 		return twl_response_json(
 			resp, 200,
 			json_pack("{ss ss}", "status",
 				  result ? "duplicate" : "stored", "batch_id",
 				  batch_id ? batch_id : ""));
+	if (result == TWL_STORE_CONFLICT) {
+		/* not a store failure, nothing to retry: the content differs */
+		twl_metrics_reject(m, TWL_ERR_BATCH_CONFLICT);
+		return twl_response_error(
+			resp, 409, TWL_ERR_BATCH_CONFLICT, "batch_id",
+			"this host sent another batch under this batch_id before; this one was not stored (an identical resend is answered 200 duplicate)");
+	}
 	for (i = 0; i < last; i++)
 		if (failures[i].result == result)
 			break;
@@ -142,6 +152,12 @@ static int queue_report(struct twl_server *srv, const struct twl_request *req,
 		return ret;
 	/* which key posted: clones of one host id show there (health) */
 	memcpy(in->key_hash, req->who.key_hash, sizeof(in->key_hash));
+	/* no time from the future reaches the store (ingest.h) */
+	twl_ingest_bound_times(in, req->now);
+	/* a batch id's content: a resend or a conflict (store.h) */
+	SHA256((const unsigned char *)req->body, req->body_len,
+	       in->body_sha256);
+	in->has_body_sha256 = true;
 	w = twl_api_writer(srv);
 	ret = w ? twl_writer_submit(w, req->who.host_id, in, req->now,
 				    ingest_done, d) :
@@ -197,7 +213,8 @@ int twl_api_reports(struct twl_server *srv, const struct twl_request *req,
 	}
 	/*
 	 * A replayed batch id is found by the writer (its batches insert
-	 * changes nothing), which answers "duplicate". No look-up here: it
+	 * changes nothing), which answers "duplicate", or 409 when the body
+	 * differs from the one stored under it. No look-up here: it
 	 * cost every report a read under the reader lock, which the
 	 * dashboard's queries also hold.
 	 */

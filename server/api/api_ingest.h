@@ -43,12 +43,14 @@ int twl_api_reports(struct twl_server *srv, const struct twl_request *req,
 /*
  * twl_api_ingest_reply - fill resp with the answer to a report whose
  * queueing or storing ended with result (twl_writer_submit(), or the
- * writer's done callback): 0 or 1 is 200 {"status": "stored" or
+ * writer's done callback): 0 or TWL_STORE_DUPLICATE is 200 {"status": "stored" or
  * "duplicate", "batch_id": batch_id}; -EAGAIN (queue full) and -EBUSY
  * (database busy) are 503 "overloaded" and -ESHUTDOWN 503
  * "shutting_down", each with Retry-After: 5 and counted in m as a
  * rejection of that name; any other negative errno is 500 "store_failed"
- * with Retry-After: 30 (not stored; the writer logged why). batch_id may
+ * with Retry-After: 30 (not stored; the writer logged why);
+ * TWL_STORE_CONFLICT (store.h) is 409 "batch_conflict", not retried by
+ * agents, counted as a rejection of that name. batch_id may
  * be NULL for a failure. Returns 0, or -ENOMEM (resp then holds a 500).
  */
 int twl_api_ingest_reply(struct twl_metrics *m, int result,

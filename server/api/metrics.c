@@ -20,7 +20,8 @@ static const char *const reasons[] = {
 	"rate_limited",	 "unauthorized",    "forbidden",
 	"too_large",	 "bad_encoding",    "overloaded",
 	"host_mismatch", "shutting_down",   "bad_request",
-	"too_slow",	 "enrolment_cap",   "other",
+	"too_slow",	 "enrolment_cap",   "batch_conflict",
+	"other",
 };
 #define NR (sizeof(reasons) / sizeof(reasons[0]))
 

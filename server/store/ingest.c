@@ -413,6 +413,44 @@ int twl_ingest_prepare(json_t *report, const char *host_id,
 	return twl_ingest_prepare_report(&r, host_id, out);
 }
 
+/* Clamp *t to max, noting it in @in. */
+static void bound(struct twl_ingest *in, int64_t *t, int64_t max)
+{
+	if (*t <= max)
+		return;
+	if (*t > in->time_sent_max)
+		in->time_sent_max = *t;
+	in->times_clamped++;
+	*t = max;
+}
+
+/* bound() for the wire's usage times (long long). */
+static void bound_ll(struct twl_ingest *in, long long *t, int64_t max)
+{
+	int64_t v = *t;
+
+	bound(in, &v, max);
+	*t = v;
+}
+
+/* Contract: see ingest.h. */
+int64_t twl_ingest_bound_times(struct twl_ingest *in, int64_t now)
+{
+	const int64_t max = now + TWL_INGEST_SKEW_S;
+
+	for (size_t i = 0; i < in->n_warnings; i++)
+		bound(in, &in->warnings[i].time, max);
+	for (size_t i = 0; i < in->n_unknown; i++)
+		bound(in, &in->unknown[i].time, max);
+	for (size_t i = 0; i < in->n_usage; i++) {
+		bound_ll(in, &in->report.usage[i].first_seen, max);
+		bound_ll(in, &in->report.usage[i].last_seen, max);
+	}
+	if (in->has_census)
+		bound(in, &in->census_time, max);
+	return in->times_clamped;
+}
+
 /* Contract: see ingest.h. */
 uint64_t twl_ingest_rows(const struct twl_ingest *in)
 {

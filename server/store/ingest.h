@@ -95,12 +95,32 @@ struct twl_ingest_coverage {
 	int64_t probes_not_built, boots, boots_uncovered;
 };
 
+/*
+ * Seconds a report's times may lie ahead of the time it was received (an
+ * agent's clock a little fast); a later time is stored as the receive
+ * time plus this (twl_ingest_bound_times()).
+ */
+#define TWL_INGEST_SKEW_S 300
+
 struct twl_ingest {
 	struct twl_wire_report report; /* released by twl_ingest_free() */
+	/*
+	 * Times twl_ingest_bound_times() clamped, and the latest of them as
+	 * sent (0: none); the host row keeps both (hosts.times_clamped,
+	 * hosts.time_sent_max).
+	 */
+	int64_t times_clamped, time_sent_max;
 	/* SHA-256 of the host key that posted it; "": not known */
 	char key_hash[65];
 	const char *batch_id;
 	int64_t seq;
+	/*
+	 * SHA-256 of the body as received (after gzip), set by the caller
+	 * when has_body_sha256: the same batch id with another hash is a
+	 * conflict, not a duplicate (store.h).
+	 */
+	bool has_body_sha256;
+	unsigned char body_sha256[32];
 	/* host */
 	const char *hostname, *kernel, *cgroup_mode, *agent_version, *boot_id;
 	int64_t catalog_version;
@@ -172,6 +192,18 @@ int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u);
  */
 int64_t twl_usage_key_check(const char *host_id,
 			    const struct twl_wire_usage *u);
+
+/*
+ * twl_ingest_bound_times - clamp every time of the report's rows
+ * (warnings[].time, unknown[].time, usage[].first_seen and last_seen,
+ * census.time) to @now, when it was received, + TWL_INGEST_SKEW_S: a
+ * time from the future (a wrong clock, a hostile agent's 2^53 - 1) would
+ * keep a host or feature "active" for ever and break every reader's date
+ * arithmetic. Counts them into in->times_clamped and keeps the latest
+ * original in in->time_sent_max; the documents stored as sent (health,
+ * census) keep theirs. Returns how many were clamped. Pure.
+ */
+int64_t twl_ingest_bound_times(struct twl_ingest *in, int64_t now);
 
 /* Rows the report carries (warnings + unknown + usage + census knobs). */
 uint64_t twl_ingest_rows(const struct twl_ingest *in);

@@ -139,11 +139,22 @@ int twl_store_write_begin(struct twl_store *s);
  */
 int twl_store_write_end(struct twl_store *s, bool commit);
 
+/* twl_store_ingest*() results besides 0 (stored) and a negative errno. */
+enum {
+	/* host_id stored batch_id before, with the same body (or before
+	 * bodies were hashed): nothing changed */
+	TWL_STORE_DUPLICATE = 1,
+	/* host_id stored batch_id before with another body: refused */
+	TWL_STORE_CONFLICT = 2,
+};
+
 /*
  * Store one validated report (twl_report_parse() output) for host_id in
- * a nested transaction of its own. Returns 0 when stored, 1 when batch_id
- * was already stored (nothing changed), or a negative errno with this
- * report rolled back alone (the surrounding transaction stays usable).
+ * a nested transaction of its own. Batch ids are per host: returns 0 when
+ * stored, TWL_STORE_DUPLICATE or TWL_STORE_CONFLICT (nothing changed,
+ * struct twl_ingest.body_sha256 tells them apart), or a negative errno
+ * with this report rolled back alone (the surrounding transaction stays
+ * usable).
  */
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now);
@@ -153,7 +164,10 @@ struct twl_ingest;
 /*
  * The same for a report already flattened by twl_ingest_prepare()
  * (ingest.h): what the group-commit writer calls, so that the JSON work
- * stays on the HTTP threads. Same results as twl_store_ingest().
+ * stays on the HTTP threads. Same results as twl_store_ingest(). Times
+ * are stored as given: the HTTP path bounds them first
+ * (twl_ingest_bound_times()); in->times_clamped is added to the host's
+ * row.
  */
 int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);
@@ -193,12 +207,14 @@ int twl_store_annotation_delete(struct twl_store *s, int64_t id);
 /* --- operations --- */
 
 /*
- * Retention, in a write transaction of its own: delete batch ids received
- * before now - batch_days (at least 35 days is enforced by the config),
- * and warnings, usage counters, unknown messages, census values of hosts
- * silent that long and per-host feature rollups older than data_days (0 =
- * keep); the per-host rollups of what went are recounted from the rows
- * kept. *deleted (may be NULL) gets how many rows went.
+ * Retention, in a write transaction of its own: delete batch ids and the
+ * unknown texts' per-batch counts received before now - batch_days (at
+ * least TWL_WIRE_RESEND_DAYS, enforced by the config: no agent resends a
+ * batch older than that), and warnings, usage counters, unknown messages,
+ * census values of hosts silent that long and per-host feature rollups
+ * older than data_days (0 = keep); the per-host rollups of what went are
+ * recounted from the rows kept. *deleted (may be NULL) gets how many rows
+ * went.
  */
 int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 		    int data_days, int64_t *deleted);

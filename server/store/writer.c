@@ -60,7 +60,7 @@ static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
 		if (ret)
 			j->result = ret; /* nothing of this group is durable */
 		twl_metrics_store_result(w->m, j->result);
-		if (j->result >= 0)
+		if (j->result == 0 || j->result == TWL_STORE_DUPLICATE)
 			twl_metrics_ingest(w->m, j->result,
 					   twl_ingest_rows(j->in));
 		else if (!ret)

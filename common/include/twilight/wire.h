@@ -47,6 +47,14 @@
 #define TWL_WIRE_MAX_CONTROLLERS_HEALTH 16 /* health.controllers */
 #define TWL_WIRE_MAX_INT 9007199254740991LL /* 2^53 - 1: exact in JS */
 
+/*
+ * Days a batch may wait in an agent's spool and still be sent (the agent
+ * refuses a spool-max-age above it), and the fewest days a receiver keeps
+ * batch ids (the server refuses a batch-days below it): every resend of a
+ * batch meets its id. One number for both sides.
+ */
+#define TWL_WIRE_RESEND_DAYS 35
+
 /* Error codes (struct twl_verr.code); the server sends them as "error". */
 #define TWL_VERR_INVALID_JSON "invalid_json"
 #define TWL_VERR_WRONG_TYPE "wrong_type"
@@ -65,6 +73,13 @@
 #define TWL_VERR_BAD_VALUE "bad_value"
 #define TWL_VERR_TOO_DEEP "too_deep"
 #define TWL_VERR_UNSUPPORTED_VERSION "unsupported_version"
+
+/*
+ * Not the validator's: 409 from a receiver to which this host sent another
+ * body under the same batch_id before. The batch was judged by its
+ * content; the agent quarantines it (sending it again cannot help).
+ */
+#define TWL_ERR_BATCH_CONFLICT "batch_conflict"
 
 /*
  * Why a document was rejected: @code is one of TWL_VERR_*, @field the JSON

@@ -17,7 +17,11 @@
 
 enum {
 	W_BATCH_INS,
+	W_BATCH_HASH,
+	W_HOST_CLAMPED,
 	W_WARN_INS,
+	W_UNK_SEEN,
+	W_UNK_SEEN_PUT,
 	W_UNK_UPSERT,
 	W_USAGE_BUMP,
 	W_USAGE_BUMP_V,
@@ -78,8 +82,16 @@ const char twl_sql_usage_upsert[] =
 	" image = coalesce(?17, image)"
 
 static const char *const wsql[W_N] = {
-	[W_BATCH_INS] = "INSERT INTO batches(batch_id, host_id, seq, received) "
-			"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	/* batch ids per host, with the body's hash (migration 016) */
+	[W_BATCH_INS] =
+		"INSERT INTO batches(batch_id, host_id, seq, received, body_sha256)"
+		" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+	/* times clamped at ingest (ingest.h), rare: a statement of its own */
+	[W_HOST_CLAMPED] =
+		"UPDATE hosts SET times_clamped = times_clamped + ?2,"
+		" time_sent_max = max(time_sent_max, ?3) WHERE host_id = ?1",
+	[W_BATCH_HASH] = "SELECT body_sha256 FROM batches"
+			 " WHERE host_id = ?1 AND batch_id = ?2",
 	/* ?2, ?12: the record's boot and kernel (the host's when not sent) */
 	[W_WARN_INS] =
 		"INSERT INTO warnings(host_id, boot_id, feature_id, kmsg_seq, mono_us,"
@@ -87,8 +99,20 @@ static const char *const wsql[W_N] = {
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 		" ON CONFLICT DO NOTHING",
 	/*
+	 * A batch's count of an unknown text, under the kmsg_seq of its first
+	 * occurrence in the batch (migration 016): what it added before.
+	 */
+	[W_UNK_SEEN] = "SELECT count FROM unknown_counts WHERE host_id = ?1"
+		       " AND boot_id = ?2 AND text = ?3 AND kmsg_seq = ?4",
+	[W_UNK_SEEN_PUT] =
+		"INSERT INTO unknown_counts(host_id, boot_id, text, kmsg_seq,"
+		" count, received) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+		" ON CONFLICT DO UPDATE SET count = max(count, excluded.count),"
+		" received = excluded.received",
+	/*
 	 * An unknown[] text, or a warning of a feature the server's catalog
-	 * lacks (?9, its id; migration 013).
+	 * lacks (?9, its id; migration 013); ?6 what its count grew by
+	 * (unknown_growth()).
 	 */
 	[W_UNK_UPSERT] =
 		"INSERT INTO unknown_deprecations(host_id, boot_id, text, first_kmsg_seq,"
@@ -242,13 +266,54 @@ int twl_store_write_end(struct twl_store *s, bool commit)
 	return ret;
 }
 
+/* Bind (host_id, u's boot, text, kmsg_seq) to ?1 .. ?4. */
+static void bind_unknown_key(sqlite3_stmt *st, const char *host_id,
+			     const struct twl_ingest_unknown *u)
+{
+	twl_bind_static(st, 1, host_id);
+	twl_bind_static(st, 2, u->boot_id);
+	twl_bind_static(st, 3, u->text);
+	sqlite3_bind_int64(st, 4, u->kmsg_seq);
+}
+
+/*
+ * How much u's count (a batch's occurrences of a text from its first,
+ * u->kmsg_seq, on) adds, into *grew: max-merged per (host, boot, text,
+ * first kmsg_seq), so a batch stored again adds nothing. 0 or -errno.
+ */
+static int unknown_growth(struct twl_store *s, const char *host_id,
+			  const struct twl_ingest_unknown *u, int64_t now,
+			  int64_t *grew)
+{
+	sqlite3_stmt *st = s->ws[W_UNK_SEEN];
+	int64_t old = 0;
+	int rc;
+
+	bind_unknown_key(st, host_id, u);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		old = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	*grew = u->count > old ? u->count - old : 0;
+	/* kept as long as the last batch that carried it (retention) */
+	st = s->ws[W_UNK_SEEN_PUT];
+	bind_unknown_key(st, host_id, u);
+	sqlite3_bind_int64(st, 5, u->count);
+	sqlite3_bind_int64(st, 6, now);
+	return twl_step_done(st);
+}
+
 /*
  * Bind W_UNK_UPSERT: an unknown text of @boot_id, @kernel (with @feature,
- * the id of a warning the server's catalog lacks, or NULL), then step.
+ * the id of a warning the server's catalog lacks, or NULL) whose count
+ * grew by @grew, then step.
  */
 static int unknown_step(struct twl_store *s, const char *host_id,
 			const struct twl_ingest_unknown *u, const char *feature,
-			int64_t now)
+			int64_t grew, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_UNK_UPSERT];
 
@@ -257,7 +322,7 @@ static int unknown_step(struct twl_store *s, const char *host_id,
 	twl_bind_static(st, 3, u->text);
 	sqlite3_bind_int64(st, 4, u->kmsg_seq);
 	sqlite3_bind_int64(st, 5, u->time);
-	sqlite3_bind_int64(st, 6, u->count);
+	sqlite3_bind_int64(st, 6, grew);
 	twl_bind_static(st, 7, u->matched);
 	sqlite3_bind_int64(st, 8, now);
 	twl_bind_static(st, 9, feature);
@@ -285,8 +350,13 @@ static int skewed_warning(struct twl_store *s, const char *host_id,
 		.time = w->time,
 		.count = 1,
 	};
+	int64_t grew;
+	int ret;
 
-	return unknown_step(s, host_id, &u, w->feature, now);
+	ret = unknown_growth(s, host_id, &u, now, &grew);
+	return ret || !grew ?
+		       ret :
+		       unknown_step(s, host_id, &u, w->feature, grew, now);
 }
 
 static int warning_step(struct twl_store *s, const char *host_id,
@@ -347,12 +417,18 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 
 	for (size_t i = 0; i < in->n_unknown; i++) {
 		const struct twl_ingest_unknown *u = &in->unknown[i];
+		int64_t grew;
 
-		ret = unknown_step(s, host_id, u, NULL, now);
+		ret = unknown_growth(s, host_id, u, now, &grew);
+		if (ret)
+			return ret;
+		if (!grew)
+			continue; /* counted before */
+		ret = unknown_step(s, host_id, u, NULL, grew, now);
 		if (!ret && u->matched)
 			ret = twl_sqlite_rollup(s, u->matched, host_id, u->time,
-						u->time, TWL_KIND_WARNING,
-						u->count, ru);
+						u->time, TWL_KIND_WARNING, grew,
+						ru);
 		if (ret)
 			return ret;
 	}
@@ -641,24 +717,81 @@ static int ingest_census(struct twl_store *s, const char *host_id,
 	return 0;
 }
 
-static int ingest_body(struct twl_store *s, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
+/*
+ * host_id sent in's batch id before: TWL_STORE_CONFLICT when both bodies
+ * were hashed and the hashes differ, else TWL_STORE_DUPLICATE.
+ */
+static int batch_seen(struct twl_store *s, const char *host_id,
+		      const struct twl_ingest *in)
+{
+	sqlite3_stmt *st = s->ws[W_BATCH_HASH];
+	int rc, ret = TWL_STORE_DUPLICATE;
+	const void *h;
+
+	twl_bind_static(st, 1, host_id);
+	twl_bind_static(st, 2, in->batch_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && in->has_body_sha256) {
+		h = sqlite3_column_blob(st, 0);
+		if (h &&
+		    sqlite3_column_bytes(st, 0) == sizeof(in->body_sha256) &&
+		    memcmp(h, in->body_sha256, sizeof(in->body_sha256)))
+			ret = TWL_STORE_CONFLICT;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	return ret;
+}
+
+/* Note the batch id: 0 when new, else batch_seen()'s answer. */
+static int batch_note(struct twl_store *s, const char *host_id,
+		      const struct twl_ingest *in, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_BATCH_INS];
-	struct twl_rollup ru;
 	int ret;
 
-	ru.n = 0;
 	twl_bind_static(st, 1, in->batch_id);
 	twl_bind_static(st, 2, host_id);
 	sqlite3_bind_int64(st, 3, in->seq);
 	sqlite3_bind_int64(st, 4, now);
+	if (in->has_body_sha256)
+		sqlite3_bind_blob(st, 5, in->body_sha256,
+				  sizeof(in->body_sha256), SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 5);
 	ret = twl_step_done(st);
 	if (ret)
 		return ret;
-	if (sqlite3_changes(s->wdb) == 0)
-		return 1; /* replay */
+	return sqlite3_changes(s->wdb) ? 0 : batch_seen(s, host_id, in);
+}
+
+/* The host sent times from the future (twl_ingest_bound_times()). */
+static int host_clamped(struct twl_store *s, const char *host_id,
+			const struct twl_ingest *in)
+{
+	sqlite3_stmt *st = s->ws[W_HOST_CLAMPED];
+
+	twl_bind_static(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, in->times_clamped);
+	sqlite3_bind_int64(st, 3, in->time_sent_max);
+	return twl_step_done(st);
+}
+
+static int ingest_body(struct twl_store *s, const char *host_id,
+		       const struct twl_ingest *in, int64_t now)
+{
+	struct twl_rollup ru;
+	int ret;
+
+	ru.n = 0;
+	ret = batch_note(s, host_id, in, now);
+	if (ret)
+		return ret; /* a replay, a conflict, or an error */
 	ret = twl_sqlite_ingest_host(s, host_id, in, now);
+	if (!ret && in->times_clamped)
+		ret = host_clamped(s, host_id, in);
 	if (!ret && in->key_hash[0])
 		ret = twl_sqlite_key_seen(s, in->key_hash, in->boot_id, now);
 	if (!ret)

@@ -131,6 +131,11 @@ int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 		return ret;
 	ret = exec_del(s->wdb, "DELETE FROM batches WHERE received < ?1",
 		       now - (int64_t)batch_days * 86400, &total);
+	/* what replays of those batches would add again (migration 016) */
+	if (!ret)
+		ret = exec_del(s->wdb,
+			       "DELETE FROM unknown_counts WHERE received < ?1",
+			       now - (int64_t)batch_days * 86400, &total);
 	if (!ret && data_days > 0)
 		ret = prune_data(s->wdb, now - (int64_t)data_days * 86400,
 				 &total);

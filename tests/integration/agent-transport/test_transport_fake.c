@@ -671,6 +671,41 @@ static void test_413_unsplittable_quarantined(void **state)
 	free(batch);
 }
 
+/*
+ * 409 batch_conflict: the server holds another body under this batch id
+ * from this host; sending it again cannot help, so it is quarantined
+ * with the server's reason, not retried forever.
+ */
+static void test_409_batch_conflict_quarantined(void **state)
+{
+	struct fx *f = *state;
+	const char *script[] = {
+		"201||{\"host_key\":\"hk-9\"}",
+		"409||{\"error\":\"batch_conflict\",\"field\":\"batch_id\"}",
+		"200||",
+		NULL,
+	};
+	char *a = make_small_batch("00000000000000000000000000000a09");
+	char *b = make_small_batch("00000000000000000000000000000b09");
+	char *q = fx_path(f, "spool/quarantine");
+	struct twl_sender_stats st;
+
+	start_server(f, "server", TU_SRV_PLAIN, script);
+	make_sender(f, NULL);
+	submit(f, a);
+	submit(f, b);
+	assert_int_equal(twl_sender_run_once(f->s, 10000), TWL_SENDER_IDLE_MS);
+	st = stats(f);
+	assert_int_equal(st.spool_files, 0); /* b went out after a */
+	assert_int_equal(st.spool_quarantined, 1);
+	assert_int_equal(tu_count(q, ".batch"), 1);
+	assert_non_null(strstr(st.last_error, "batch_conflict"));
+	assert_int_equal(n_requests(f), 3);
+	free(q);
+	free(a);
+	free(b);
+}
+
 static void test_400_quarantined_unsupported_version_kept(void **state)
 {
 	struct fx *f = *state;
@@ -992,6 +1027,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_403_with_token_keeps_key,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_409_batch_conflict_quarantined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_413_split, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(

@@ -9,7 +9,8 @@
  * client is served. Cases: slow headers, a slow body, anonymous large
  * bodies on many connections, enrolment abuse, a NUL in the path, one
  * address full while another is served, CBC suites over TLS 1.2
- * (openssl s_client). A new case is a function and a row of attacks[].
+ * (openssl s_client), two hosts sending one batch id (and one host
+ * another body under it), times from the future. A new case is a function and a row of attacks[].
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,7 @@ struct target {
 
 static struct target tg;
 static const char *server_bin;
+static int keys_enrolled; /* host keys minted so far (enrol()) */
 
 struct attack {
 	const char *name;
@@ -94,14 +96,18 @@ static int start(void **state)
 
 		dup2(fd, 1);
 		dup2(fd, 2);
-		/* an ASan build keeps freed memory; a small quarantine */
+		/*
+		 * An ASan build keeps freed memory; a small quarantine. The
+		 * enrolment burst barely refills (enroll-rate 0.001/s), so
+		 * enrolment_abuse meets 429 however slowly the machine runs.
+		 */
 		setenv("ASAN_OPTIONS", "quarantine_size_mb=8", 1);
 		execl(server_bin, server_bin, "--data-dir", tg.dir, "--listen",
 		      "127.0.0.1:0", "--limit-loopback", "--max-per-ip", "16",
 		      "--ip-rate", "1000", "--ip-burst", "1000",
 		      "--request-timeout", "4s", "--min-rate", "1K",
-		      "--enroll-burst", "100", "--enroll-max-keys", "40",
-		      (char *)NULL);
+		      "--enroll-rate", "0.001", "--enroll-burst", "100",
+		      "--enroll-max-keys", "40", (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 600 && !tg.port; i++) {
@@ -234,6 +240,7 @@ static int enrol(struct target *t, const char *src, const char *host_id,
 	snprintf(body, sizeof(body), "{\"host_id\":\"%s\"}", host_id);
 	st = request(t, src, "POST", "/api/v1/enroll", t->agent, body, out,
 		     sizeof(out));
+	keys_enrolled += st == 200;
 	if (st == 200 && key) {
 		j = json_loads(strstr(out, "\r\n\r\n") + 4, 0, NULL);
 		snprintf(key, 80, "%s",
@@ -383,7 +390,7 @@ out:
  */
 static int enrolment_abuse(struct target *t, char *why, size_t cap)
 {
-	int counts[600] = { 0 }, st, ret = 0;
+	int counts[600] = { 0 }, st, ret = 0, before = keys_enrolled;
 	char id[32], key[80], out[4096];
 	sqlite3 *db = NULL;
 	sqlite3_stmt *q = NULL;
@@ -399,10 +406,10 @@ static int enrolment_abuse(struct target *t, char *why, size_t cap)
 	st = enrol(t, NULL, "ab0000", NULL);
 	if (st == 200)
 		counts[200]++;
-	/* 1 key from slow_body */
-	if (counts[200] + 1 != ENROLL_CAP)
+	/* the keys earlier attacks enrolled count too */
+	if (counts[200] + before != ENROLL_CAP)
 		FAIL("%d enrolments succeeded, want %d", counts[200],
-		     ENROLL_CAP - 1);
+		     ENROLL_CAP - before);
 	if (!counts[403] || !counts[429])
 		FAIL("no refusal past the cap (%d) or the burst (%d)",
 		     counts[403], counts[429]);
@@ -428,6 +435,134 @@ static int enrolment_abuse(struct target *t, char *why, size_t cap)
 out:
 	sqlite3_finalize(q);
 	sqlite3_close(db);
+	return ret;
+}
+
+/* A count from the server's database (read-only, beside the server). */
+static int64_t db_count(struct target *t, const char *sql)
+{
+	char path[128];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	int64_t n = -1;
+
+	snprintf(path, sizeof(path), "%s/twilight.db", t->dir);
+	if (!sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) &&
+	    !sqlite3_prepare_v2(db, sql, -1, &q, NULL) &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * POST a minimal version 2 report of @host_id under @batch_id with @key,
+ * @members spliced in after "health" ("" for none): the status, the
+ * answer in @out.
+ */
+static int post_report(struct target *t, const char *key, const char *host_id,
+		       const char *batch_id, const char *hostname,
+		       const char *members, char *out, size_t cap)
+{
+	char body[4096];
+
+	snprintf(
+		body, sizeof(body),
+		"{\"v\":2,\"batch_id\":\"%s\",\"seq\":1,"
+		"\"sent_time\":1764732000,\"host\":{\"host_id\":\"%s\","
+		"\"hostname\":\"%s\",\"boot_id\":"
+		"\"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f\",\"kernel\":\"6.1.0\","
+		"\"cgroup_mode\":\"v1\",\"agent_version\":\"0.2.0\","
+		"\"catalog_version\":1},\"health\":{}%s}",
+		batch_id, host_id, hostname, members);
+	return request(t, NULL, "POST", "/api/v1/reports", key, body, out, cap);
+}
+
+/*
+ * Two hosts send one batch id: each host's batch is its own and stored
+ * (host B's was answered "duplicate" and dropped before); host A's
+ * identical resend is 200 "duplicate"; another body under A's id is 409
+ * batch_conflict (it was a silent "duplicate") and changes nothing.
+ */
+static int batch_id_reuse(struct target *t, char *why, size_t cap)
+{
+	static const char id[] = "0123456789abcdef0123456789abcdef";
+	char ka[80], kb[80], out[4096];
+	int ret = 0, st;
+
+	if (enrol(t, NULL, "b1d0a1", ka) != 200 ||
+	    enrol(t, NULL, "b1d0b2", kb) != 200)
+		FAIL("cannot enrol the two hosts");
+	st = post_report(t, ka, "b1d0a1", id, "a", "", out, sizeof(out));
+	if (st != 200 || !strstr(out, "\"stored\""))
+		FAIL("host A's batch answered %d: %.300s", st, out);
+	st = post_report(t, kb, "b1d0b2", id, "b", "", out, sizeof(out));
+	if (st != 200 || !strstr(out, "\"stored\""))
+		FAIL("host B's batch under A's id answered %d: %.300s", st,
+		     out);
+	st = post_report(t, ka, "b1d0a1", id, "a", "", out, sizeof(out));
+	if (st != 200 || !strstr(out, "\"duplicate\""))
+		FAIL("host A's resend answered %d: %.300s", st, out);
+	st = post_report(t, ka, "b1d0a1", id, "changed", "", out, sizeof(out));
+	if (st != 409 || !strstr(out, "\"batch_conflict\"") ||
+	    !strstr(out, "\"batch_id\""))
+		FAIL("another body under A's id answered %d: %.300s", st, out);
+	if (db_count(t, "SELECT count(*) FROM hosts WHERE hostname IN"
+			" ('a', 'b')") != 2 ||
+	    db_count(t, "SELECT count(*) FROM hosts WHERE hostname ="
+			" 'changed'") != 0)
+		FAIL("the hosts' rows are not A's and B's first batches");
+out:
+	return ret;
+}
+
+/*
+ * A report whose times lie at 2^53 - 1 (the wire's largest integer): it
+ * is stored, its rows' times at most the receive time + 5 minutes (they
+ * were stored as sent: the export printed year 285,428,751), and the
+ * host row says so (times_clamped, time_sent_max).
+ */
+static int future_times(struct target *t, char *why, size_t cap)
+{
+	static const char members[] =
+		",\"warnings\":[{\"feature\":\"memcg_v1.soft_limit\","
+		"\"text\":\"soft_limit_in_bytes is deprecated\",\"kmsg_seq\":1,"
+		"\"mono_us\":1,\"time\":9007199254740991,\"level\":4,"
+		"\"fields\":{},\"origin\":\"kmsg\"}],"
+		"\"usage\":[{\"boot_id\":"
+		"\"2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f\","
+		"\"feature\":\"memcg_v1.soft_limit\","
+		"\"file\":\"memory.soft_limit_in_bytes\",\"op\":\"write\","
+		"\"use\":\"configures\",\"cgroup\":\"/a\",\"comm\":\"x\","
+		"\"uid\":0,\"writer_cgroup\":\"/\",\"container\":\"\","
+		"\"last_pid\":1,\"count\":1,\"failed\":0,"
+		"\"condition_met\":0,\"first_seen\":9007199254740991,"
+		"\"last_seen\":9007199254740991}]";
+	char key[80], out[4096], sql[256];
+	int64_t bound = (int64_t)time(NULL) + 3600;
+	int ret = 0, st;
+
+	if (enrol(t, NULL, "f07e", key) != 200)
+		FAIL("cannot enrol");
+	st = post_report(t, key, "f07e", "f07e0001", "f", members, out,
+			 sizeof(out));
+	if (st != 200 || !strstr(out, "\"stored\""))
+		FAIL("the report answered %d: %.300s", st,
+		     strstr(out, "\r\n\r\n") ? strstr(out, "\r\n\r\n") : out);
+	snprintf(sql, sizeof(sql),
+		 "SELECT (SELECT max(last_seen) FROM usage WHERE host_id ="
+		 " 'f07e') < %lld AND (SELECT max(time) FROM warnings WHERE"
+		 " host_id = 'f07e') < %lld",
+		 (long long)bound, (long long)bound);
+	if (db_count(t, sql) != 1)
+		FAIL("a time from the future was stored as sent");
+	if (db_count(t, "SELECT times_clamped FROM hosts WHERE host_id ="
+			" 'f07e'") != 3 ||
+	    db_count(t, "SELECT time_sent_max FROM hosts WHERE host_id ="
+			" 'f07e'") != 9007199254740991LL)
+		FAIL("the host row does not say its times were clamped");
+out:
 	return ret;
 }
 
@@ -515,6 +650,8 @@ static const struct attack attacks[] = {
 	{ "slow_headers", slow_headers, 32 },
 	{ "slow_body", slow_body, 16 },
 	{ "anonymous_bodies", anonymous_bodies, 256 },
+	{ "batch_id_reuse", batch_id_reuse, 1 },
+	{ "future_times", future_times, 1 },
 	{ "enrolment_abuse", enrolment_abuse, 1 },
 	{ "nul_in_path", nul_in_path, 1 },
 	{ "one_address_full", one_address_full, 17 },

@@ -190,6 +190,9 @@ static void test_every_bad_value_named(void **state)
 		  "1ms is outside the allowed range 10ms..1m" },
 		{ "config = /etc/x.conf", "config",
 		  "only be given on the command line" },
+		/* no older batch than the server keeps ids of (batch-days) */
+		{ "spool-max-age = 36d", "spool-max-age",
+		  "36d is outside the allowed range 1h..35d" },
 	};
 	size_t i, n = sizeof(cases) / sizeof(cases[0]);
 	char text[4096];

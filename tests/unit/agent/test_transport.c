@@ -55,6 +55,9 @@ static void test_classify_table(void **state)
 		  TWL_V_QUARANTINE },
 		{ 422, "{\"error\":\"unknown_feature\"}", TWL_V_QUARANTINE },
 		{ 422, "{\"error\":\"invalid_utf8\"}", TWL_V_QUARANTINE },
+		/* another body under a batch id this host used: content */
+		{ 409, "{\"error\":\"batch_conflict\",\"field\":\"batch_id\"}",
+		  TWL_V_QUARANTINE },
 		/* No verdict on the content: kept and retried. */
 		{ 400, "not json", TWL_V_RETRY },
 		{ 400, "", TWL_V_RETRY },
@@ -67,6 +70,8 @@ static void test_classify_table(void **state)
 		{ 404, "{\"error\":\"too_long\"}", TWL_V_RETRY },
 		{ 405, "", TWL_V_RETRY },
 		{ 409, "{\"error\":\"too_many\"}", TWL_V_RETRY },
+		{ 409, "", TWL_V_RETRY }, /* a proxy's 409 */
+		{ 400, "{\"error\":\"batch_conflict\"}", TWL_V_RETRY },
 		{ 418, "", TWL_V_RETRY },
 	};
 

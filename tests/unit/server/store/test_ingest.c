@@ -58,6 +58,40 @@ static void test_prepare(void **state)
 }
 
 /*
+ * Times from the future are clamped to the receive time + the skew, and
+ * counted with the latest as sent; times within the skew stay as sent.
+ */
+static void test_bound_times(void **state)
+{
+	const int64_t big = 9007199254740991LL, now = 1764800000;
+	json_t *r = make_report("0123", "aa01", 7);
+	json_t *u = json_array_get(json_object_get(r, "usage"), 0);
+	json_t *w = json_array_get(json_object_get(r, "warnings"), 0);
+	struct twl_ingest *in = NULL;
+
+	(void)state;
+	json_object_set_new(u, "last_seen", json_integer(big));
+	json_object_set_new(w, "time", json_integer(now + 300));
+	json_object_set_new(json_object_get(r, "census"), "time",
+			    json_integer(now + 301));
+	assert_int_equal(twl_ingest_prepare(r, "0123", &in), 0);
+	json_decref(r);
+	/* the example's own times (late 2025) are before now + 300 */
+	assert_int_equal(twl_ingest_bound_times(in, now), 2);
+	assert_int_equal(in->times_clamped, 2);
+	assert_int_equal(in->time_sent_max, big);
+	assert_int_equal(in->usage[0].last_seen, now + TWL_INGEST_SKEW_S);
+	assert_true(in->usage[0].first_seen <= in->usage[0].last_seen);
+	assert_int_equal(in->warnings[0].time, now + 300); /* within */
+	assert_int_equal(in->census_time, now + 300);
+	/* the census document stored as sent keeps the original */
+	assert_non_null(strstr(in->census_json, "1764800301"));
+	/* and everything is in the past of a later receive time */
+	assert_int_equal(twl_ingest_bound_times(in, big), 2);
+	twl_ingest_free(in);
+}
+
+/*
  * An agent with an older catalog reports a catalog message as unknown,
  * its digits replaced by '#': the server matches it to its feature.
  */
@@ -123,6 +157,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prepare),
+		cmocka_unit_test(test_bound_times),
 		cmocka_unit_test(test_unknown_matched),
 		cmocka_unit_test(test_usage_key_hash),
 	};

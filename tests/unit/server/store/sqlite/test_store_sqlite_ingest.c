@@ -729,10 +729,73 @@ static void test_feature_day_sums(void **state)
 	unlink(dbpath);
 }
 
+/* The example's unknown text, first seen at @seq @count times. */
+static json_t *report_unknown(const char *batch, int64_t seq, int64_t count)
+{
+	json_t *r = report("0123", batch);
+	json_t *u = json_array_get(json_object_get(r, "unknown"), 0);
+
+	json_object_set_new(u, "kmsg_seq", json_integer(seq));
+	json_object_set_new(u, "count", json_integer(count));
+	return r;
+}
+
+#define UNKNOWN_COUNT                                       \
+	"SELECT sum(count) FROM unknown_deprecations WHERE" \
+	" host_id = '0123' AND text LIKE 'cgroup#: fancy_knob%'"
+
+/*
+ * Unknown texts' counts are a batch's occurrences: a batch stored again
+ * under another id (its id pruned, a replay) adds nothing, only a batch
+ * counted before with more occurrences adds the difference; retention
+ * drops the per-batch counts with the batch ids.
+ */
+static void test_unknown_replay_idempotent(void **state)
+{
+	struct twl_store *s = NULL;
+	json_t *r;
+	int64_t deleted = 0;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	r = report_unknown("uk01", 2100, 3);
+	ingest_one(s, "0123", r);
+	json_decref(r);
+	assert_int_equal(q(UNKNOWN_COUNT), 3);
+	/* the same batch again, its id gone: counted once (was 6) */
+	r = report_unknown("uk02", 2100, 3);
+	ingest_one(s, "0123", r);
+	json_decref(r);
+	assert_int_equal(q(UNKNOWN_COUNT), 3);
+	/* a later batch: added */
+	r = report_unknown("uk03", 2200, 2);
+	ingest_one(s, "0123", r);
+	json_decref(r);
+	assert_int_equal(q(UNKNOWN_COUNT), 5);
+	/* the first batch again with one occurrence more: max-merged */
+	r = report_unknown("uk04", 2100, 4);
+	ingest_one(s, "0123", r);
+	json_decref(r);
+	assert_int_equal(q(UNKNOWN_COUNT), 6);
+	r = report_unknown("uk05", 2100, 1);
+	ingest_one(s, "0123", r);
+	json_decref(r);
+	assert_int_equal(q(UNKNOWN_COUNT), 6);
+	assert_int_equal(q("SELECT count(*) FROM unknown_counts"), 2);
+	/* retention: batch-days drops the per-batch counts, not the texts */
+	assert_int_equal(twl_store_prune(s, 1000 + 36 * 86400, 35, 0, &deleted),
+			 0);
+	assert_int_equal(q("SELECT count(*) FROM unknown_counts"), 0);
+	assert_int_equal(q(UNKNOWN_COUNT), 6);
+	twl_store_close(s);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ingest_savepoints),
+		cmocka_unit_test(test_unknown_replay_idempotent),
 		cmocka_unit_test(test_host_row),
 		cmocka_unit_test(test_usage_ids),
 		cmocka_unit_test(test_ingest_savepoint_large),
