@@ -247,10 +247,19 @@ int tl_iso_time(const char *p, size_t len, size_t *i, struct tl_iso_time *t)
 
 void tl_record_reset(struct twl_log_record *r, enum twl_log_format f)
 {
-	/* All but the text buffer (2 KiB, once per line) is cleared. */
+	/*
+	 * Once per line, so field by field: the text (2 KiB) and the host
+	 * (256 bytes) are emptied, not cleared (bench/agent: clearing them
+	 * cost 8% of the parse).
+	 */
 	memset(&r->k, 0, offsetof(struct twl_kmsg_record, text));
 	r->k.text[0] = '\0';
 	r->k.facility = -1;
-	memset((char *)r + sizeof(r->k), 0, sizeof(*r) - sizeof(r->k));
 	r->format = f;
+	r->has_level = r->facility_verified = r->has_mono = false;
+	r->has_wall = r->year_guessed = r->verified = false;
+	r->wall_us = 0;
+	r->line = 0;
+	r->host[0] = '\0';
+	r->boot_id[0] = '\0';
 }
