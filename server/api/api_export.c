@@ -124,44 +124,60 @@ static int answer_one(struct twl_response *resp,
 	return rc;
 }
 
-static int h_messages(struct twl_server *srv, const struct twl_request *req,
-		      struct twl_response *resp)
+/* Contract: see api_read.h. */
+int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
+			struct twl_response *resp, json_t **red)
 {
 	const struct twl_config *cfg = twl_server_config(srv);
 	const char *feature = twl_request_query(req, "feature");
-	const char *list = twl_request_query(req, "list");
-	const char *part = twl_request_query(req, "part");
 	struct twl_export_opts opts = { 0 };
-	struct twl_export_message *m = NULL;
-	json_t *data = NULL, *red;
+	json_t *data = NULL;
 	unsigned days;
-	size_t n = 0;
 	int rc;
 
+	*red = NULL;
 	if (cfg) {
 		opts.show_hosts = cfg->export_show_hosts;
 		opts.full_cgroups = cfg->export_show_cgroups;
 	}
 	if (query_opts(req, resp, &opts, &days))
-		return 0;
-	if (feature && !twl_catalog_find(feature))
-		return twl_response_error(resp, 400, "bad_parameter", "feature",
-					  "not a catalog feature id");
+		return 1;
+	if (feature && !twl_catalog_find(feature)) {
+		twl_response_error(resp, 400, "bad_parameter", "feature",
+				   "not a catalog feature id");
+		return 1;
+	}
+	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
+				  feature, opts.full_cgroups, opts.show_hosts,
+				  &data);
+	if (rc) {
+		rc = twl_api_store_error(resp, rc, "feature");
+		return rc ? rc : 1;
+	}
+	*red = twl_export_redact(data, &opts);
+	json_decref(data);
+	return *red ? 0 : -errno;
+}
+
+static int h_messages(struct twl_server *srv, const struct twl_request *req,
+		      struct twl_response *resp)
+{
+	const char *list = twl_request_query(req, "list");
+	const char *part = twl_request_query(req, "part");
+	struct twl_export_message *m = NULL;
+	json_t *red;
+	size_t n = 0;
+	int rc;
+
 	if (list && !catalog_list(list))
 		return twl_response_error(resp, 400, "bad_parameter", "list",
 					  "not a list the catalog routes to");
 	if (part && (!list || (strcmp(part, "eml") && strcmp(part, "body"))))
 		return twl_response_error(resp, 400, "bad_parameter", "part",
 					  "expected eml or body, with list");
-	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
-				  feature, opts.full_cgroups, opts.show_hosts,
-				  &data);
+	rc = twl_api_export_data(srv, req, resp, &red);
 	if (rc)
-		return twl_api_store_error(resp, rc, "feature");
-	red = twl_export_redact(data, &opts);
-	json_decref(data);
-	if (!red)
-		return -errno;
+		return rc > 0 ? 0 : rc;
 	rc = twl_export_messages(red, twl_request_query(req, "from"), &m, &n);
 	json_decref(red);
 	if (rc == -EINVAL && twl_request_query(req, "from"))

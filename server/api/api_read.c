@@ -22,7 +22,6 @@
 #include "http/server_internal.h"
 
 /* Default look-back of the linux-mm export. */
-#define EXPORT_WINDOW_DAYS 30
 
 int twl_parse_time(const char *s, bool end_of_day, int64_t *out)
 {
@@ -310,27 +309,6 @@ static int h_health(struct twl_server *srv, const struct twl_request *req,
 }
 
 /* Parse a show/hide style flag; returns 0, or 1 after answering 400. */
-static int flag_param(const struct twl_request *req, struct twl_response *resp,
-		      const char *name, const char *yes, const char *no,
-		      bool *out)
-{
-	const char *v = twl_request_query(req, name);
-
-	if (!v)
-		return 0;
-	if (!strcmp(v, yes))
-		*out = true;
-	else if (!strcmp(v, no))
-		*out = false;
-	else {
-		char reason[96];
-
-		snprintf(reason, sizeof(reason), "expected %s or %s", yes, no);
-		return bad_param(resp, name, reason);
-	}
-	return 0;
-}
-
 static int h_export(struct twl_server *srv, const struct twl_request *req,
 		    struct twl_response *resp)
 {
@@ -340,52 +318,18 @@ static int h_export(struct twl_server *srv, const struct twl_request *req,
 		[TWL_EXPORT_JSON] = "application/json",
 	};
 	static const char *const ext[] = { "txt", "csv", "json" };
-	const struct twl_config *cfg = twl_server_config(srv);
-	struct twl_export_opts opts = { 0 };
 	enum twl_export_format fmt;
-	const char *feature = twl_request_query(req, "feature");
-	const char *v;
-	unsigned days = EXPORT_WINDOW_DAYS;
-	json_t *data = NULL, *red = NULL;
+	json_t *red = NULL;
 	char *text = NULL;
 	size_t len;
 	int rc;
 
-	if (cfg) {
-		opts.show_hosts = cfg->export_show_hosts;
-		opts.full_cgroups = cfg->export_show_cgroups;
-	}
 	if (twl_export_parse_format(twl_request_query(req, "format"), &fmt))
 		return twl_response_error(resp, 400, "bad_parameter", "format",
 					  "expected text, csv or json");
-	if (feature && !twl_catalog_find(feature))
-		return twl_response_error(resp, 400, "bad_parameter", "feature",
-					  "not a catalog feature id");
-	if ((rc = flag_param(req, resp, "hosts", "show", "hide",
-			     &opts.show_hosts)) ||
-	    (rc = flag_param(req, resp, "cgroups", "full", "kind",
-			     &opts.full_cgroups)) ||
-	    (rc = flag_param(req, resp, "processes", "hide", "show",
-			     &opts.hide_processes)))
-		return rc > 0 ? 0 : rc;
-	v = twl_request_query(req, "days");
-	if (v) {
-		uint64_t n;
-
-		if (twl_parse_u64(v, 366, &n) || n < 1)
-			return twl_response_error(resp, 400, "bad_parameter",
-						  "days", "expected 1 to 366");
-		days = (unsigned)n;
-	}
-	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
-				  feature, opts.full_cgroups, opts.show_hosts,
-				  &data);
+	rc = twl_api_export_data(srv, req, resp, &red);
 	if (rc)
-		return twl_api_store_error(resp, rc, "feature");
-	red = twl_export_redact(data, &opts);
-	json_decref(data);
-	if (!red)
-		return -errno;
+		return rc > 0 ? 0 : rc;
 	rc = twl_export_render(red, fmt, &text, &len);
 	json_decref(red);
 	if (rc)

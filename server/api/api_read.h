@@ -41,6 +41,16 @@ int twl_api_filter_from_query(const struct twl_request *req,
 			      struct twl_response *resp);
 
 /*
+ * twl_api_export_data - the linux-mm export's data for a request: the
+ * server's export settings, then the query's hosts, cgroups, processes,
+ * days and feature, read from the store and redacted into *@red (the
+ * caller json_decref()s it). Returns 0, 1 when @resp was answered (400,
+ * or a store error with its status), or a negative errno.
+ */
+int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
+			struct twl_response *resp, json_t **red);
+
+/*
  * twl_api_store_error - answer @resp for a store error @err: -ENOENT 404
  * "not_found", -EINVAL 400 "bad_parameter", -EDQUOT 409 "too_many",
  * -EBUSY 503, else returns @err
