@@ -336,6 +336,10 @@ test('feature page, annotation editor and export preview', async () => {
 	await page.waitForSelector('#feature-uses');
 	assert.equal(num(await page.textContent('#feature-uses')), expect.soft_limit.uses);
 	assert.equal(num(await page.textContent('#feature-hosts')), expect.soft_limit.hosts);
+	// The kinds of use, apart: both seed hosts write soft limits; none listens or only reads.
+	assert.equal(num(await page.textContent('#feature-configuring')), expect.soft_limit.hosts);
+	assert.equal(num(await page.textContent('#feature-listening')), 0);
+	assert.match(await page.textContent('#feature-reading'), /^0 /);
 	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
 	assert.ok(procs.includes('batchd'), 'process batchd listed: ' + procs);
 	await page.waitForFunction(() => document.getElementById('export-text') &&
