@@ -12,6 +12,7 @@ import { pageHosts } from './js/pages/hosts.js';
 import { pageOverview } from './js/pages/overview.js';
 import { pageReadiness } from './js/pages/readiness.js';
 import { pageSignIn } from './js/pages/signin.js';
+import { pageUnknown } from './js/pages/unknown.js';
 import { resolve } from './js/router.js';
 import { clearSession, loadSession, signedIn, whoami } from './js/session.js';
 
@@ -22,6 +23,7 @@ const ROUTES = [
 	['/host/:id', pageHost],
 	['/health', pageHealth],
 	['/readiness', pageReadiness],
+	['/unknown', pageUnknown],
 ];
 
 function pageNotFound(view) {

@@ -330,6 +330,23 @@ test('the hosts page filters by an operator label, and a host shows its labels',
 	await ctx.close();
 });
 
+test('the unknown deprecations page lists the fleet\'s unrecognised messages', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const d = JSON.parse((await request('GET', '/api/v1/unknown', adminToken)).body);
+	assert.ok(d.texts.length >= 1, 'the seed sends an unknown text');
+	await page.goto('https://127.0.0.1:' + port + '/#/unknown');
+	await page.waitForSelector('#table-unknown');
+	const rows = await page.$$eval('#table-unknown tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+	assert.equal(rows.length, d.texts.length);
+	const mine = rows.find((r) => r[0] === d.texts[0].text);
+	assert.ok(mine, 'the API\'s first text is on the page');
+	assert.equal(num(mine[1]), d.texts[0].hosts);
+	assert.equal(num(mine[2]), d.texts[0].count);
+	assert.deepEqual(await strayText(page), [], 'unknown page');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('feature page, annotation editor and export preview', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
@@ -576,6 +593,7 @@ test('tables fit or scroll inside their frame at 1280 and 1920 px (and scroll at
 		['hosts', '/#/hosts', '#table-hosts'],
 		['health', '/#/health', '#table-h-probe_missing'],
 		['readiness', '/#/readiness?target=debian-12-6.12', '#table-break-hosts'],
+		['unknown', '/#/unknown', '#table-unknown'],
 	];
 	const bad = [];
 	for (const width of [1280, 1920, 800]) {
