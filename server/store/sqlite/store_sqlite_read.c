@@ -131,7 +131,8 @@ static const char q_host_list[] =
 
 static const char q_host_one[] =
 	"SELECT " HOST_COLS ", boot_id, catalog_version, last_seq,"
-	" health_json, census_json FROM hosts WHERE host_id = ?1";
+	" health_json, census_json, times_clamped, time_sent_max"
+	" FROM hosts WHERE host_id = ?1";
 
 static const char q_host_features[] =
 	"SELECT feature_id, first_used, last_used, uses, reads, warnings,"
@@ -206,6 +207,9 @@ static const struct twl_col host_cols[] = {
 	{ "last_seq", 12, TWL_COL_INT },
 	{ "health", 13, TWL_COL_JSON },
 	{ "census", 14, TWL_COL_JSON },
+	/* row times from the future, bounded at ingest (migration 016) */
+	{ "times_clamped", 15, TWL_COL_INT },
+	{ "time_sent_max", 16, TWL_COL_INT_NULL },
 };
 /* Contract: see store_sqlite_internal.h. */
 const struct twl_row twl_host_row = { host_cols, 10 };

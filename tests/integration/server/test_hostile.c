@@ -562,6 +562,13 @@ static int future_times(struct target *t, char *why, size_t cap)
 	    db_count(t, "SELECT time_sent_max FROM hosts WHERE host_id ="
 			" 'f07e'") != 9007199254740991LL)
 		FAIL("the host row does not say its times were clamped");
+	/* and the host's detail says so too, the original beside it */
+	st = request(t, NULL, "GET", "/api/v1/hosts/f07e", t->admin, NULL, out,
+		     sizeof(out));
+	if (st != 200 || !strstr(out, "\"times_clamped\":3") ||
+	    !strstr(out, "\"time_sent_max\":9007199254740991"))
+		FAIL("the host detail answered %d without the clamped times",
+		     st);
 out:
 	return ret;
 }
