@@ -145,8 +145,8 @@ static void test_check(void **state)
 		"{\"name\": \".x\", \"kernel\": \"6.12\", \"config\": {}}",
 		"{\"name\": \"x\", \"kernel\": \"six\", \"config\": {}}",
 		"{\"name\": \"x\", \"kernel\": \"6.12\", \"config\": {\"A\": true}}",
-		"{\"name\": \"x\", \"kernel\": \"6.12\","
-		" \"config\": {\"CONFIG_A\": \"y\"}}",
+		("{\"name\": \"x\", \"kernel\": \"6.12\","
+		 " \"config\": {\"CONFIG_A\": \"y\"}}"),
 	};
 	char err[160];
 	size_t i;
