@@ -87,17 +87,22 @@ static const char q_hosts_mode[] =
 	" WHERE cgroup_mode = ?1 AND last_hour = ?2 / 3600"
 	" AND last_seen >= ?2)";
 
+/*
+ * The workloads that use the feature: writes and event registrations
+ * (configures, listens); a read is monitoring, not a use, and never makes
+ * a workload row (docs/api.md, "Kinds of use").
+ */
 static const char q_exp_workloads_kind[] =
 	"SELECT comm, twl_cgroup_kind(writer_cgroup) AS k,"
 	" twl_container_kind(container) AS c,"
 	" count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen >= ?2"
+	" WHERE feature_id = ?1 AND last_seen >= ?2 AND op != 'read'"
 	" GROUP BY comm, k, c ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3";
 
 static const char q_exp_workloads_full[] =
 	"SELECT comm, writer_cgroup, container,"
 	" count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen >= ?2"
+	" WHERE feature_id = ?1 AND last_seen >= ?2 AND op != 'read'"
 	" GROUP BY comm, writer_cgroup, container"
 	" ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3";
 

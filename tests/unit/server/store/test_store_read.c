@@ -1037,6 +1037,38 @@ static void test_annotation_cap(void **state)
 	assert_int_equal(id, TWL_STORE_MAX_ANNOTATIONS + 1);
 }
 
+/*
+ * A read is monitoring, not a use: runc reading a soft limit on every
+ * host must not make a workload row of the export, whose rows are the
+ * processes that configure or listen (and their uses, writes only).
+ */
+static void test_export_workloads_no_reads(void **state)
+{
+	struct fx *f = *state;
+	json_t *r, *doc, *wl, *row;
+	size_t i;
+
+	r = report(40, "reader", "6.1.0-28-amd64", "v1", NULL);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "runc",
+		     7200);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "java", 1);
+	ingest(f->s, r, NOW);
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, false, false,
+					      &doc),
+			 0);
+	wl = json_object_get(json_array_get(json_object_get(doc, "features"),
+					    0),
+			     "workloads");
+	assert_true(json_array_size(wl) > 0);
+	json_array_foreach(wl, i, row)
+	{
+		if (!strcmp(json_string_value(json_object_get(row, "process")),
+			    "runc"))
+			fail_msg("a reader is listed as a workload using it");
+	}
+	json_decref(doc);
+}
+
 static void test_export_data(void **state)
 {
 	struct fx *f = *state;
@@ -1163,6 +1195,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hosts_by_label, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_export_workloads_no_reads,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
