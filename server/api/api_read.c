@@ -222,8 +222,12 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	return twl_response_json(resp, 200, doc);
 }
 
-static int h_hosts(struct twl_server *srv, const struct twl_request *req,
-		   struct twl_response *resp)
+/* A list read through the common list parameters (hosts, unknown texts). */
+static int filtered_list(struct twl_server *srv, const struct twl_request *req,
+			 struct twl_response *resp,
+			 int (*read)(struct twl_store *,
+				     const struct twl_read_filter *, json_t **),
+			 const char *what)
 {
 	struct twl_read_filter f;
 	json_t *doc;
@@ -232,10 +236,16 @@ static int h_hosts(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_api_filter_from_query(req, &f, resp);
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	rc = twl_read_hosts(twl_server_store(srv), &f, &doc);
+	rc = read(twl_server_store(srv), &f, &doc);
 	if (rc)
-		return twl_api_store_error(resp, rc, "host filter");
+		return twl_api_store_error(resp, rc, what);
 	return twl_response_json(resp, 200, doc);
+}
+
+static int h_hosts(struct twl_server *srv, const struct twl_request *req,
+		   struct twl_response *resp)
+{
+	return filtered_list(srv, req, resp, twl_read_hosts, "host filter");
 }
 
 static int h_host(struct twl_server *srv, const struct twl_request *req,
@@ -259,17 +269,8 @@ static int h_host(struct twl_server *srv, const struct twl_request *req,
 static int h_unknown(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
-	struct twl_read_filter f;
-	json_t *doc;
-	int rc;
-
-	rc = twl_api_filter_from_query(req, &f, resp);
-	if (rc)
-		return rc > 0 ? 0 : rc;
-	rc = twl_read_unknown(twl_server_store(srv), &f, &doc);
-	if (rc)
-		return twl_api_store_error(resp, rc, "unknown texts filter");
-	return twl_response_json(resp, 200, doc);
+	return filtered_list(srv, req, resp, twl_read_unknown,
+			     "unknown texts filter");
 }
 
 static int h_health(struct twl_server *srv, const struct twl_request *req,

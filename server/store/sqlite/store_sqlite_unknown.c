@@ -48,13 +48,6 @@ static const struct twl_col unknown_cols[] = {
 };
 static const struct twl_row unknown_row = TWL_ROW(unknown_cols);
 
-static unsigned page_of(const struct twl_read_filter *f)
-{
-	if (!f || !f->limit)
-		return TWL_READ_LIMIT_DEFAULT;
-	return f->limit > TWL_READ_LIMIT_MAX ? TWL_READ_LIMIT_MAX : f->limit;
-}
-
 /* Bind @f's cursor, range and @limit + 1 rows to q_unknown's @st. */
 static void bind_page(sqlite3_stmt *st, const struct twl_read_filter *f,
 		      unsigned limit)
@@ -71,7 +64,7 @@ static void bind_page(sqlite3_stmt *st, const struct twl_read_filter *f,
 int twl_read_unknown(struct twl_store *s, const struct twl_read_filter *f,
 		     json_t **out)
 {
-	unsigned limit = page_of(f);
+	unsigned limit = twl_rq_limit(f);
 	struct twl_rctx c;
 	sqlite3_stmt *st;
 	json_t *doc = NULL, *arr, *last;
