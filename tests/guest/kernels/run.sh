@@ -14,6 +14,8 @@ KERNEL=${1:?usage: run.sh KERNEL OUTDIR}
 OUT=${2:?usage: run.sh KERNEL OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
+# shellcheck source=tests/guest/offline-agent.sh
+. "$HERE/../offline-agent.sh"
 BUILD=${FLEET_BUILD:-${TWILIGHT_BINARY_DIR:-$OUT}/fleet-rel}
 # The functions the agent's probes attach to, the handler 6.12 stable gave
 # soft_limit_in_bytes, and the v1 event and write entry points: which of
@@ -54,24 +56,9 @@ sed -n "s/^\[[0-9]*\] FUNC '\([a-z_0-9]*\)' .*/\1/p" "$OUT/btf.txt" | grep -x -E
 	sort -u >"$OUT/guest.btf-funcs"
 rm -f "$OUT/btf.txt"
 
-# The agent's files: no server answers at 10.0.2.100 (no guestfwd), so
-# every batch stays in the spool; the CA is a throw-away one.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
-	-subj /CN=twilight-test-ca -keyout "$OUT/etc/ca.key" -out "$OUT/etc/ca.pem" \
-	>"$OUT/openssl.log" 2>&1 || fail "openssl could not make a CA (log $OUT/openssl.log)"
-echo "guest-test-token" >"$OUT/etc/enroll.token"
-cat >"$OUT/etc/agent.conf" <<'EOF'
-server-url = https://10.0.2.100:80
-ca-file = /etc/twilight/ca.pem
-enroll-token-file = /etc/twilight/enroll.token
-state-dir = /var/lib/twilight-agent
-spool-dir = /var/spool/twilight-agent
-batch-interval = 1s
-connect-timeout = 1s
-backoff-base = 15m
-log-level = info
-bpf = true
-EOF
+# The agent's files (offline-agent.sh): no server answers, every batch
+# stays in the spool.
+offline_agent_etc "$OUT/etc" info || fail "agent files"
 printf 'KERNEL=%s\n' "$KERNEL" >"$OUT/etc/kernel.env"
 
 mods=()

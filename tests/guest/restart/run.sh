@@ -21,6 +21,8 @@ ROUNDS=${1:?usage: run.sh ROUNDS OUTDIR}
 OUT=${2:?usage: run.sh ROUNDS OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
+# shellcheck source=tests/guest/offline-agent.sh
+. "$HERE/../offline-agent.sh"
 BUILD=${FLEET_BUILD:-${TWILIGHT_BINARY_DIR:-$OUT}/fleet-rel}
 # Seconds a start may take before it counts as hung: far above a cold start
 # (12 programs verified and attached) under TCG on a loaded host.
@@ -53,23 +55,9 @@ else
 fi
 [ -f "$kernel" ] || fail "no kernel at '$kernel'"
 
-# No server answers at 10.0.2.100 (no guestfwd): batches stay in the spool.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
-	-subj /CN=twilight-test-ca -keyout "$OUT/etc/ca.key" -out "$OUT/etc/ca.pem" \
-	>"$OUT/openssl.log" 2>&1 || fail "openssl could not make a CA (log $OUT/openssl.log)"
-echo "guest-test-token" >"$OUT/etc/enroll.token"
-cat >"$OUT/etc/agent.conf" <<'EOF'
-server-url = https://10.0.2.100:80
-ca-file = /etc/twilight/ca.pem
-enroll-token-file = /etc/twilight/enroll.token
-state-dir = /var/lib/twilight-agent
-spool-dir = /var/spool/twilight-agent
-batch-interval = 1s
-connect-timeout = 1s
-backoff-base = 15m
-log-level = debug
-bpf = true
-EOF
+# The agent's files (offline-agent.sh): no server answers, every batch
+# stays in the spool.
+offline_agent_etc "$OUT/etc" debug || fail "agent files"
 printf 'ROUNDS=%s\nDEADLINE=%s\n' "$ROUNDS" "$DEADLINE" >"$OUT/etc/restart.env"
 "$SRC/kernel/mkinitramfs" -o "$OUT/initrd.cpio.gz" --bin "$BUILD/agent/twilight-agent" \
 	--bin "$BUILD/tests/guest/restart/twl-killat" \
