@@ -559,216 +559,318 @@ static int check_report(const struct run *r)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	struct run r = { 0 };
-	char token[256];
-	double t, c0, c1, secs, sh, sw, sc, cl_run = -1, cl_wait = 0;
-	struct thread_times s1;
-	int ret, status = 1;
-	size_t n;
+/* What the measured phase cost, taken at its end (-1: not known). */
+struct figures {
+	double t_end, secs; /* end of the measured phase, its length */
+	double c0, c1; /* load generator CPU at its start and end */
+	double cl_run, cl_wait; /* load generator schedstat at its end */
+	double sh, sw, sc; /* server CPU: HTTP threads, writer, checkpointer */
+	struct thread_times s1; /* server thread times during it */
+};
 
-	if (parse_args(argc, argv, &r.o))
+/*
+ * Options, catalog, enrolment token and the report generator's nonce and
+ * time origin; a report of the chosen size is checked to be valid wire
+ * format. Returns 0, or 2 (the exit status) after saying what is wrong.
+ */
+static int init_run(struct run *r, int argc, char **argv, char *token,
+		    size_t cap)
+{
+	char hex[9];
+	int ret;
+
+	if (parse_args(argc, argv, &r->o))
 		return 2;
 	if (gen_init()) {
 		fprintf(stderr,
 			"server-load: the catalog has no feature with control files\n");
 		return 2;
 	}
-	ret = read_token(r.o.token_file, token, sizeof(token));
+	ret = read_token(r->o.token_file, token, cap);
 	if (ret) {
 		fprintf(stderr,
 			"server-load: cannot read the enrolment token %s: %s\n",
-			r.o.token_file, strerror(-ret));
+			r->o.token_file, strerror(-ret));
 		return 2;
 	}
-	{
-		char hex[9];
+	if (twl_random_hex(hex, 4)) {
+		fprintf(stderr, "server-load: getrandom failed\n");
+		return 2;
+	}
+	r->nonce = (uint32_t)strtoul(hex, NULL, 16);
+	r->t0 = (int64_t)time(NULL) - 3600;
+	r->body_cap = 1024 + (size_t)r->o.entries * 640;
+	if (check_report(r))
+		return 2;
+	return 0;
+}
 
-		if (twl_random_hex(hex, 4)) {
-			fprintf(stderr, "server-load: getrandom failed\n");
-			return 2;
-		}
-		r.nonce = (uint32_t)strtoul(hex, NULL, 16);
-	}
-	r.t0 = (int64_t)time(NULL) - 3600;
-	r.body_cap = 1024 + (size_t)r.o.entries * 640;
-	if (check_report(&r))
-		return 2;
-	r.cap_lat = r.o.max_reports;
-	r.lat_sched = calloc(r.cap_lat, sizeof(double));
-	r.lat_service = calloc(r.cap_lat, sizeof(double));
-	r.ag = calloc(r.o.agents, sizeof(*r.ag));
-	if (!r.lat_sched || !r.lat_service || !r.ag)
-		goto out;
-	r.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (r.epfd < 0)
-		goto out;
-	ret = tlc_ctx_init(&r.tlc, r.o.url, r.o.cacert, r.epfd);
+/*
+ * The latency arrays, epoll set, TLS context and the agents with their
+ * buffers, each pointed at the enrolment endpoint. Returns 0 or -1; what
+ * was made is freed by free_run().
+ */
+static int alloc_run(struct run *r, const char *token)
+{
+	int ret;
+
+	r->cap_lat = r->o.max_reports;
+	r->lat_sched = calloc(r->cap_lat, sizeof(double));
+	r->lat_service = calloc(r->cap_lat, sizeof(double));
+	r->ag = calloc(r->o.agents, sizeof(*r->ag));
+	if (!r->lat_sched || !r->lat_service || !r->ag)
+		return -1;
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0)
+		return -1;
+	ret = tlc_ctx_init(&r->tlc, r->o.url, r->o.cacert, r->epfd);
 	if (ret) {
 		fprintf(stderr,
 			"server-load: %s: %s (the URL must be https://HOST:PORT "
 			"with a numeric host; the CA file a PEM certificate)\n",
-			ret == -EINVAL ? r.o.url : r.o.cacert, strerror(-ret));
+			ret == -EINVAL ? r->o.url : r->o.cacert,
+			strerror(-ret));
 		ERR_print_errors_fp(stderr);
-		goto out;
+		return -1;
 	}
-	r.phase = PH_ENROLL;
-	for (unsigned i = 0; i < r.o.agents; i++) {
-		struct agent *a = &r.ag[i];
+	r->phase = PH_ENROLL;
+	for (unsigned i = 0; i < r->o.agents; i++) {
+		struct agent *a = &r->ag[i];
 
 		a->idx = i;
 		tlc_conn_init(&a->c, a);
-		gen_host_id(r.nonce, i, a->host_id);
-		a->body = malloc(r.body_cap);
-		a->req = malloc(REQ_HEAD_CAP + r.body_cap);
+		gen_host_id(r->nonce, i, a->host_id);
+		a->body = malloc(r->body_cap);
+		a->req = malloc(REQ_HEAD_CAP + r->body_cap);
 		if (!a->body || !a->req)
-			goto out;
+			return -1;
 		agent_setup(a, "/api/v1/enroll", token);
 	}
+	return 0;
+}
 
+/* Say what the run will do (agent 0's body is a scratch buffer still). */
+static void print_plan(struct run *r)
+{
 	printf("server-load: %u agents, %u usage entries per report (%zu bytes), %s, warm-up %.0f s, "
 	       "then %.0f s or %lu reports\n",
-	       r.o.agents, r.o.entries,
-	       (size_t)gen_report_json(r.nonce, 0, 1, r.o.entries, r.t0,
-				       r.ag[0].body, r.body_cap),
-	       r.o.rate > 0 ? "open loop" : "closed loop (as fast as answered)",
-	       r.o.warmup, r.o.duration, r.o.max_reports);
-	if (r.o.rate > 0)
+	       r->o.agents, r->o.entries,
+	       (size_t)gen_report_json(r->nonce, 0, 1, r->o.entries, r->t0,
+				       r->ag[0].body, r->body_cap),
+	       r->o.rate > 0 ? "open loop" :
+			       "closed loop (as fast as answered)",
+	       r->o.warmup, r->o.duration, r->o.max_reports);
+	if (r->o.rate > 0)
 		printf("server-load: offered load %.0f reports/s (%.2f per agent per second)\n",
-		       r.o.rate, r.o.rate / r.o.agents);
-	/* 1. enrolment: one new TLS connection per agent, kept for the reports */
-	t = mono();
-	for (unsigned i = 0; i < r.o.agents; i++)
-		if (agent_start(&r, &r.ag[i], t))
-			goto out;
-	ret = pump(&r, t + 120, enroll_done);
-	if (ret || r.errors || r.done != r.o.agents) {
+		       r->o.rate, r->o.rate / r->o.agents);
+}
+
+/*
+ * Phase 1, enrolment: one new TLS connection per agent, kept for the
+ * reports. Returns 0 when every agent has its key, else -1.
+ */
+static int enroll(struct run *r)
+{
+	double t = mono();
+	int ret;
+
+	for (unsigned i = 0; i < r->o.agents; i++)
+		if (agent_start(r, &r->ag[i], t))
+			return -1;
+	ret = pump(r, t + 120, enroll_done);
+	if (ret || r->errors || r->done != r->o.agents) {
 		fprintf(stderr,
 			"server-load: enrolment failed (%lu of %u enrolled, %lu errors%s)\n",
-			r.done, r.o.agents, r.errors,
+			r->done, r->o.agents, r->errors,
 			ret == -ETIMEDOUT ? ", timed out" : "");
-		goto out;
+		return -1;
 	}
-	printf("server-load: enrolled %u agents in %.2f s\n", r.o.agents,
+	printf("server-load: enrolled %u agents in %.2f s\n", r->o.agents,
 	       mono() - t);
+	return 0;
+}
 
-	/* 2. reports: warm-up, measured phase, drain */
-	r.phase = PH_REPORT;
-	for (unsigned i = 0; i < r.o.agents; i++)
-		agent_setup(&r.ag[i], "/api/v1/reports", r.ag[i].key);
-	r.done = 0;
-	r.t_begin = mono();
-	if (r.o.rate <= 0) {
-		for (unsigned i = 0; i < r.o.agents; i++)
-			if (agent_start(&r, &r.ag[i], r.t_begin))
-				goto out;
-	}
-	ret = pump(&r, r.t_begin + r.o.warmup + r.o.duration + 600,
-		   measure_done);
-	t = mono();
-	c1 = cpu_seconds();
-	c0 = r.c_client0;
-	if (schedstat("/proc/self/schedstat", &cl_run, &cl_wait) ||
-	    r.cl_run0 < 0)
-		cl_run = -1;
-	if (r.have_s0 && !server_times(r.o.server_pid, &s1)) {
+/*
+ * The CPU and scheduler figures at the end of the measured phase, as
+ * differences from those measure_done() took at its start.
+ */
+static void take_figures(struct run *r, struct figures *f)
+{
+	f->t_end = mono();
+	f->c1 = cpu_seconds();
+	f->c0 = r->c_client0;
+	if (schedstat("/proc/self/schedstat", &f->cl_run, &f->cl_wait) ||
+	    r->cl_run0 < 0)
+		f->cl_run = -1;
+	if (r->have_s0 && !server_times(r->o.server_pid, &f->s1)) {
 		for (int g = 0; g < G_N; g++) {
-			s1.cpu[g] -= r.s0.cpu[g];
-			s1.run[g] -= r.s0.run[g];
-			s1.wait[g] -= r.s0.wait[g];
+			f->s1.cpu[g] -= r->s0.cpu[g];
+			f->s1.run[g] -= r->s0.run[g];
+			f->s1.wait[g] -= r->s0.wait[g];
 		}
-		s1.sched = s1.sched && r.s0.sched;
-		sh = s1.cpu[G_HTTP];
-		sw = s1.cpu[G_WRITER];
-		sc = s1.cpu[G_CKPT];
+		f->s1.sched = f->s1.sched && r->s0.sched;
+		f->sh = f->s1.cpu[G_HTTP];
+		f->sw = f->s1.cpu[G_WRITER];
+		f->sc = f->s1.cpu[G_CKPT];
 	} else {
-		sh = sw = sc = -1;
-		s1.sched = false;
+		f->sh = f->sw = f->sc = -1;
+		f->s1.sched = false;
 	}
+}
+
+/*
+ * Phase 2, reports: warm-up, then the measured phase, then the drain of
+ * what is still in flight. Returns 0 or -1 if the run failed.
+ */
+static int run_reports(struct run *r, struct figures *f)
+{
+	int ret;
+
+	r->phase = PH_REPORT;
+	for (unsigned i = 0; i < r->o.agents; i++)
+		agent_setup(&r->ag[i], "/api/v1/reports", r->ag[i].key);
+	r->done = 0;
+	r->t_begin = mono();
+	if (r->o.rate <= 0) {
+		for (unsigned i = 0; i < r->o.agents; i++)
+			if (agent_start(r, &r->ag[i], r->t_begin))
+				return -1;
+	}
+	ret = pump(r, r->t_begin + r->o.warmup + r->o.duration + 600,
+		   measure_done);
+	take_figures(r, f);
 	if (ret) {
 		fprintf(stderr, "server-load: run failed: %s\n",
 			strerror(-ret));
-		goto out;
+		return -1;
 	}
-	secs = t - r.t_measure;
-	r.stopping = true;
-	ret = pump(&r, t + 60, drained);
+	f->secs = f->t_end - r->t_measure;
+	r->stopping = true;
+	ret = pump(r, f->t_end + 60, drained);
 	if (ret)
 		fprintf(stderr,
 			"server-load: %lu requests still in flight after 60 s\n",
-			r.in_flight);
+			r->in_flight);
+	return 0;
+}
 
-	n = r.n_lat;
-	qsort(r.lat_sched, n, sizeof(double), cmp_double);
-	qsort(r.lat_service, n, sizeof(double), cmp_double);
-	printf("reports answered   : %lu in %.2f s (%lu errors; new connections opened in the "
-	       "measured phase: %lu)\n",
-	       r.done, secs, r.errors, r.new_conns);
-	printf("throughput         : %.0f reports/s, %.0f rows/s\n",
-	       r.done / secs, r.done * (double)r.o.entries / secs);
-	printf("latency%s: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
-	       r.o.rate > 0 ? " (from due) " : "            ",
-	       pct(r.lat_sched, n, 0.5) * 1e3, pct(r.lat_sched, n, 0.99) * 1e3,
-	       n ? r.lat_sched[n - 1] * 1e3 : 0);
-	if (r.o.rate > 0)
-		printf("service (sent->ok) : p50 %.2f ms, p99 %.2f ms\n",
-		       pct(r.lat_service, n, 0.5) * 1e3,
-		       pct(r.lat_service, n, 0.99) * 1e3);
+/* Where the CPU time of the measured phase went, if it is known. */
+static void print_cpu(const struct run *r, const struct figures *f)
+{
+	double secs = f->secs, sh = f->sh, sw = f->sw, sc = f->sc;
+
 	printf("load generator CPU : %.2f s in the measured %.2f s (%.0f%% of one core)\n",
-	       c1 - c0, secs, 100 * (c1 - c0) / secs);
-	if (sw >= 0 && r.done)
+	       f->c1 - f->c0, secs, 100 * (f->c1 - f->c0) / secs);
+	if (sw >= 0 && r->done)
 		printf("server CPU         : %.2f s (%.0f%% of one core): %.0f us per report = "
 		       "writer %.0f us + HTTP threads %.0f us + WAL checkpointer %.0f us\n",
 		       sh + sw + sc, 100 * (sh + sw + sc) / secs,
-		       1e6 * (sh + sw + sc) / r.done, 1e6 * sw / r.done,
-		       1e6 * sh / r.done, 1e6 * sc / r.done);
-	if (s1.sched && cl_run >= 0)
+		       1e6 * (sh + sw + sc) / r->done, 1e6 * sw / r->done,
+		       1e6 * sh / r->done, 1e6 * sc / r->done);
+	if (f->s1.sched && f->cl_run >= 0)
 		printf("thread time        : share of the measured wall time on a CPU / runnable but "
 		       "waiting for one: writer %.0f%% / %.0f%%, HTTP threads %.0f%% / %.0f%%, "
 		       "checkpointer %.0f%% / %.0f%%, load generator %.0f%% / %.0f%%\n",
-		       100 * s1.run[G_WRITER] / secs,
-		       100 * s1.wait[G_WRITER] / secs,
-		       100 * s1.run[G_HTTP] / secs,
-		       100 * s1.wait[G_HTTP] / secs,
-		       100 * s1.run[G_CKPT] / secs,
-		       100 * s1.wait[G_CKPT] / secs,
-		       100 * (cl_run - r.cl_run0) / secs,
-		       100 * (cl_wait - r.cl_wait0) / secs);
+		       100 * f->s1.run[G_WRITER] / secs,
+		       100 * f->s1.wait[G_WRITER] / secs,
+		       100 * f->s1.run[G_HTTP] / secs,
+		       100 * f->s1.wait[G_HTTP] / secs,
+		       100 * f->s1.run[G_CKPT] / secs,
+		       100 * f->s1.wait[G_CKPT] / secs,
+		       100 * (f->cl_run - r->cl_run0) / secs,
+		       100 * (f->cl_wait - r->cl_wait0) / secs);
+}
+
+/* The measured phase's figures for a person (latencies sorted first). */
+static void print_figures(struct run *r, const struct figures *f)
+{
+	size_t n = r->n_lat;
+	double secs = f->secs;
+
+	qsort(r->lat_sched, n, sizeof(double), cmp_double);
+	qsort(r->lat_service, n, sizeof(double), cmp_double);
+	printf("reports answered   : %lu in %.2f s (%lu errors; new connections opened in the "
+	       "measured phase: %lu)\n",
+	       r->done, secs, r->errors, r->new_conns);
+	printf("throughput         : %.0f reports/s, %.0f rows/s\n",
+	       r->done / secs, r->done * (double)r->o.entries / secs);
+	printf("latency%s: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+	       r->o.rate > 0 ? " (from due) " : "            ",
+	       pct(r->lat_sched, n, 0.5) * 1e3,
+	       pct(r->lat_sched, n, 0.99) * 1e3,
+	       n ? r->lat_sched[n - 1] * 1e3 : 0);
+	if (r->o.rate > 0)
+		printf("service (sent->ok) : p50 %.2f ms, p99 %.2f ms\n",
+		       pct(r->lat_service, n, 0.5) * 1e3,
+		       pct(r->lat_service, n, 0.99) * 1e3);
+	print_cpu(r, f);
 	for (int s = 0; s < 600; s++)
-		if (r.status_count[s] && s != 200)
+		if (r->status_count[s] && s != 200)
 			printf("HTTP %d            : %lu answers\n", s,
-			       r.status_count[s]);
+			       r->status_count[s]);
+}
+
+/* The last, machine-readable line (after print_figures sorted). */
+static void print_result(const struct run *r, const struct figures *f)
+{
+	size_t n = r->n_lat;
+	double secs = f->secs, sh = f->sh, sw = f->sw, sc = f->sc;
+
 	printf("RESULT mode=%s agents=%u entries=%u rate=%.0f reports=%lu seconds=%.3f "
 	       "reports_per_s=%.1f rows_per_s=%.1f p50_ms=%.3f p99_ms=%.3f "
 	       "service_p50_ms=%.3f service_p99_ms=%.3f errors=%lu new_conns=%lu "
 	       "server_cpu_us=%.1f writer_cpu_us=%.1f client_cpu_us=%.1f "
 	       "writer_run_pct=%.1f writer_wait_pct=%.1f\n",
-	       r.o.rate > 0 ? "open" : "closed", r.o.agents, r.o.entries,
-	       r.o.rate, r.done, secs, r.done / secs,
-	       r.done * (double)r.o.entries / secs,
-	       pct(r.lat_sched, n, 0.5) * 1e3, pct(r.lat_sched, n, 0.99) * 1e3,
-	       pct(r.lat_service, n, 0.5) * 1e3,
-	       pct(r.lat_service, n, 0.99) * 1e3, r.errors, r.new_conns,
-	       sw >= 0 && r.done ? 1e6 * (sh + sw + sc) / r.done : -1,
-	       sw >= 0 && r.done ? 1e6 * sw / r.done : -1,
-	       r.done ? 1e6 * (c1 - c0) / r.done : -1,
-	       s1.sched ? 100 * s1.run[G_WRITER] / secs : -1,
-	       s1.sched ? 100 * s1.wait[G_WRITER] / secs : -1);
-	status = r.errors ? 1 : 0;
-out:
-	if (r.ag) {
-		for (unsigned i = 0; i < r.o.agents; i++) {
-			tlc_close(&r.ag[i].c);
-			free(r.ag[i].body);
-			free(r.ag[i].req);
+	       r->o.rate > 0 ? "open" : "closed", r->o.agents, r->o.entries,
+	       r->o.rate, r->done, secs, r->done / secs,
+	       r->done * (double)r->o.entries / secs,
+	       pct(r->lat_sched, n, 0.5) * 1e3,
+	       pct(r->lat_sched, n, 0.99) * 1e3,
+	       pct(r->lat_service, n, 0.5) * 1e3,
+	       pct(r->lat_service, n, 0.99) * 1e3, r->errors, r->new_conns,
+	       sw >= 0 && r->done ? 1e6 * (sh + sw + sc) / r->done : -1,
+	       sw >= 0 && r->done ? 1e6 * sw / r->done : -1,
+	       r->done ? 1e6 * (f->c1 - f->c0) / r->done : -1,
+	       f->s1.sched ? 100 * f->s1.run[G_WRITER] / secs : -1,
+	       f->s1.sched ? 100 * f->s1.wait[G_WRITER] / secs : -1);
+}
+
+/* Close the connections and free what alloc_run() made (any part of it). */
+static void free_run(struct run *r)
+{
+	if (r->ag) {
+		for (unsigned i = 0; i < r->o.agents; i++) {
+			tlc_close(&r->ag[i].c);
+			free(r->ag[i].body);
+			free(r->ag[i].req);
 		}
 	}
-	tlc_ctx_fini(&r.tlc);
-	if (r.epfd > 0)
-		close(r.epfd);
-	free(r.ag);
-	free(r.lat_sched);
-	free(r.lat_service);
+	tlc_ctx_fini(&r->tlc);
+	if (r->epfd > 0)
+		close(r->epfd);
+	free(r->ag);
+	free(r->lat_sched);
+	free(r->lat_service);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { 0 };
+	struct figures f = { .cl_run = -1 };
+	char token[256];
+	int status = 1;
+
+	if (init_run(&r, argc, argv, token, sizeof(token)))
+		return 2;
+	if (alloc_run(&r, token))
+		goto out;
+	print_plan(&r);
+	if (enroll(&r) || run_reports(&r, &f))
+		goto out;
+	print_figures(&r, &f);
+	print_result(&r, &f);
+	status = r.errors ? 1 : 0;
+out:
+	free_run(&r);
 	return status;
 }

@@ -209,119 +209,164 @@ static int ssl_wait(struct tlc_conn *c, int r)
 	return e == SSL_ERROR_SYSCALL ? -errno : -EIO;
 }
 
-/* Contract: see tls_client.h. */
-int tlc_progress(struct tlc_ctx *ctx, struct tlc_conn *c)
+/* What one step of tlc_progress returns besides -errno: wait, done, go on. */
+enum { STEP_WAIT = 0, STEP_ANSWERED = 1, STEP_NEXT = 2 };
+
+/* The TCP connect finished (writable): on to the handshake, or why not. */
+static int step_connect(struct tlc_conn *c)
+{
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el))
+		return fail(c, -errno, "connect");
+	if (err)
+		return fail(c, -err, "connect");
+	if (getpeername(c->fd, (struct sockaddr *)&peer, &pl))
+		return STEP_WAIT; /* still connecting */
+	c->state = TLC_HANDSHAKE;
+	return STEP_NEXT;
+}
+
+/* Advance the TLS handshake; a failed certificate check says why. */
+static int step_handshake(struct tlc_conn *c)
 {
 	int r, ret;
 
+	errno = 0;
+	r = SSL_connect(c->ssl);
+	if (r == 1) {
+		c->state = TLC_SEND;
+		return STEP_NEXT;
+	}
+	ret = ssl_wait(c, r);
+	if (ret && SSL_get_verify_result(c->ssl) != X509_V_OK)
+		return fail(c, -EPERM,
+			    X509_verify_cert_error_string(
+				    SSL_get_verify_result(c->ssl)));
+	if (ret)
+		return fail(c, ret, "TLS handshake");
+	return STEP_WAIT;
+}
+
+/*
+ * The server closed a kept connection before answering: send the request
+ * again, from its start, on a new connection.
+ */
+static int resend(struct tlc_ctx *ctx, struct tlc_conn *c)
+{
+	int ret;
+
+	tlc_close(c);
+	c->reused = false;
+	c->out_off = 0;
+	ret = open_socket(ctx, c);
+	return ret ? ret : STEP_NEXT;
+}
+
+/* Write what is left of the request. */
+static int step_send(struct tlc_ctx *ctx, struct tlc_conn *c)
+{
+	int r, ret;
+
+	errno = 0;
+	r = SSL_write(c->ssl, c->out + c->out_off,
+		      (int)(c->out_len - c->out_off));
+	if (r > 0) {
+		c->out_off += (size_t)r;
+		if (c->out_off == c->out_len)
+			c->state = TLC_RECV;
+		return STEP_NEXT;
+	}
+	ret = ssl_wait(c, r);
+	if (ret == 0)
+		return STEP_WAIT;
+	if (c->reused && !c->out_off)
+		return resend(ctx, c);
+	return fail(c, ret, "sending the request");
+}
+
+/*
+ * The answer's bytes so far are in c->in: parse the head once it is
+ * complete, then see whether the body is. Closes the connection after the
+ * answer if the server said Connection: close.
+ */
+static int answer_framed(struct tlc_conn *c)
+{
+	if (!c->hdr_len) {
+		char *e = strstr(c->in, "\r\n\r\n");
+
+		if (!e)
+			return STEP_NEXT;
+		c->hdr_len = (size_t)(e + 4 - c->in);
+		if (parse_head(c))
+			return fail(c, -EPROTO, "answer header");
+	}
+	if (c->in_len < c->hdr_len + c->body_len)
+		return STEP_NEXT;
+	if (c->in_len > c->hdr_len + c->body_len)
+		return fail(c, -EPROTO, "bytes after the answer");
+	c->state = TLC_IDLE;
+	if (c->peer_close) {
+		SSL_free(c->ssl);
+		close(c->fd);
+		c->ssl = NULL;
+		c->fd = -1;
+		c->state = TLC_CLOSED;
+	}
+	return STEP_ANSWERED;
+}
+
+/* Read more of the answer. */
+static int step_recv(struct tlc_ctx *ctx, struct tlc_conn *c)
+{
+	int r, ret;
+
+	if (c->in_len >= TLC_IN_CAP - 1)
+		return fail(c, -EMSGSIZE, "answer too long");
+	errno = 0;
+	r = SSL_read(c->ssl, c->in + c->in_len,
+		     (int)(TLC_IN_CAP - 1 - c->in_len));
+	if (r <= 0) {
+		ret = ssl_wait(c, r);
+		if (ret == 0)
+			return STEP_WAIT;
+		if (c->reused && !c->in_len)
+			return resend(ctx, c); /* closed before answering */
+		return fail(c, ret, "reading the answer");
+	}
+	c->in_len += (size_t)r;
+	c->in[c->in_len] = 0;
+	return answer_framed(c);
+}
+
+/* Contract: see tls_client.h. */
+int tlc_progress(struct tlc_ctx *ctx, struct tlc_conn *c)
+{
+	int ret = STEP_WAIT;
+
 	for (;;) {
 		switch (c->state) {
+		case TLC_CONNECTING:
+			ret = step_connect(c);
+			break;
+		case TLC_HANDSHAKE:
+			ret = step_handshake(c);
+			break;
+		case TLC_SEND:
+			ret = step_send(ctx, c);
+			break;
+		case TLC_RECV:
+			ret = step_recv(ctx, c);
+			break;
 		case TLC_CLOSED:
 		case TLC_IDLE:
 			return 0; /* an event for a connection at rest */
-		case TLC_CONNECTING: {
-			struct sockaddr_storage peer;
-			socklen_t pl = sizeof(peer);
-			int err = 0;
-			socklen_t el = sizeof(err);
-
-			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &el))
-				return fail(c, -errno, "connect");
-			if (err)
-				return fail(c, -err, "connect");
-			if (getpeername(c->fd, (struct sockaddr *)&peer, &pl))
-				return 0; /* still connecting */
-			c->state = TLC_HANDSHAKE;
-			break;
 		}
-		case TLC_HANDSHAKE:
-			errno = 0;
-			r = SSL_connect(c->ssl);
-			if (r == 1) {
-				c->state = TLC_SEND;
-				break;
-			}
-			ret = ssl_wait(c, r);
-			if (ret && SSL_get_verify_result(c->ssl) != X509_V_OK)
-				return fail(
-					c, -EPERM,
-					X509_verify_cert_error_string(
-						SSL_get_verify_result(c->ssl)));
-			if (ret)
-				return fail(c, ret, "TLS handshake");
-			return 0;
-		case TLC_SEND:
-			errno = 0;
-			r = SSL_write(c->ssl, c->out + c->out_off,
-				      (int)(c->out_len - c->out_off));
-			if (r > 0) {
-				c->out_off += (size_t)r;
-				if (c->out_off == c->out_len)
-					c->state = TLC_RECV;
-				break;
-			}
-			ret = ssl_wait(c, r);
-			if (ret == 0)
-				return 0;
-			if (c->reused && !c->out_off) {
-				/* the server closed the kept connection */
-				tlc_close(c);
-				c->reused = false;
-				ret = open_socket(ctx, c);
-				if (ret)
-					return ret;
-				break;
-			}
-			return fail(c, ret, "sending the request");
-		case TLC_RECV:
-			if (c->in_len >= TLC_IN_CAP - 1)
-				return fail(c, -EMSGSIZE, "answer too long");
-			errno = 0;
-			r = SSL_read(c->ssl, c->in + c->in_len,
-				     (int)(TLC_IN_CAP - 1 - c->in_len));
-			if (r <= 0) {
-				ret = ssl_wait(c, r);
-				if (ret == 0)
-					return 0;
-				if (c->reused && !c->in_len) {
-					/* closed before answering: resend */
-					tlc_close(c);
-					c->reused = false;
-					c->out_off = 0;
-					ret = open_socket(ctx, c);
-					if (ret)
-						return ret;
-					break;
-				}
-				return fail(c, ret, "reading the answer");
-			}
-			c->in_len += (size_t)r;
-			c->in[c->in_len] = 0;
-			if (!c->hdr_len) {
-				char *e = strstr(c->in, "\r\n\r\n");
-
-				if (!e)
-					break;
-				c->hdr_len = (size_t)(e + 4 - c->in);
-				if (parse_head(c))
-					return fail(c, -EPROTO,
-						    "answer header");
-			}
-			if (c->in_len < c->hdr_len + c->body_len)
-				break;
-			if (c->in_len > c->hdr_len + c->body_len)
-				return fail(c, -EPROTO,
-					    "bytes after the answer");
-			c->state = TLC_IDLE;
-			if (c->peer_close) {
-				SSL_free(c->ssl);
-				close(c->fd);
-				c->ssl = NULL;
-				c->fd = -1;
-				c->state = TLC_CLOSED;
-			}
-			return 1;
-		}
+		if (ret != STEP_NEXT)
+			return ret;
 	}
 }
 

@@ -118,15 +118,27 @@ struct fh_acc {
 	int kinds; /* migration 015: 1 writes, 4 reads */
 };
 
-static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
+/* The host row of the host being seeded, which its usage rows name. */
+struct host_ctx {
+	unsigned h; /* host number */
+	char host_id[65], boot_id[37];
+	int64_t last_seen;
+};
+
+/* Host h's f-th feature (of 1 + h % 4), spread over the catalog. */
+static const struct twl_feature *host_feature(const struct seed *s, unsigned h,
+					      unsigned f)
 {
-	char host_id[65], boot_id[37], cgroup[96], container[64], hostname[32],
-		wcg[96];
-	struct fh_acc acc[4];
-	unsigned k, r = below(100);
+	return s->feat[(h / 4 + f * 5) % s->n_feat];
+}
+
+/* Insert hc->h's host row: its cgroup mode, recency, kernel, names. */
+static int insert_host(struct seed *s, struct host_ctx *hc)
+{
+	char hostname[32];
+	unsigned h = hc->h, r = below(100);
 	const char *mode = r < 70 ? "v1" : r < 80 ? "hybrid" : "v2";
-	int64_t age, last_seen;
-	int ret;
+	int64_t age;
 
 	/* recency: 75% seen today, 15% this week, 7% this month, 3% silent */
 	r = below(100);
@@ -134,89 +146,101 @@ static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
 	      r < 90 ? DAY + below(6 * DAY) :
 	      r < 97 ? 7 * DAY + below(23 * DAY) :
 		       30 * DAY + below(10 * DAY);
-	last_seen = s->now - age;
-	snprintf(host_id, sizeof(host_id), "5eed%060x", h);
-	snprintf(boot_id, sizeof(boot_id), "%08x-0000-4000-8000-%012x", h, h);
+	hc->last_seen = s->now - age;
+	snprintf(hc->host_id, sizeof(hc->host_id), "5eed%060x", h);
+	snprintf(hc->boot_id, sizeof(hc->boot_id), "%08x-0000-4000-8000-%012x",
+		 h, h);
 	snprintf(hostname, sizeof(hostname), "node-%06u", h);
-	TXT(s->host, 1, host_id);
+	TXT(s->host, 1, hc->host_id);
 	TXT(s->host, 2, hostname);
 	TXT(s->host, 3, kernels[h % 6]);
 	TXT(s->host, 4, mode);
-	TXT(s->host, 5, boot_id);
-	sqlite3_bind_int64(s->host, 6, last_seen - 60 * DAY);
-	sqlite3_bind_int64(s->host, 7, last_seen);
+	TXT(s->host, 5, hc->boot_id);
+	sqlite3_bind_int64(s->host, 6, hc->last_seen - 60 * DAY);
+	sqlite3_bind_int64(s->host, 7, hc->last_seen);
 	sqlite3_bind_int64(s->host, 8, 1 + below(5000));
 	sqlite3_bind_int64(s->host, 9, below(50) ? 0 : 1 + below(100));
-	ret = step(s->host);
-	if (ret || !n_rows)
-		return ret;
+	return step(s->host);
+}
 
-	k = 1 + h % 4;
-	for (unsigned f = 0; f < k; f++)
-		acc[f] = (struct fh_acc){
-			.id = s->feat[(h / 4 + f * 5) % s->n_feat]->id,
-			.first = INT64_MAX,
-		};
-	for (unsigned i = 0; i < n_rows; i++) {
-		unsigned f = i % k;
-		const struct twl_feature *ft =
-			s->feat[(h / 4 + f * 5) % s->n_feat];
-		size_t nfiles = 0;
-		int64_t count = 1 + below(100000), first, last;
-		const char *op = i % 7 == 0 ? "read" : "write";
-
-		while (ft->files[nfiles])
-			nfiles++;
-		last = last_seen - below(3600);
-		first = last - below(20 * DAY);
-		snprintf(cgroup, sizeof(cgroup),
-			 "/kubepods/burstable/pod%05x/ctr%03u", h & 0xfffff, i);
-		/* the writer cgroup names row i, so every row's key is distinct */
-		if (i % 3)
-			snprintf(wcg, sizeof(wcg),
-				 "/kubepods/burstable/pod%05x/ctr%03u",
-				 h & 0xfffff, i);
-		else
-			snprintf(wcg, sizeof(wcg),
-				 "/system.slice/app-%03u.service", i);
-		snprintf(container, sizeof(container),
-			 "cri-containerd:%012" PRIx64,
-			 rnd() & (uint64_t)0xffffffffffff);
-		TXT(s->use, 1, host_id);
-		TXT(s->use, 2, boot_id);
-		TXT(s->use, 3, ft->id);
-		TXT(s->use, 4, ft->files[i % nfiles]);
-		TXT(s->use, 5, op);
-		TXT(s->use, 6, strcmp(op, "read") ? cgroup : "");
-		TXT(s->use, 7, comms[(h + i) % 12]);
-		sqlite3_bind_int64(s->use, 8, i % 5 ? 0 : 1000 + i % 3);
-		TXT(s->use, 9, wcg);
-		TXT(s->use, 10, container);
-		sqlite3_bind_int64(s->use, 11, 100 + below(4000000));
-		sqlite3_bind_int64(s->use, 12, count);
-		sqlite3_bind_int64(s->use, 13, count / 100);
-		sqlite3_bind_int64(s->use, 14, count / 2);
-		sqlite3_bind_int64(s->use, 15, first);
-		sqlite3_bind_int64(s->use, 16, last);
-		ret = step(s->use);
-		if (ret)
-			return ret;
-		if (first < acc[f].first)
-			acc[f].first = first;
-		if (last > acc[f].last)
-			acc[f].last = last;
-		/* reads are no uses (migration 015) */
-		if (strcmp(op, "read")) {
-			acc[f].uses += count;
-			acc[f].kinds |= 1;
-		} else {
-			acc[f].reads += count;
-			acc[f].kinds |= 4;
-		}
+/* Add one usage row's span and count to its feature's rollup. */
+static void acc_add(struct fh_acc *a, int64_t first, int64_t last,
+		    int64_t count, bool read)
+{
+	if (first < a->first)
+		a->first = first;
+	if (last > a->last)
+		a->last = last;
+	/* reads are no uses (migration 015) */
+	if (!read) {
+		a->uses += count;
+		a->kinds |= 1;
+	} else {
+		a->reads += count;
+		a->kinds |= 4;
 	}
-	for (unsigned f = 0; f < k && f < n_rows; f++) {
+}
+
+/*
+ * Insert usage row i of the host (feature i % k of its k) and add it to
+ * that feature's rollup acc[i % k].
+ */
+static int insert_usage(struct seed *s, const struct host_ctx *hc, unsigned i,
+			unsigned k, struct fh_acc *acc)
+{
+	char cgroup[96], container[64], wcg[96];
+	unsigned h = hc->h, f = i % k;
+	const struct twl_feature *ft = host_feature(s, h, f);
+	size_t nfiles = 0;
+	int64_t count = 1 + below(100000), first, last;
+	const char *op = i % 7 == 0 ? "read" : "write";
+	int ret;
+
+	while (ft->files[nfiles])
+		nfiles++;
+	last = hc->last_seen - below(3600);
+	first = last - below(20 * DAY);
+	snprintf(cgroup, sizeof(cgroup), "/kubepods/burstable/pod%05x/ctr%03u",
+		 h & 0xfffff, i);
+	/* the writer cgroup names row i, so every row's key is distinct */
+	if (i % 3)
+		snprintf(wcg, sizeof(wcg),
+			 "/kubepods/burstable/pod%05x/ctr%03u", h & 0xfffff, i);
+	else
+		snprintf(wcg, sizeof(wcg), "/system.slice/app-%03u.service", i);
+	snprintf(container, sizeof(container), "cri-containerd:%012" PRIx64,
+		 rnd() & (uint64_t)0xffffffffffff);
+	TXT(s->use, 1, hc->host_id);
+	TXT(s->use, 2, hc->boot_id);
+	TXT(s->use, 3, ft->id);
+	TXT(s->use, 4, ft->files[i % nfiles]);
+	TXT(s->use, 5, op);
+	TXT(s->use, 6, strcmp(op, "read") ? cgroup : "");
+	TXT(s->use, 7, comms[(h + i) % 12]);
+	sqlite3_bind_int64(s->use, 8, i % 5 ? 0 : 1000 + i % 3);
+	TXT(s->use, 9, wcg);
+	TXT(s->use, 10, container);
+	sqlite3_bind_int64(s->use, 11, 100 + below(4000000));
+	sqlite3_bind_int64(s->use, 12, count);
+	sqlite3_bind_int64(s->use, 13, count / 100);
+	sqlite3_bind_int64(s->use, 14, count / 2);
+	sqlite3_bind_int64(s->use, 15, first);
+	sqlite3_bind_int64(s->use, 16, last);
+	ret = step(s->use);
+	if (!ret)
+		acc_add(&acc[f], first, last, count, !strcmp(op, "read"));
+	return ret;
+}
+
+/* Insert the host's feature_host rollup rows acc[0 .. n - 1]. */
+static int insert_rollup(struct seed *s, const struct host_ctx *hc,
+			 const struct fh_acc *acc, unsigned n)
+{
+	int ret;
+
+	for (unsigned f = 0; f < n; f++) {
 		TXT(s->fh, 1, acc[f].id);
-		TXT(s->fh, 2, host_id);
+		TXT(s->fh, 2, hc->host_id);
 		sqlite3_bind_int64(s->fh, 3, acc[f].first);
 		sqlite3_bind_int64(s->fh, 4, acc[f].last);
 		sqlite3_bind_int64(s->fh, 5, acc[f].uses);
@@ -229,14 +253,192 @@ static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
 	return 0;
 }
 
+/* Host h with n_rows usage rows over its features, and their rollup. */
+static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
+{
+	struct host_ctx hc = { .h = h };
+	struct fh_acc acc[4];
+	unsigned k;
+	int ret = insert_host(s, &hc);
+
+	if (ret || !n_rows)
+		return ret;
+	k = 1 + h % 4;
+	for (unsigned f = 0; f < k; f++)
+		acc[f] = (struct fh_acc){
+			.id = host_feature(s, h, f)->id,
+			.first = INT64_MAX,
+		};
+	for (unsigned i = 0; i < n_rows; i++) {
+		ret = insert_usage(s, &hc, i, k, acc);
+		if (ret)
+			return ret;
+	}
+	return insert_rollup(s, &hc, acc, k < n_rows ? k : n_rows);
+}
+
+/* The usage table's secondary indexes and insert trigger, while dropped. */
+struct saved_sql {
+	char *sql[MAX_SAVED]; /* CREATE statements, to run again */
+	char drop[MAX_SAVED][160];
+	size_t n;
+};
+
+/* The catalog's features with control files (64 at most); returns how many. */
+static size_t pick_features(struct seed *s)
+{
+	for (size_t i = 0; i < twl_catalog_count() && s->n_feat < 64; i++)
+		if (twl_catalog_at(i)->files && twl_catalog_at(i)->files[0])
+			s->feat[s->n_feat++] = twl_catalog_at(i);
+	return s->n_feat;
+}
+
+/*
+ * Create path with the server's migrations and catalog seed, then open it
+ * directly into *db. Returns 0, or 1 (the exit status) after saying why.
+ */
+static int create_db(const char *path, sqlite3 **db)
+{
+	struct twl_store *store = NULL;
+	int ret = twl_store_open(path, &store);
+
+	if (ret) {
+		fprintf(stderr,
+			"server-seed: cannot create %s with the server's migrations: %s\n",
+			path, strerror(-ret));
+		return 1;
+	}
+	twl_store_close(store);
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK) {
+		fprintf(stderr, "server-seed: cannot open %s\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+/* Save, then drop, the usage table's secondary indexes and insert trigger. */
+static int drop_usage_extras(sqlite3 *db, struct saved_sql *sv)
+{
+	sqlite3_stmt *q = NULL;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(
+		    db,
+		    "SELECT name, type, sql FROM sqlite_master WHERE tbl_name = 'usage'"
+		    " AND sql IS NOT NULL AND (type = 'index' OR name = 'usage_comm_ins')",
+		    -1, &q, NULL) != SQLITE_OK)
+		ret = -EIO;
+	while (!ret && sqlite3_step(q) == SQLITE_ROW && sv->n < MAX_SAVED) {
+		sv->sql[sv->n] =
+			strdup((const char *)sqlite3_column_text(q, 2));
+		snprintf(sv->drop[sv->n], sizeof(sv->drop[0]), "DROP %s %s",
+			 (const char *)sqlite3_column_text(q, 1),
+			 (const char *)sqlite3_column_text(q, 0));
+		if (!sv->sql[sv->n++])
+			ret = -ENOMEM;
+	}
+	sqlite3_finalize(q);
+	for (size_t i = 0; !ret && i < sv->n; i++)
+		ret = exec(db, sv->drop[i]);
+	return ret;
+}
+
+/* The load's three prepared INSERTs (hosts, usage, feature_host). */
+static int prepare_inserts(struct seed *s)
+{
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode,"
+		    " agent_version, catalog_version, boot_id, first_seen, last_seen,"
+		    " last_seq, health_json, records_lost, last_hour)"
+		    " VALUES(?1, ?2, ?3, ?4, '0.1.0', 1, ?5, ?6, ?7, ?8, '{}', ?9,"
+		    " ?7 / 3600)",
+		    -1, &s->host, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    s->db,
+		    "INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
+		    " comm, uid, writer_cgroup, container, last_pid, count, failed,"
+		    " condition_met, first_seen, last_seen) VALUES(?1, ?2, ?3, ?4,"
+		    " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+		    -1, &s->use, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    s->db,
+		    "INSERT INTO feature_host(feature_id, host_id, first_used,"
+		    " last_used, uses, last_hour, reads, kinds)"
+		    " VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600, ?6, ?7)",
+		    -1, &s->fh, NULL) != SQLITE_OK) {
+		fprintf(stderr, "server-seed: prepare: %s\n",
+			sqlite3_errmsg(s->db));
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Seed hosts hosts; the v1/hybrid ones (80% expected) carry the rows usage
+ * rows, evenly. *done counts the rows written; progress every 10000 hosts.
+ */
+static int seed_hosts(struct seed *s, unsigned hosts, unsigned long rows,
+		      double t0, unsigned long *done)
+{
+	unsigned long v1 = (unsigned long)hosts * 80 / 100;
+	int ret = 0;
+
+	for (unsigned h = 0; !ret && h < hosts; h++) {
+		uint64_t st = rnd_state;
+		unsigned r = below(100), n = 0;
+
+		rnd_state = st; /* seed_host draws the same mode */
+		if (r < 80 && *done < rows) {
+			unsigned long left_hosts =
+				v1 > h * 80UL / 100 ? v1 - h * 80UL / 100 : 1;
+
+			n = (unsigned)((rows - *done + left_hosts - 1) /
+				       left_hosts);
+			if (n > rows - *done)
+				n = (unsigned)(rows - *done);
+		}
+		ret = seed_host(s, h, n);
+		*done += n;
+		if (h % 10000 == 9999)
+			fprintf(stderr,
+				"server-seed: %u hosts, %lu usage rows, %.0f s\n",
+				h + 1, *done, mono() - t0);
+	}
+	return ret;
+}
+
+/*
+ * Re-create the saved indexes and trigger, fill feature_comm as that
+ * trigger would have, commit the load and turn WAL on as the server runs.
+ */
+static int finish_load(sqlite3 *db, const struct saved_sql *sv)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < sv->n; i++)
+		ret = exec(db, sv->sql[i]);
+	if (!ret)
+		ret = exec(
+			db,
+			"INSERT INTO feature_comm(feature_id, comm, configures,"
+			" listens, reads) SELECT feature_id, comm,"
+			" sum(op = 'write'), sum(op = 'register_event'),"
+			" sum(op NOT IN ('write', 'register_event'))"
+			" FROM usage GROUP BY 1, 2");
+	if (!ret)
+		ret = exec(db, "COMMIT");
+	if (!ret)
+		ret = exec(db, "PRAGMA journal_mode = WAL;");
+	return ret;
+}
+
 static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 {
 	struct seed s = { .now = (int64_t)time(NULL) };
-	struct twl_store *store = NULL;
-	char *saved[MAX_SAVED], drops[MAX_SAVED][160];
-	size_t n_saved = 0;
-	unsigned long done = 0, v1 = 0;
-	sqlite3_stmt *q = NULL;
+	struct saved_sql sv = { .n = 0 };
+	unsigned long done = 0;
 	struct stat sb;
 	double t0 = mono(), t;
 	int ret;
@@ -247,103 +449,26 @@ static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 			path);
 		return 2;
 	}
-	for (size_t i = 0; i < twl_catalog_count() && s.n_feat < 64; i++)
-		if (twl_catalog_at(i)->files && twl_catalog_at(i)->files[0])
-			s.feat[s.n_feat++] = twl_catalog_at(i);
-	if (!s.n_feat) {
+	if (!pick_features(&s)) {
 		fprintf(stderr,
 			"server-seed: the catalog has no feature with control files\n");
 		return 2;
 	}
-	ret = twl_store_open(path, &store);
-	if (ret) {
-		fprintf(stderr,
-			"server-seed: cannot create %s with the server's migrations: %s\n",
-			path, strerror(-ret));
+	if (create_db(path, &s.db))
 		return 1;
-	}
-	twl_store_close(store);
-	if (sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READWRITE, NULL) !=
-	    SQLITE_OK) {
-		fprintf(stderr, "server-seed: cannot open %s\n", path);
-		return 1;
-	}
 	/* A fresh file: no WAL and no sync needed while loading. */
 	ret = exec(
 		s.db,
 		"PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF;"
 		" PRAGMA cache_size = -1048576; PRAGMA temp_store = MEMORY;");
-	/* Save, then drop, the usage table's secondary indexes and insert trigger. */
-	if (!ret &&
-	    sqlite3_prepare_v2(
-		    s.db,
-		    "SELECT name, type, sql FROM sqlite_master WHERE tbl_name = 'usage'"
-		    " AND sql IS NOT NULL AND (type = 'index' OR name = 'usage_comm_ins')",
-		    -1, &q, NULL) != SQLITE_OK)
-		ret = -EIO;
-	while (!ret && sqlite3_step(q) == SQLITE_ROW && n_saved < MAX_SAVED) {
-		saved[n_saved] =
-			strdup((const char *)sqlite3_column_text(q, 2));
-		snprintf(drops[n_saved], sizeof(drops[0]), "DROP %s %s",
-			 (const char *)sqlite3_column_text(q, 1),
-			 (const char *)sqlite3_column_text(q, 0));
-		if (!saved[n_saved++])
-			ret = -ENOMEM;
-	}
-	sqlite3_finalize(q);
-	for (size_t i = 0; !ret && i < n_saved; i++)
-		ret = exec(s.db, drops[i]);
-	if (!ret &&
-	    (sqlite3_prepare_v2(
-		     s.db,
-		     "INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode,"
-		     " agent_version, catalog_version, boot_id, first_seen, last_seen,"
-		     " last_seq, health_json, records_lost, last_hour)"
-		     " VALUES(?1, ?2, ?3, ?4, '0.1.0', 1, ?5, ?6, ?7, ?8, '{}', ?9,"
-		     " ?7 / 3600)",
-		     -1, &s.host, NULL) != SQLITE_OK ||
-	     sqlite3_prepare_v2(
-		     s.db,
-		     "INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup,"
-		     " comm, uid, writer_cgroup, container, last_pid, count, failed,"
-		     " condition_met, first_seen, last_seen) VALUES(?1, ?2, ?3, ?4,"
-		     " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-		     -1, &s.use, NULL) != SQLITE_OK ||
-	     sqlite3_prepare_v2(
-		     s.db,
-		     "INSERT INTO feature_host(feature_id, host_id, first_used,"
-		     " last_used, uses, last_hour, reads, kinds)"
-		     " VALUES(?1, ?2, ?3, ?4, ?5, ?4 / 3600, ?6, ?7)",
-		     -1, &s.fh, NULL) != SQLITE_OK)) {
-		fprintf(stderr, "server-seed: prepare: %s\n",
-			sqlite3_errmsg(s.db));
-		ret = -EIO;
-	}
+	if (!ret)
+		ret = drop_usage_extras(s.db, &sv);
+	if (!ret)
+		ret = prepare_inserts(&s);
 	if (!ret)
 		ret = exec(s.db, "BEGIN");
-	/* v1/hybrid hosts (80% expected) carry the usage rows, evenly. */
-	v1 = (unsigned long)hosts * 80 / 100;
-	for (unsigned h = 0; !ret && h < hosts; h++) {
-		uint64_t st = rnd_state;
-		unsigned r = below(100), n = 0;
-
-		rnd_state = st; /* seed_host draws the same mode */
-		if (r < 80 && done < rows) {
-			unsigned long left_hosts =
-				v1 > h * 80UL / 100 ? v1 - h * 80UL / 100 : 1;
-
-			n = (unsigned)((rows - done + left_hosts - 1) /
-				       left_hosts);
-			if (n > rows - done)
-				n = (unsigned)(rows - done);
-		}
-		ret = seed_host(&s, h, n);
-		done += n;
-		if (h % 10000 == 9999)
-			fprintf(stderr,
-				"server-seed: %u hosts, %lu usage rows, %.0f s\n",
-				h + 1, done, mono() - t0);
-	}
+	if (!ret)
+		ret = seed_hosts(&s, hosts, rows, t0, &done);
 	/* the remainder (the v1 share is random) goes to the first hosts */
 	if (!ret && done < rows)
 		fprintf(stderr,
@@ -353,23 +478,11 @@ static int cmd_build(const char *path, unsigned hosts, unsigned long rows)
 	if (!ret)
 		fprintf(stderr,
 			"server-seed: rows written in %.0f s; re-creating %zu indexes/triggers\n",
-			t - t0, n_saved);
-	for (size_t i = 0; !ret && i < n_saved; i++)
-		ret = exec(s.db, saved[i]);
+			t - t0, sv.n);
 	if (!ret)
-		ret = exec(
-			s.db,
-			"INSERT INTO feature_comm(feature_id, comm, configures,"
-			" listens, reads) SELECT feature_id, comm,"
-			" sum(op = 'write'), sum(op = 'register_event'),"
-			" sum(op NOT IN ('write', 'register_event'))"
-			" FROM usage GROUP BY 1, 2");
-	if (!ret)
-		ret = exec(s.db, "COMMIT");
-	if (!ret)
-		ret = exec(s.db, "PRAGMA journal_mode = WAL;");
-	for (size_t i = 0; i < n_saved; i++)
-		free(saved[i]);
+		ret = finish_load(s.db, &sv);
+	for (size_t i = 0; i < sv.n; i++)
+		free(sv.sql[i]);
 	sqlite3_finalize(s.host);
 	sqlite3_finalize(s.use);
 	sqlite3_finalize(s.fh);
