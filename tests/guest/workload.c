@@ -68,6 +68,16 @@ struct opts {
 	long count;
 	int move;
 	long uid; /* -1: keep */
+	const char *action;
+	const char *file; /* a plain name inside dir */
+	const char *value; /* write: the value; event: ARGS ("" if none) */
+};
+
+/* What the repetitions of the action came to, for the log line. */
+struct tally {
+	long ok;
+	long failed;
+	int last_err; /* errno of the last failure, 0 if none */
 };
 
 static void usage(void)
@@ -309,21 +319,35 @@ static int parse_count(const char *s, long *out)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* -u: a uid (also used as gid) to drop to, 0..65534; 0 or -1. */
+static int parse_uid(const char *s, long *out)
 {
-	struct opts o = { .dir = ".", .count = 1, .move = 1, .uid = -1 };
-	char path[PATH_MAX], cg[256], comm[32] = "";
-	const char *action, *file = NULL, *value = NULL;
-	long ok = 0, failed = 0;
-	int c, last_err = 0;
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0 || v > 65534)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * The options before ACTION into @o ("+": getopt stops at ACTION, so a VALUE
+ * such as -1 is not taken for an option); 0, or 2 after saying why.
+ */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	int c;
 
 	while ((c = getopt(argc, argv, "+c:n:N:m:su:")) != -1) {
 		switch (c) {
 		case 'c':
-			o.dir = optarg;
+			o->dir = optarg;
 			break;
 		case 'n':
-			if (parse_count(optarg, &o.count)) {
+			if (parse_count(optarg, &o->count)) {
 				fprintf(stderr,
 					"twl-workload: -n wants 1..%d, got '%s'\n",
 					MAX_COUNT, optarg);
@@ -331,132 +355,198 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'N':
-			o.comm = optarg;
+			o->comm = optarg;
 			break;
 		case 'm':
-			o.mark = optarg;
+			o->mark = optarg;
 			break;
 		case 's':
-			o.move = 0;
+			o->move = 0;
 			break;
-		case 'u': {
-			char *end;
-
-			errno = 0;
-			o.uid = strtol(optarg, &end, 10);
-			if (errno || *end || o.uid < 0 || o.uid > 65534) {
+		case 'u':
+			if (parse_uid(optarg, &o->uid)) {
 				fprintf(stderr,
 					"twl-workload: -u wants 0..65534, got '%s'\n",
 					optarg);
 				return 2;
 			}
 			break;
-		}
 		default:
 			usage();
 			return 2;
 		}
 	}
-	if (optind >= argc) {
-		usage();
-		return 2;
-	}
-	action = argv[optind++];
-	if (!strcmp(action, "kmsg-dump"))
-		return kmsg_dump();
+	return 0;
+}
 
-	if (!strcmp(action, "write")) {
-		if (argc - optind != 2) {
+/*
+ * The @nargs arguments after o->action into o->file and o->value, checked
+ * against what the action takes; 0, or 2 after saying why.
+ */
+static int parse_action_args(int nargs, char **args, struct opts *o)
+{
+	if (!strcmp(o->action, "write")) {
+		if (nargs != 2) {
 			usage();
 			return 2;
 		}
-		file = argv[optind];
-		value = argv[optind + 1];
-	} else if (!strcmp(action, "read")) {
-		if (argc - optind != 1) {
+		o->file = args[0];
+		o->value = args[1];
+	} else if (!strcmp(o->action, "read")) {
+		if (nargs != 1) {
 			usage();
 			return 2;
 		}
-		file = argv[optind];
-	} else if (!strcmp(action, "event")) {
-		if (argc - optind < 1 || argc - optind > 2) {
+		o->file = args[0];
+	} else if (!strcmp(o->action, "event")) {
+		if (nargs < 1 || nargs > 2) {
 			usage();
 			return 2;
 		}
-		file = argv[optind];
-		value = argc - optind == 2 ? argv[optind + 1] : "";
-		if (o.count > MAX_EVENTS) {
+		o->file = args[0];
+		o->value = nargs == 2 ? args[1] : "";
+		if (o->count > MAX_EVENTS) {
 			fprintf(stderr, "twl-workload: event: -n at most %d\n",
 				MAX_EVENTS);
 			return 2;
 		}
 	} else {
-		fprintf(stderr, "twl-workload: unknown action '%s'\n", action);
+		fprintf(stderr, "twl-workload: unknown action '%s'\n",
+			o->action);
 		usage();
 		return 2;
 	}
-	if (strchr(file, '/') ||
-	    strlen(o.dir) + strlen(file) + 2 > sizeof(path)) {
+	return 0;
+}
+
+/*
+ * FILE must name something inside DIR, and DIR/FILE must fit a path; 0, or
+ * 2 after saying why.
+ */
+static int check_file(const struct opts *o)
+{
+	if (strchr(o->file, '/') ||
+	    strlen(o->dir) + strlen(o->file) + 2 > PATH_MAX) {
 		fprintf(stderr,
 			"twl-workload: FILE must be a plain name inside DIR: '%s'\n",
-			file);
+			o->file);
 		return 2;
 	}
+	return 0;
+}
 
-	if ((strcmp(action, "read") || (o.move && strcmp(o.dir, "."))) &&
+/*
+ * Anything but a plain read changes kernel state: refuse it outside a
+ * twilight guest; 0, or 2 after saying why.
+ */
+static int guest_only(const struct opts *o)
+{
+	if ((strcmp(o->action, "read") || (o->move && strcmp(o->dir, "."))) &&
 	    access(GUEST_MARKER, F_OK)) {
 		fprintf(stderr,
 			"twl-workload: %s refused: %s missing, this is not a twilight guest (run it via kernel/guest-run)\n",
-			action, GUEST_MARKER);
+			o->action, GUEST_MARKER);
 		return 2;
 	}
-	if (o.comm && prctl(PR_SET_NAME, o.comm, 0, 0, 0)) {
+	return 0;
+}
+
+/*
+ * Become the process the log line names: set the name, move into DIR, note
+ * the resulting @comm and memory cgroup @cg, then drop to -u (after moving,
+ * which needs root). 0, or 2 after saying what failed.
+ */
+static int setup_process(const struct opts *o, char *comm, size_t comm_cap,
+			 char *cg, size_t cg_cap)
+{
+	if (o->comm && prctl(PR_SET_NAME, o->comm, 0, 0, 0)) {
 		fprintf(stderr, "twl-workload: prctl(PR_SET_NAME): %s\n",
 			strerror(errno));
 		return 2;
 	}
 	if (prctl(PR_GET_NAME, comm, 0, 0, 0))
-		snprintf(comm, sizeof(comm), "?");
-	if (o.move && strcmp(o.dir, ".") && move_self(o.dir))
+		snprintf(comm, comm_cap, "?");
+	if (o->move && strcmp(o->dir, ".") && move_self(o->dir))
 		return 2;
-	own_cgroup(cg, sizeof(cg));
-	snprintf(path, sizeof(path), "%s/%s", o.dir, file);
-	if (o.uid >= 0 && (setgid((gid_t)o.uid) || setuid((uid_t)o.uid))) {
-		fprintf(stderr, "twl-workload: -u %ld: %s\n", o.uid,
+	own_cgroup(cg, cg_cap);
+	if (o->uid >= 0 && (setgid((gid_t)o->uid) || setuid((uid_t)o->uid))) {
+		fprintf(stderr, "twl-workload: -u %ld: %s\n", o->uid,
 			strerror(errno));
 		return 2;
 	}
+	return 0;
+}
 
-	for (long i = 0; i < o.count; i++) {
+/* Do the action o->count times on @path, counting successes and failures. */
+static void run_action(const struct opts *o, const char *path, struct tally *t)
+{
+	for (long i = 0; i < o->count; i++) {
 		int ret;
 
-		if (!strcmp(action, "write"))
-			ret = write_file(path, value);
-		else if (!strcmp(action, "read"))
+		if (!strcmp(o->action, "write"))
+			ret = write_file(path, o->value);
+		else if (!strcmp(o->action, "read"))
 			ret = read_file(path);
 		else
-			ret = register_event(o.dir, file, value);
+			ret = register_event(o->dir, o->file, o->value);
 		if (ret) {
-			failed++;
-			last_err = -ret;
+			t->failed++;
+			t->last_err = -ret;
 		} else {
-			ok++;
+			t->ok++;
 		}
 	}
-	if (o.mark) {
-		int ret = mark_kmsg(o.mark);
+}
 
-		if (ret) {
-			fprintf(stderr,
-				"twl-workload: writing marker to /dev/kmsg: %s\n",
-				strerror(-ret));
-			return 2;
-		}
+/* -m: the marker record after the action; 0, or 2 after saying why. */
+static int write_marker(const char *mark)
+{
+	int ret = mark_kmsg(mark);
+
+	if (ret) {
+		fprintf(stderr,
+			"twl-workload: writing marker to /dev/kmsg: %s\n",
+			strerror(-ret));
+		return 2;
 	}
+	return 0;
+}
+
+/* The one log line (format in the header comment; awk scripts parse it). */
+static void print_log(const struct opts *o, const char *cg, const char *comm,
+		      const struct tally *t)
+{
 	printf("workload op=%s file=%s dir=%s cgroup=%s value=%s n=%ld ok=%ld failed=%ld errno=%s comm=%s pid=%d uid=%u\n",
-	       action, file, o.dir, cg, value && *value ? value : "-", o.count,
-	       ok, failed, errname(last_err), comm, (int)getpid(),
+	       o->action, o->file, o->dir, cg,
+	       o->value && *o->value ? o->value : "-", o->count, t->ok,
+	       t->failed, errname(t->last_err), comm, (int)getpid(),
 	       (unsigned)getuid());
 	fflush(stdout);
-	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .dir = ".", .count = 1, .move = 1, .uid = -1 };
+	char path[PATH_MAX], cg[256], comm[32] = "";
+	struct tally t = { 0 };
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (optind >= argc) {
+		usage();
+		return 2;
+	}
+	o.action = argv[optind++];
+	if (!strcmp(o.action, "kmsg-dump"))
+		return kmsg_dump();
+	if (parse_action_args(argc - optind, argv + optind, &o) ||
+	    check_file(&o) || guest_only(&o) ||
+	    setup_process(&o, comm, sizeof(comm), cg, sizeof(cg)))
+		return 2;
+	snprintf(path, sizeof(path), "%s/%s", o.dir, o.file);
+	run_action(&o, path, &t);
+	if (o.mark && write_marker(o.mark))
+		return 2;
+	print_log(&o, cg, comm, &t);
+	return t.failed ? 1 : 0;
 }

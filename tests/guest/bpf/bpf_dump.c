@@ -62,7 +62,18 @@ static int parse_mode(const char *opt, const char *v, enum twl_privacy_mode *m)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asked for. */
+struct dump_opts {
+	struct twl_bpf_cfg cfg;
+	char boot_id[80];
+	bool hold;
+};
+
+/*
+ * Fill @o from the command line; 0, or 2 (the exit status) after saying
+ * what was wrong.
+ */
+static int parse_args(int argc, char **argv, struct dump_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "hold", no_argument, NULL, 'H' },
@@ -74,40 +85,31 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct twl_bpf_cfg cfg = { .enable = true };
-	char boot_id[80] = "";
-	struct twl_verr verr;
-	struct twl_bpf *b;
-	json_t *doc, *usage, *health, *again;
-	char *text;
-	bool hold = false;
-	size_t i;
-	int c, n, rc = 1;
+	int c;
 
-	twl_log_init("twl-bpf-dump", LOG_INFO);
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
-			hold = true;
+			o->hold = true;
 			break;
 		case 'p':
-			cfg.pin_dir = optarg;
+			o->cfg.pin_dir = optarg;
 			break;
 		case 'b':
-			snprintf(boot_id, sizeof(boot_id), "%s", optarg);
+			snprintf(o->boot_id, sizeof(o->boot_id), "%s", optarg);
 			break;
 		case 'c':
 			if (parse_mode("--privacy-cgroup", optarg,
-				       &cfg.privacy.cgroup))
+				       &o->cfg.privacy.cgroup))
 				return 2;
 			break;
 		case 'm':
 			if (parse_mode("--privacy-comm", optarg,
-				       &cfg.privacy.comm))
+				       &o->cfg.privacy.comm))
 				return 2;
 			break;
 		case 'k':
-			cfg.privacy.key = optarg;
+			o->cfg.privacy.key = optarg;
 			break;
 		case 'v':
 			twl_log_init("twl-bpf-dump", LOG_DEBUG);
@@ -119,33 +121,31 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!boot_id[0])
-		read_boot_id(boot_id, sizeof(boot_id));
+	return 0;
+}
 
-	b = twl_bpf_open(&cfg);
-	if (!b) {
-		fprintf(stderr,
-			"twl-bpf-dump: out of memory opening the BPF counters\n");
-		return 1;
-	}
-	usage = json_array();
-	health = json_object();
-	n = twl_bpf_collect(b, usage, boot_id, 0);
-	if (n < 0)
-		fprintf(stderr,
-			"twl-bpf-dump: collecting the counters failed: %s\n",
-			strerror(-n));
-	twl_bpf_health(b, health);
-	again = json_array();
-	if (again) {
-		/* Nothing happened since: a changed-only collect must be empty. */
-		fprintf(stderr,
-			"twl-bpf-dump: changed since the first collect: %d\n",
-			twl_bpf_collect(b, again, boot_id,
-					TWL_BPF_COLLECT_CHANGED));
-		json_decref(again);
-	}
-	doc = json_pack(
+/*
+ * Collect again, changed-only: nothing happened since the first collect, so
+ * the count printed must be 0 (the test checks it).
+ */
+static void report_changed_since(struct twl_bpf *b, const char *boot_id)
+{
+	json_t *again = json_array();
+
+	if (!again)
+		return;
+	fprintf(stderr, "twl-bpf-dump: changed since the first collect: %d\n",
+		twl_bpf_collect(b, again, boot_id, TWL_BPF_COLLECT_CHANGED));
+	json_decref(again);
+}
+
+/*
+ * A whole wire report around @usage and @health (both stolen), with a fixed
+ * guest host block; NULL if it could not be built.
+ */
+static json_t *build_report(const char *boot_id, json_t *usage, json_t *health)
+{
+	return json_pack(
 		"{s:i, s:s, s:i, s:I, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:i}, s:o, s:o}",
 		"v", TWL_WIRE_VERSION, "batch_id",
 		"00000000000000000000000000000001", "seq", 1, "sent_time",
@@ -155,38 +155,91 @@ int main(int argc, char **argv)
 		"cgroup_mode", "hybrid", "agent_version", "0.1.0",
 		"catalog_version", (int)twl_catalog_version(), "usage", usage,
 		"health", health);
-	if (!doc) {
-		fprintf(stderr, "twl-bpf-dump: building the report failed\n");
-		goto out;
-	}
+}
+
+/* Check @doc with the wire validator and print it as one line; 0 or -1. */
+static int print_report(json_t *doc)
+{
+	struct twl_verr verr;
+	char *text;
+
 	if (twl_report_validate(doc, &verr)) {
 		fprintf(stderr, "twl-bpf-dump: report invalid: %s at %s: %s\n",
 			verr.code, verr.field, verr.reason);
-		goto out_doc;
+		return -1;
 	}
 	text = json_dumps(doc, JSON_COMPACT);
 	if (!text)
-		goto out_doc;
+		return -1;
 	printf("%s\n", text);
 	fflush(stdout);
 	free(text);
+	return 0;
+}
+
+/* One stderr line per catalog feature, as if kmsg had warned about each now. */
+static void print_coverage(struct twl_bpf *b)
+{
+	size_t i;
+
 	for (i = 0; i < twl_catalog_count(); i++) {
 		const struct twl_feature *f = twl_catalog_at(i);
 
-		/* As if kmsg had warned about every feature just now. */
 		fprintf(stderr,
 			"twl-bpf-dump: feature %s covered=%d counted=%d missing_if_warned_now=%d\n",
 			f->id, twl_bpf_covers(b, f->id),
 			twl_bpf_counted(b, f->id),
 			twl_bpf_probe_missing(b, f->id, now_us()));
 	}
-	rc = n >= 0 && twl_bpf_active(b) ? 0 : 1;
-	if (hold) {
-		fprintf(stderr, "twl-bpf-dump: holding (pid %d)\n",
-			(int)getpid());
-		for (;;)
-			pause();
+}
+
+/* --hold: keep the process (and its links) alive until the test kills it. */
+static void hold_forever(void)
+{
+	fprintf(stderr, "twl-bpf-dump: holding (pid %d)\n", (int)getpid());
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	struct dump_opts o = { .cfg = { .enable = true } };
+	struct twl_bpf *b;
+	json_t *doc, *usage, *health;
+	int n, rc = 1;
+
+	twl_log_init("twl-bpf-dump", LOG_INFO);
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (!o.boot_id[0])
+		read_boot_id(o.boot_id, sizeof(o.boot_id));
+
+	b = twl_bpf_open(&o.cfg);
+	if (!b) {
+		fprintf(stderr,
+			"twl-bpf-dump: out of memory opening the BPF counters\n");
+		return 1;
 	}
+	usage = json_array();
+	health = json_object();
+	n = twl_bpf_collect(b, usage, o.boot_id, 0);
+	if (n < 0)
+		fprintf(stderr,
+			"twl-bpf-dump: collecting the counters failed: %s\n",
+			strerror(-n));
+	twl_bpf_health(b, health);
+	report_changed_since(b, o.boot_id);
+	doc = build_report(o.boot_id, usage, health);
+	if (!doc) {
+		fprintf(stderr, "twl-bpf-dump: building the report failed\n");
+		goto out;
+	}
+	if (print_report(doc))
+		goto out_doc;
+	print_coverage(b);
+	rc = n >= 0 && twl_bpf_active(b) ? 0 : 1;
+	if (o.hold)
+		hold_forever();
 out_doc:
 	json_decref(doc);
 out:

@@ -210,109 +210,172 @@ static int proxy_connect(int fd)
 	return 0;
 }
 
-/* Serve one connection. Returns after it is closed. */
-static void serve(SSL *ssl, int fd, const char *logdir, int *reqno)
-{
-	char *head = malloc(MAX_HEAD + 1), *body = NULL, val[256], info[1024],
-	     *unz = NULL;
-	size_t hl = 0, bl = 0, cl = 0, unzl = 0;
-	char *end = NULL, *action, resp[20000];
-	const char *line;
-	X509 *peer;
-	int n;
+/* One request as read off the connection. */
+struct request {
+	char *head; /* request line and headers, NUL-terminated */
+	char *body; /* cl + 1 bytes, of which bl have been read */
+	size_t bl;
+	size_t cl; /* Content-Length */
+	int n; /* 1-based request number over the server's life */
+	const char *line; /* the script line that answers it */
+};
 
-	if (!head)
-		return;
+/*
+ * Read up to the end of the head into rq->head (MAX_HEAD + 1 bytes), then
+ * allocate rq->body for Content-Length and keep what came with the head.
+ * 0, or -1 on a broken connection, an endless head or an oversized body.
+ */
+static int read_head(SSL *ssl, struct request *rq)
+{
+	char val[256], *end = NULL;
+	size_t hl = 0;
+
 	while (!end && hl < MAX_HEAD) {
-		int r = ssl_read_some(ssl, head + hl, MAX_HEAD - hl);
+		int r = ssl_read_some(ssl, rq->head + hl, MAX_HEAD - hl);
 
 		if (r < 0)
-			goto out;
+			return -1;
 		hl += (size_t)r;
-		head[hl] = 0;
-		end = strstr(head, "\r\n\r\n");
+		rq->head[hl] = 0;
+		end = strstr(rq->head, "\r\n\r\n");
 	}
 	if (!end)
-		goto out;
+		return -1;
 	*end = 0;
-	if (find_header(head, "Content-Length", val, sizeof(val)))
-		cl = strtoul(val, NULL, 10);
-	if (cl > MAX_BODY)
-		goto out;
-	body = malloc(cl + 1);
-	if (!body)
-		goto out;
-	bl = hl - (size_t)(end + 4 - head);
-	if (bl > cl)
-		bl = cl;
-	memcpy(body, end + 4, bl);
-	n = ++*reqno;
-	line = n <= n_lines ? lines[n - 1] :
-			      "500||{\"error\":\"script exhausted\"}";
-	action = strdup(line);
-	if (!action)
-		goto out;
-	if (strcmp(action, "close") != 0) {
-		while (bl < cl) {
-			int r = ssl_read_some(ssl, body + bl, cl - bl);
+	if (find_header(rq->head, "Content-Length", val, sizeof(val)))
+		rq->cl = strtoul(val, NULL, 10);
+	if (rq->cl > MAX_BODY)
+		return -1;
+	rq->body = malloc(rq->cl + 1);
+	if (!rq->body)
+		return -1;
+	rq->bl = hl - (size_t)(end + 4 - rq->head);
+	if (rq->bl > rq->cl)
+		rq->bl = rq->cl;
+	memcpy(rq->body, end + 4, rq->bl);
+	return 0;
+}
 
-			if (r < 0)
-				break;
-			bl += (size_t)r;
-		}
+/* Read the rest of the body, as far as the client sends it. */
+static void read_body(SSL *ssl, struct request *rq)
+{
+	while (rq->bl < rq->cl) {
+		int r = ssl_read_some(ssl, rq->body + rq->bl, rq->cl - rq->bl);
+
+		if (r < 0)
+			break;
+		rq->bl += (size_t)r;
 	}
-	body[bl] = 0;
-	peer = SSL_get_peer_certificate(ssl);
+}
+
+/*
+ * The X-Fake-* lines logged after the head, for the tests to check: TLS
+ * version, client certificate and its subject, the script action, whether
+ * the body came whole, and the proxy's CONNECT line.
+ */
+static void fake_info(SSL *ssl, const struct request *rq, char *info,
+		      size_t cap)
+{
+	X509 *peer = SSL_get_peer_certificate(ssl);
+
 	snprintf(
-		info, sizeof(info),
+		info, cap,
 		"\r\nX-Fake-TLS: %s\r\nX-Fake-Client: %s\r\nX-Fake-Action: %s\r\nX-Fake-Body-Complete: %s\r\n",
-		SSL_get_version(ssl), peer ? "cert" : "none", line,
-		bl == cl ? "yes" : "no");
+		SSL_get_version(ssl), peer ? "cert" : "none", rq->line,
+		rq->bl == rq->cl ? "yes" : "no");
 	if (peer) {
 		char subj[256];
 
 		X509_NAME_oneline(X509_get_subject_name(peer), subj,
 				  sizeof(subj));
-		snprintf(info + strlen(info), sizeof(info) - strlen(info),
+		snprintf(info + strlen(info), cap - strlen(info),
 			 "X-Fake-Client-Subject: %s\r\n", subj);
 		X509_free(peer);
 	}
 	if (proxy_line[0])
-		snprintf(info + strlen(info), sizeof(info) - strlen(info),
+		snprintf(info + strlen(info), cap - strlen(info),
 			 "X-Fake-Proxy-Connect: %s\r\n", proxy_line);
-	{
-		size_t a = strlen(head), b = strlen(info);
-		char *rec = malloc(a + b + 1);
+}
 
-		if (rec) {
-			memcpy(rec, head, a);
-			memcpy(rec + a, info, b + 1);
-			write_file(logdir, n, "req", rec, a + b);
-			free(rec);
-		}
+/* Log the request as NNN.req (head + fake_info) and NNN.body (gunzipped). */
+static void log_request(SSL *ssl, const char *logdir, const struct request *rq)
+{
+	char info[1024], val[256], *unz = NULL, *rec;
+	size_t a, b, unzl = 0;
+
+	fake_info(ssl, rq, info, sizeof(info));
+	a = strlen(rq->head);
+	b = strlen(info);
+	rec = malloc(a + b + 1);
+	if (rec) {
+		memcpy(rec, rq->head, a);
+		memcpy(rec + a, info, b + 1);
+		write_file(logdir, rq->n, "req", rec, a + b);
+		free(rec);
 	}
-	if (find_header(head, "Content-Encoding", val, sizeof(val)) &&
-	    !strcasecmp(val, "gzip") && gunzip(body, bl, &unz, &unzl) == 0)
-		write_file(logdir, n, "body", unz, unzl);
+	if (find_header(rq->head, "Content-Encoding", val, sizeof(val)) &&
+	    !strcasecmp(val, "gzip") &&
+	    gunzip(rq->body, rq->bl, &unz, &unzl) == 0)
+		write_file(logdir, rq->n, "body", unz, unzl);
 	else
-		write_file(logdir, n, "body", body, bl);
+		write_file(logdir, rq->n, "body", rq->body, rq->bl);
 	free(unz);
+}
 
+/* "stall": wait until the client gives up (EOF) or 60 s pass. */
+static void stall(SSL *ssl, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char junk[256];
+
+	for (int i = 0; i < 600 && !stop; i++) {
+		if (poll(&p, 1, 100) > 0 &&
+		    recv(fd, junk, sizeof(junk), MSG_PEEK) <= 0)
+			break;
+		if (p.revents & (POLLHUP | POLLERR))
+			break;
+		if (p.revents & POLLIN &&
+		    ssl_read_some(ssl, junk, sizeof(junk)) < 0)
+			break;
+	}
+}
+
+/* "CODE|Header: v;Header: v|BODY" (cut up in place): answer it, then close. */
+static void answer_scripted(SSL *ssl, char *action)
+{
+	char *hdrs = strchr(action, '|'), *rbody = NULL, resp[20000];
+	long code = strtol(action, NULL, 10);
+	size_t off;
+
+	if (hdrs) {
+		*hdrs++ = 0;
+		rbody = strchr(hdrs, '|');
+		if (rbody)
+			*rbody++ = 0;
+	}
+	if (!rbody)
+		rbody = "";
+	off = (size_t)snprintf(resp, sizeof(resp),
+			       "HTTP/1.1 %ld Scripted\r\nConnection: close\r\n",
+			       code);
+	for (char *h = hdrs ? strtok(hdrs, ";") : NULL; h;
+	     h = strtok(NULL, ";"))
+		off += (size_t)snprintf(resp + off, sizeof(resp) - off,
+					"%s\r\n", h);
+	off += (size_t)snprintf(
+		resp + off, sizeof(resp) - off,
+		"Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+		strlen(rbody), rbody);
+	if (off < sizeof(resp))
+		ssl_write_all(ssl, resp, off);
+	SSL_shutdown(ssl);
+}
+
+/* Act out one script line (a copy, cut up in place) on the connection. */
+static void answer(SSL *ssl, int fd, char *action)
+{
 	if (!strcmp(action, "stall")) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		char junk[256];
-
-		/* Wait until the client gives up (EOF) or 60 s pass. */
-		for (int i = 0; i < 600 && !stop; i++) {
-			if (poll(&p, 1, 100) > 0 &&
-			    recv(fd, junk, sizeof(junk), MSG_PEEK) <= 0)
-				break;
-			if (p.revents & (POLLHUP | POLLERR))
-				break;
-			if (p.revents & POLLIN &&
-			    ssl_read_some(ssl, junk, sizeof(junk)) < 0)
-				break;
-		}
+		stall(ssl, fd);
 	} else if (!strcmp(action, "close-mid-body")) {
 		const char *r =
 			"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -320,55 +383,49 @@ static void serve(SSL *ssl, int fd, const char *logdir, int *reqno)
 
 		ssl_write_all(ssl, r, strlen(r));
 	} else if (strcmp(action, "close") != 0) {
-		char *hdrs = strchr(action, '|'), *rbody = NULL;
-		long code = strtol(action, NULL, 10);
-		size_t off;
-
-		if (hdrs) {
-			*hdrs++ = 0;
-			rbody = strchr(hdrs, '|');
-			if (rbody)
-				*rbody++ = 0;
-		}
-		if (!rbody)
-			rbody = "";
-		off = (size_t)snprintf(
-			resp, sizeof(resp),
-			"HTTP/1.1 %ld Scripted\r\nConnection: close\r\n", code);
-		for (char *h = hdrs ? strtok(hdrs, ";") : NULL; h;
-		     h = strtok(NULL, ";"))
-			off += (size_t)snprintf(resp + off, sizeof(resp) - off,
-						"%s\r\n", h);
-		off += (size_t)snprintf(
-			resp + off, sizeof(resp) - off,
-			"Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			strlen(rbody), rbody);
-		if (off < sizeof(resp))
-			ssl_write_all(ssl, resp, off);
-		SSL_shutdown(ssl);
+		answer_scripted(ssl, action);
 	}
-	free(action);
-out:
-	free(head);
-	free(body);
 }
 
-int main(int argc, char **argv)
+/* Serve one connection. Returns after it is closed. */
+static void serve(SSL *ssl, int fd, const char *logdir, int *reqno)
 {
-	const char *cert = NULL, *key = NULL, *portfile = NULL, *script = NULL,
-		   *logdir = NULL, *client_ca = NULL;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sa);
-	struct sigaction sig = { .sa_handler = on_term };
-	int lfd, one = 1, reqno = 0;
-	bool proxy = false;
-	char pbuf[32], tmp[4096];
-	SSL_CTX *ctx;
-	FILE *pf;
+	struct request rq = { .head = malloc(MAX_HEAD + 1) };
+	char *action;
 
+	if (!rq.head)
+		return;
+	if (read_head(ssl, &rq))
+		goto out;
+	rq.n = ++*reqno;
+	rq.line = rq.n <= n_lines ? lines[rq.n - 1] :
+				    "500||{\"error\":\"script exhausted\"}";
+	action = strdup(rq.line);
+	if (!action)
+		goto out;
+	if (strcmp(action, "close") != 0)
+		read_body(ssl, &rq);
+	rq.body[rq.bl] = 0;
+	log_request(ssl, logdir, &rq);
+	answer(ssl, fd, action);
+	free(action);
+out:
+	free(rq.head);
+	free(rq.body);
+}
+
+/* The command line. */
+struct server_opts {
+	const char *cert, *key, *portfile, *script, *logdir, *client_ca;
+	bool proxy;
+};
+
+/* Fill @o from the command line; 0, or 2 after saying what was wrong. */
+static int parse_args(int argc, char **argv, struct server_opts *o)
+{
 	for (int i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "--proxy")) {
-			proxy = true;
+			o->proxy = true;
 			i--; /* a flag without value */
 			continue;
 		}
@@ -378,40 +435,43 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (!strcmp(argv[i], "--cert"))
-			cert = argv[i + 1];
+			o->cert = argv[i + 1];
 		else if (!strcmp(argv[i], "--key"))
-			key = argv[i + 1];
+			o->key = argv[i + 1];
 		else if (!strcmp(argv[i], "--port-file"))
-			portfile = argv[i + 1];
+			o->portfile = argv[i + 1];
 		else if (!strcmp(argv[i], "--script"))
-			script = argv[i + 1];
+			o->script = argv[i + 1];
 		else if (!strcmp(argv[i], "--log-dir"))
-			logdir = argv[i + 1];
+			o->logdir = argv[i + 1];
 		else if (!strcmp(argv[i], "--client-ca"))
-			client_ca = argv[i + 1];
+			o->client_ca = argv[i + 1];
 		else {
 			fprintf(stderr, "fake_https: unknown option %s\n",
 				argv[i]);
 			return 2;
 		}
 	}
-	if (!cert || !key || !portfile || !script || !logdir) {
+	if (!o->cert || !o->key || !o->portfile || !o->script || !o->logdir) {
 		fprintf(stderr,
 			"usage: fake_https --cert PEM --key PEM --port-file F --script F --log-dir D [--client-ca PEM] [--proxy]\n");
 		return 2;
 	}
-	sigaction(SIGTERM, &sig, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	load_script(script);
+	return 0;
+}
 
-	ctx = SSL_CTX_new(TLS_server_method());
+/* The server's TLS context: TLS 1.2+, and client certificates if asked. */
+static SSL_CTX *tls_context(const struct server_opts *o)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+
 	if (!ctx || !SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
-	    SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 ||
-	    SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1)
+	    SSL_CTX_use_certificate_chain_file(ctx, o->cert) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(ctx, o->key, SSL_FILETYPE_PEM) != 1)
 		die("TLS setup");
-	if (client_ca) {
-		if (SSL_CTX_load_verify_locations(ctx, client_ca, NULL) != 1)
-			die(client_ca);
+	if (o->client_ca) {
+		if (SSL_CTX_load_verify_locations(ctx, o->client_ca, NULL) != 1)
+			die(o->client_ca);
 		SSL_CTX_set_verify(
 			ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
 			NULL);
@@ -419,6 +479,20 @@ int main(int argc, char **argv)
 		SSL_CTX_set_session_id_context(ctx,
 					       (const unsigned char *)"twl", 3);
 	}
+	return ctx;
+}
+
+/*
+ * Listen on 127.0.0.1 at a port the kernel picks, and publish the port in
+ * @portfile (written whole, then renamed, so a reader never sees half).
+ */
+static int listen_loopback(const char *portfile)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	char pbuf[32], tmp[4096];
+	int lfd, one = 1;
+	FILE *pf;
 
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0)
@@ -433,6 +507,13 @@ int main(int argc, char **argv)
 	pf = fopen(tmp, "w");
 	if (!pf || fputs(pbuf, pf) < 0 || fclose(pf) || rename(tmp, portfile))
 		die(portfile);
+	return lfd;
+}
+
+/* Accept and serve connections one at a time until SIGTERM. */
+static void serve_all(int lfd, SSL_CTX *ctx, const struct server_opts *o)
+{
+	int reqno = 0;
 
 	while (!stop) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
@@ -444,18 +525,35 @@ int main(int argc, char **argv)
 		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0)
 			continue;
-		if (proxy && proxy_connect(cfd)) {
+		if (o->proxy && proxy_connect(cfd)) {
 			close(cfd);
 			continue;
 		}
 		ssl = SSL_new(ctx);
 		if (ssl && SSL_set_fd(ssl, cfd) == 1 && SSL_accept(ssl) == 1)
-			serve(ssl, cfd, logdir, &reqno);
+			serve(ssl, cfd, o->logdir, &reqno);
 		else
 			ERR_clear_error(); /* e.g. the client refused our certificate */
 		SSL_free(ssl);
 		close(cfd);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sig = { .sa_handler = on_term };
+	struct server_opts o = { 0 };
+	SSL_CTX *ctx;
+	int lfd;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	sigaction(SIGTERM, &sig, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	load_script(o.script);
+	ctx = tls_context(&o);
+	lfd = listen_loopback(o.portfile);
+	serve_all(lfd, ctx, &o);
 	close(lfd);
 	SSL_CTX_free(ctx);
 	for (int i = 0; i < n_lines; i++)
