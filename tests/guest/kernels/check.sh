@@ -74,14 +74,15 @@ runs="$(grep -c '^workload ' "$D/workload.log") $(grep -c '^workload ' "$D/other
 [ "$runs" = "$want_runs" ] && ok "workload: $runs runs (counted, must-not-count)" ||
 	bad "workload: $runs runs (counted, must-not-count), want $want_runs"
 wrong=$(awk -v fails="tcp_root=EINVAL tcp_bad=EINVAL soft_bad=EINVAL swap_big=EINVAL oom_nonnum=EINVAL oom_bad=EINVAL use_hier=EINVAL" '
-	BEGIN { n = split(fails, f, " "); for (i = 1; i <= n; i++) { split(f[i], p, "="); E[p[1]] = p[2] } }
+	BEGIN { n = split(fails, f, " "); for (i = 1; i <= n; i++) { split(f[i], fe, "="); E[fe[1]] = fe[2] } }
 	/^workload / {
 		delete kv
 		for (i = 2; i <= NF; i++) { p = index($i, "="); kv[substr($i, 1, p - 1)] = substr($i, p + 1) }
 		s = kv["step"]
 		if (s in E) { if (kv["ok"] != 0 || kv["errno"] != E[s]) print s ": want every run to fail with " E[s] ": " $0 }
 		else if (kv["failed"] != 0 || kv["ok"] != kv["n"]) print s ": want every run to succeed: " $0
-	}' "$D/workload.log" "$D/other.log")
+	}' "$D/workload.log" "$D/other.log") ||
+	wrong="the check itself failed (awk exit $?): ${wrong:-no output}"
 [ -z "$wrong" ] && ok "workload: each run succeeded or failed as the kernel must answer it" || bad "workload: $wrong"
 
 # --- the agent's batches: 32-byte spool header, then the JSON document ------
