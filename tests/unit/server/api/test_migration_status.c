@@ -7,6 +7,7 @@
  * the status's date (GET /api/v1/migration-reuse), the fleet posted
  * through the real ingest API; readiness shows the statuses.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "store/store.h"
 
 #define HOST "9c1f4e2b7a3d5e6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7"
 #define SOFT "memcg_v1.soft_limit"
@@ -336,6 +338,41 @@ static void test_readiness(void **state)
 	http_result_fini(&r);
 }
 
+/*
+ * The store's own rules: a status it cannot hold is -EINVAL; past the cap
+ * a new pair is refused and nothing grows, replacing one still works.
+ */
+static void test_store_rules_and_cap(void **state)
+{
+	struct twl_migration_status m = { .feature = SOFT,
+					  .status = "blocked",
+					  .owner = "o",
+					  .author = "a",
+					  .date = 1,
+					  .now = 2 };
+	char w[32];
+	int64_t i, have = count_rows(&fx, "migration_status");
+
+	(void)state;
+	assert_int_equal(twl_store_migration_status_set(fx.store, &m), -EINVAL);
+	m.status = "done";
+	assert_int_equal(twl_store_migration_status_set(fx.store, &m), -EINVAL);
+	m.status = "migrating";
+	for (i = have; i < TWL_STORE_MAX_MIGRATION_STATUS; i++) {
+		snprintf(w, sizeof(w), "w%lld", (long long)i);
+		m.workload = w;
+		assert_int_equal(twl_store_migration_status_set(fx.store, &m),
+				 0);
+	}
+	m.workload = "one-more";
+	assert_int_equal(twl_store_migration_status_set(fx.store, &m), -EDQUOT);
+	m.workload = w;
+	m.status = "migrated";
+	assert_int_equal(twl_store_migration_status_set(fx.store, &m), 0);
+	assert_int_equal(count_rows(&fx, "migration_status"),
+			 TWL_STORE_MAX_MIGRATION_STATUS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_readiness),
+		cmocka_unit_test(test_store_rules_and_cap),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
