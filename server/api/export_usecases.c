@@ -145,13 +145,18 @@ static int item(struct twl_buf *b, const json_t *a, const char *first,
 	return rc;
 }
 
-/* "v2 replacement tried by 3 of 4 use cases: works for 1, ..." */
+/*
+ * "Was the v2 replacement tried: falls short for 2, not tried for 1 (3 of
+ * 4 use cases say)": the answers given, none when no use case says.
+ */
 static int tried_line(struct twl_buf *b, const json_t *anns)
 {
-	size_t i, n[3] = { 0 }, said;
+	static const char *const names[] = { "works", "falls short",
+					     "not tried" };
+	size_t i, n[3] = { 0 }, said = 0;
 	struct twl_buf t;
 	const json_t *a;
-	int rc;
+	int rc = 0;
 
 	json_array_foreach(anns, i, a)
 	{
@@ -160,16 +165,18 @@ static int tried_line(struct twl_buf *b, const json_t *anns)
 		if (v)
 			n[!strcmp(v, "works") ? 0 : !strcmp(v, "no") ? 2 : 1]++;
 	}
-	said = n[0] + n[1] + n[2];
-	if (!said)
-		return 0;
 	twl_buf_init(&t, 1024);
-	rc = twl_buf_printf(&t,
-			    "Was the v2 replacement tried: works for %zu,"
-			    " falls short for %zu, not tried for %zu"
-			    " (%zu of %zu use cases say)",
-			    n[0], n[1], n[2], said, json_array_size(anns));
-	if (!rc)
+	rc = twl_buf_printf(&t, "Was the v2 replacement tried:");
+	for (i = 0; !rc && i < 3; i++) {
+		if (n[i])
+			rc = twl_buf_printf(&t, "%s %s for %zu",
+					    said ? "," : "", names[i], n[i]);
+		said += n[i];
+	}
+	if (!rc && said)
+		rc = twl_buf_printf(&t, " (%zu of %zu use cases say)", said,
+				    json_array_size(anns));
+	if (!rc && said)
 		rc = twl_export_wrap(b, t.data, "  ", "    ", TWL_EXPORT_WIDTH);
 	twl_buf_fini(&t);
 	return rc;

@@ -83,6 +83,20 @@ static void test_plain(void **state)
 		"JVM.\n");
 }
 
+/* Only the answers given are counted. */
+static void test_tried_counts(void **state)
+{
+	(void)state;
+	expect_text(
+		"{\"hosts_using\":2,\"annotations\":[" ANN(
+			"\"text\":\"a\",\"v2_tried\":\"no\"") "," ANN("\"text\":\"b\"") "]}",
+		"  Was the v2 replacement tried: not tried for 1 (1 of 2 use "
+		"cases say)\n"
+		"  Use cases:\n"
+		"    - (alice, 2025-12-01; v2 replacement not tried) a\n"
+		"    - (alice, 2025-12-01) b\n");
+}
+
 static void test_none_recorded(void **state)
 {
 	(void)state;
@@ -102,6 +116,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grouped),
 		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_tried_counts),
 		cmocka_unit_test(test_none_recorded),
 	};
 
