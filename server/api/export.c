@@ -16,6 +16,7 @@
 
 #include "api/escape.h"
 #include "api/export.h"
+#include "api/export_usecases.h"
 
 int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 {
@@ -499,9 +500,8 @@ out:
 /* The cgroup v2 replacement, whether it fits, and the use cases told. */
 static int text_feature_use_cases(struct twl_buf *b, const json_t *f)
 {
-	json_t *arr, *x;
-	char d1[16], fits[128];
-	size_t i;
+	json_t *arr;
+	char fits[128];
 	int rc = 0;
 
 	TRY(wrapf(b, "  ", "    ", "cgroup v2 replacement: %s",
@@ -512,26 +512,7 @@ static int text_feature_use_cases(struct twl_buf *b, const json_t *f)
 	arr = json_object_get(f, "annotations");
 	fits_summary(arr, fits, sizeof(fits));
 	TRY(wrapf(b, "  ", "    ", "Does the replacement fit: %s", fits));
-	if (!json_array_size(arr)) {
-		if (int_of(f, "hosts_using") > 0)
-			TRY(wrapf(b, "  ", "    ",
-				  "Use cases: none recorded yet."));
-		goto out;
-	}
-	TRY(twl_buf_append(b, "  Use cases:\n", 13));
-	json_array_foreach(arr, i, x)
-	{
-		const char *wl =
-			json_string_value(json_object_get(x, "workload"));
-		const char *ft = json_string_value(json_object_get(x, "fits"));
-
-		fmt_date(int_of(x, "created"), d1, sizeof(d1));
-		TRY(wrapf(b, "    - ", "      ", "%s%s%s(%s, %s%s%s) %s",
-			  wl ? "[" : "", wl ? wl : "", wl ? "] " : "",
-			  str_or(x, "author", "?"), d1,
-			  ft ? "; replacement fits: " : "", ft ? ft : "",
-			  str_or(x, "text", "")));
-	}
+	rc = twl_export_use_cases(b, f);
 out:
 	return rc;
 }

@@ -27,7 +27,10 @@
  *                    "hosts": n, "uses": n}],
  *     "hosts": [s, ...]       host names (only kept with show_hosts)
  *     "annotations": [{"workload": s|null, "text": s, "fits": s|null,
- *                      "author": s, "created": n}]
+ *                      "author": s, "created": n, "intent": s|null,
+ *                      "set_by": s|null, "v2_tried": s|null,
+ *                      "shortfall": s|null, "team": s|null}]
+ *     (the text groups them: export_usecases.h)
  *   }]
  * }
  */

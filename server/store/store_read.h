@@ -148,6 +148,30 @@ int twl_read_annotations(struct twl_store *s, const char *feature,
 			 json_t **out);
 
 /*
+ * twl_read_migration_status - {"statuses": [{"feature", "workload" (null:
+ * the feature as a whole), "status", "reason", "owner", "date", "author",
+ * "updated", "seen_again"}]} for @feature (NULL = all), by feature and
+ * workload. "seen_again" is null, or for a "migrated" status that
+ * twl_read_migration_reuse() reports, its {"hosts", "last_seen", "ops"}.
+ */
+int twl_read_migration_status(struct twl_store *s, const char *feature,
+			      json_t **out);
+
+/*
+ * twl_read_migration_reuse - the workloads marked "migrated" that were
+ * seen using the feature again after the status's date: {"reused":
+ * [{"feature", "workload" (null: the feature as a whole, any process),
+ * "owner", "date", "hosts", "last_seen", "ops"}]}, by feature and
+ * workload. Seen again = a BPF usage row of that feature (and process)
+ * that configures or listens (op write or register_event; reads are not
+ * uses) whose last use is later than the date. Only uses later than
+ * @after (0: all) count, so a caller that remembers the last_seen it
+ * already acted on asks only for news. Read-only and idempotent: meant to
+ * be polled by whatever raises alerts.
+ */
+int twl_read_migration_reuse(struct twl_store *s, int64_t after, json_t **out);
+
+/*
  * twl_read_export_data - the export data document (see export.h) at @now
  * over the last @window_days days, for @feature (NULL = every catalog
  * feature). Workloads are grouped by process, cgroup kind and container
@@ -174,18 +198,20 @@ struct twl_readiness_query {
 /*
  * twl_read_readiness - which hosts seen since @q->since break when they
  * move to a kernel without @q's removed features: {"breaks": {"count",
- * "features": [{"id", "hosts", "by_kind": {"configures", "listens",
- * "reads"} (hosts per kind of use seen by BPF, census knobs as
+ * "features": [{"id", "hosts", "migration", "by_kind": {"configures",
+ * "listens", "reads"} (hosts per kind of use seen by BPF, census knobs as
  * configures), "evidence": {"bpf_hosts", "bpf_count",
  * "census_knob_hosts", "v1_hierarchy_hosts", "kernel_warning_hosts"},
  * "workloads": [top 10 {"comm", "container", "target_kind", "ops",
- * "hosts", "count"}]}], "hosts": [@q->limit of {"host_id", "hostname",
+ * "hosts", "count", "migration"}]}], "hosts": [@q->limit of {"host_id", "hostname",
  * "kernel", "cgroup_mode", "features", "runtimes"}]}, "ready": {"count"}
  * (v2 hosts, and measured hosts with no such use), "not_measured":
  * {"count", "hosts"} (neither v2 nor measured: no census, no BPF attached
  * or counted)}; each of @q->deadlines gains "hosts", the hosts that run
  * its runtime on one of its cgroup modes. Counts are exact whatever the
- * page size. -EINVAL for a limit out of range or a missing list.
+ * page size. "migration" is the status set for the feature as a whole,
+ * or for the workload's process, as {"status", "reason", "owner",
+ * "date"}, or null. -EINVAL for a limit out of range or a missing list.
  */
 int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 		       json_t **out);

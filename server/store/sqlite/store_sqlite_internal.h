@@ -434,4 +434,15 @@ int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
 int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
 			    json_t *arr);
 
+/*
+ * twl_admin_write - run @sql, bound by @bind(@arg), on the admin writer in
+ * a transaction of its own. *@changes_or_id gets the rows changed, or
+ * with @want_id the new row's id (-EDQUOT when nothing was inserted: the
+ * statement's WHERE refused it at a cap). 0 or a negative errno, nothing
+ * changed (store_sqlite_annotations.c).
+ */
+int twl_admin_write(struct twl_store *s, const char *sql,
+		    int (*bind)(sqlite3_stmt *, void *), void *arg,
+		    int64_t *changes_or_id, bool want_id);
+
 #endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

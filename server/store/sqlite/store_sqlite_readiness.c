@@ -42,6 +42,11 @@
 	"  AND json_extract(j.value, '$.kind') = 'v1' AND EXISTS (SELECT 1"      \
 	"  FROM json_each(j.value, '$.controllers') c WHERE c.value = iface.ctl))"
 
+/* A migration status as readiness shows it (migration 018). */
+#define MIGRATION_JSON                                                 \
+	"json_object('status', m.status, 'reason', m.reason, 'owner'," \
+	" m.owner, 'date', m.date)"
+
 static const char q_features[] = EV_CTE
 	" SELECT feature_id, COUNT(DISTINCT host_id),"
 	" COUNT(DISTINCT CASE WHEN op = 'write' THEN host_id END),"
@@ -51,7 +56,9 @@ static const char q_features[] = EV_CTE
 	" CAST(TOTAL(n) AS INT),"
 	" COUNT(DISTINCT CASE WHEN src = 'census' THEN host_id END),"
 	" COUNT(DISTINCT CASE WHEN src = 'hierarchy' THEN host_id END),"
-	" COUNT(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END)"
+	" COUNT(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END),"
+	" (SELECT " MIGRATION_JSON " FROM migration_status m"
+	"  WHERE m.feature_id = ev.feature_id AND m.workload = '')"
 	" FROM ev GROUP BY feature_id ORDER BY 2 DESC, 1";
 
 static const char q_break_count[] = EV_CTE
@@ -91,7 +98,9 @@ static const char q_unmeasured[] = REST_CTE
 
 static const char q_workloads[] =
 	"SELECT u.comm, u.container, COALESCE(u.target_kind, ''),"
-	" group_concat(DISTINCT u.op), COUNT(DISTINCT u.host_id), SUM(u.count)"
+	" group_concat(DISTINCT u.op), COUNT(DISTINCT u.host_id), SUM(u.count),"
+	" (SELECT " MIGRATION_JSON " FROM migration_status m"
+	"  WHERE m.feature_id = ?1 AND m.workload = u.comm)"
 	" FROM usage u JOIN hosts h ON h.host_id = u.host_id"
 	" WHERE u.feature_id = ?1 AND u.last_seen >= ?2"
 	" AND h.last_seen >= ?2 AND h.cgroup_mode != 'v2'"
@@ -106,6 +115,7 @@ static const char q_runtime[] =
 static const struct twl_col c_feature[] = {
 	{ "id", 0, TWL_COL_TEXT },
 	{ "hosts", 1, TWL_COL_INT },
+	{ "migration", 10, TWL_COL_JSON },
 };
 static const struct twl_col c_kind[] = {
 	{ "configures", 2, TWL_COL_INT },
@@ -137,6 +147,7 @@ static const struct twl_col c_workload[] = {
 	{ "comm", 0, TWL_COL_TEXT },	    { "container", 1, TWL_COL_TEXT },
 	{ "target_kind", 2, TWL_COL_TEXT }, { "ops", 3, TWL_COL_TEXT },
 	{ "hosts", 4, TWL_COL_INT },	    { "count", 5, TWL_COL_INT },
+	{ "migration", 6, TWL_COL_JSON },
 };
 
 /* Bind the evidence CTE's parameters (and ?4, the page size). */

@@ -1,6 +1,7 @@
 // Upgrade readiness (#/readiness?target=NAME): which hosts and workloads
 // break if the fleet moves to a target kernel (GET /api/v1/readiness),
-// with the kind of use and the evidence; hosts ready; hosts not measured.
+// with the kind of use and the evidence and the migration status set for
+// each feature and workload; hosts ready; hosts not measured.
 // The target is chosen from GET /api/v1/targets and kept in the URL.
 import { api, query } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
@@ -8,6 +9,7 @@ import { fmtNum } from '../format.js';
 import { updateParams } from '../router.js';
 import { featureLink } from '../session.js';
 import { table } from '../table.js';
+import { migrationText } from './migration.js';
 
 function stat(id, n, label) {
 	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
@@ -36,6 +38,7 @@ const FEATURE_COLUMNS = [
 	{ key: 'bpf_hosts', label: 'BPF hosts', num: true, value: ev('bpf_hosts') },
 	{ key: 'census', label: 'Census hosts', num: true, value: (x) => ev('census_knob_hosts')(x) + ev('v1_hierarchy_hosts')(x) },
 	{ key: 'warned', label: 'Kernel warned', num: true, value: ev('kernel_warning_hosts') },
+	{ key: 'migration', label: 'Migration status', text: true, value: (x) => migrationText(x.migration) },
 ];
 
 const HOST_COLUMNS = [
@@ -55,6 +58,7 @@ const WORKLOAD_COLUMNS = [
 	{ key: 'ops', label: 'How', text: true, value: (x) => (Array.isArray(x.ops) ? x.ops.join(', ') : x.ops) },
 	{ key: 'hosts', label: 'Hosts', num: true },
 	{ key: 'count', label: 'Uses', num: true },
+	{ key: 'migration', label: 'Migration status', text: true, value: (x) => migrationText(x.migration) },
 ];
 
 function planNote(plan) {
