@@ -104,7 +104,8 @@ static void post(struct fixture *f, const char *key, json_t *r)
  * kubelet; oom_kill_disable=1 by dockerd, an OOM listener; use_hierarchy
  * 0 by initscript; census: soft limit 1 GiB, oom_kill_disable 1,
  * use_hierarchy 0. web-2: soft limit 1 GiB..8 GiB and unlimited by java;
- * swappiness 0 and 10 by tuned; move_charge 1 and 3 by lxc-start.
+ * swappiness 0..10, last 5, by tuned; move_charge 1 and 3 by lxc-start;
+ * census: soft limit 2 GiB.
  */
 static void ingest(struct fixture *f)
 {
@@ -141,9 +142,12 @@ static void ingest(struct fixture *f)
 		  val(8 * GIB, 1 * GIB, 8 * GIB, true, "bytes"));
 	add_write(r, "memcg_v1.swappiness", "memory.swappiness",
 		  "/system.slice/db.service", "tuned",
-		  val(10, 0, 10, false, "number"));
+		  val(5, 0, 10, false, "number"));
 	add_write(r, "memcg_v1.move_charge", "memory.move_charge_at_immigrate",
 		  "/lxc/c1", "lxc-start", val(3, 1, 3, false, "bitmask"));
+	/* the same path as web-1's knob: another cgroup, on another host */
+	add_knob(r, "memcg_v1.soft_limit", "memory.soft_limit_in_bytes",
+		 "/system.slice/b.service", "2147483648");
 	post(f, key, r);
 }
 
@@ -227,9 +231,9 @@ static void test_feature_bytes(void **state)
 		v,
 		"{\"classes\":[\"soft_limit_in_bytes set on 2 cgroups on 2 hosts:"
 		" 256 MiB-8 GiB; reset to unlimited by 2 processes\","
-		"\"soft_limit_in_bytes configured on 1 cgroup on 1 host (census):"
-		" 1 GiB\"],"
-		"\"configured\":{\"cgroups\":1,\"hosts\":1,\"max\":1073741824,"
+		"\"soft_limit_in_bytes configured on 2 cgroups on 2 hosts"
+		" (census): 1 GiB-2 GiB\"],"
+		"\"configured\":{\"cgroups\":2,\"hosts\":2,\"max\":2147483648,"
 		"\"min\":1073741824},"
 		"\"kind\":\"bytes\",\"name\":\"soft_limit_in_bytes\","
 		"\"written\":{\"cgroups\":3,\"hosts\":2,\"max\":8589934592,"
@@ -272,9 +276,10 @@ static void test_feature_lists(void **state)
 {
 	json_t *v = values_of(*state, "memcg_v1.swappiness");
 
-	expect_json(json_object_get(v, "classes"),
-		    "[\"swappiness written: 0 on 1 cgroup, 10 on 1 cgroup;"
-		    " by 1 process on 1 host\"]");
+	expect_json(
+		json_object_get(v, "classes"),
+		"[\"swappiness written: 0 on 1 cgroup, 5 on 1 cgroup, 10 on 1 cgroup;"
+		" by 1 process on 1 host\"]");
 	json_decref(v);
 	v = values_of(*state, "memcg_v1.move_charge");
 	expect_json(json_object_get(v, "classes"),
@@ -354,8 +359,8 @@ static void test_export_shown(void **state)
 		"\n  Values written:\n"
 		"    - soft_limit_in_bytes set on 2 cgroups on 2 hosts: 256 MiB-8 GiB;\n"
 		"      reset to unlimited by 2 processes\n"
-		"    - soft_limit_in_bytes configured on 1 cgroup on 1 host (census):\n"
-		"      1 GiB\n"));
+		"    - soft_limit_in_bytes configured on 2 cgroups on 2 hosts (census):\n"
+		"      1 GiB-2 GiB\n"));
 	/* a long item wraps at 72 columns */
 	assert_non_null(strstr(body,
 			       "\n    - move_charge_at_immigrate written:"
@@ -379,14 +384,15 @@ static void test_export_shown(void **state)
 	free(body);
 	j = get_json(*state, "/api/v1/export/linux-mm?format=json&feature="
 			     "memcg_v1.swappiness");
-	expect_json(json_object_get(
-			    json_object_get(
-				    json_array_get(
-					    json_object_get(j, "features"), 0),
-				    "values"),
-			    "classes"),
-		    "[\"swappiness written: 0 on 1 cgroup, 10 on 1 cgroup;"
-		    " by 1 process on 1 host\"]");
+	expect_json(
+		json_object_get(
+			json_object_get(
+				json_array_get(json_object_get(j, "features"),
+					       0),
+				"values"),
+			"classes"),
+		"[\"swappiness written: 0 on 1 cgroup, 5 on 1 cgroup, 10 on 1 cgroup;"
+		" by 1 process on 1 host\"]");
 	json_decref(j);
 }
 
