@@ -14,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include <twilight/util.h>
+
+#include "api/export.h"
 #include "harness.h"
 
 #define HOST_A \
@@ -396,6 +400,35 @@ static void test_export_shown(void **state)
 	json_decref(j);
 }
 
+/* twilight-server export with @flag ("" for none) into a new string. */
+static char *cli_text(struct fixture *f, const char *flag)
+{
+	char out[512], *text = NULL;
+	size_t len = 0;
+	char *argv[] = { "export",    "--data-dir",	     f->dir,
+			 "--feature", "memcg_v1.soft_limit", "--output",
+			 out,	      (char *)flag,	     NULL };
+
+	snprintf(out, sizeof(out), "%s/export.txt", f->dir);
+	assert_int_equal(twl_export_cli(flag[0] ? 8 : 7, argv), 0);
+	assert_int_equal(twl_read_file(out, 1 << 20, &text, &len), 0);
+	unlink(out);
+	return text;
+}
+
+static void test_export_cli(void **state)
+{
+	char *text = cli_text(*state, "");
+
+	assert_non_null(strstr(text, "\n  Values written: values withheld "
+				     "(export-show-values)\n"));
+	free(text);
+	text = cli_text(*state, "--show-values");
+	assert_non_null(strstr(text, "\n    - soft_limit_in_bytes set on 2 "
+				     "cgroups on 2 hosts: 256 MiB-8 GiB;\n"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_feature_boolean),
 		cmocka_unit_test(test_feature_lists),
 		cmocka_unit_test(test_export_withheld),
+		cmocka_unit_test(test_export_cli),
 	};
 	const struct CMUnitTest shown[] = {
 		cmocka_unit_test(test_export_shown),
