@@ -354,6 +354,14 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(export_show_cgroups),
 	  .help = "Keep full cgroup paths in the linux-mm export (export "
 		  "--full-cgroups and --cgroup-kinds override it)." },
+	{ .name = "export-show-values",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_values),
+	  .help = "Show the values written to the deprecated knobs (limits, "
+		  "flags, swappiness) in the linux-mm export; off, the export "
+		  "says they were withheld (export --show-values and "
+		  "--hide-values override it)." },
 };
 
 const size_t twl_server_n_options =

@@ -67,6 +67,7 @@ struct twl_config {
 	/* linux-mm export privacy, used by export.c */
 	bool export_show_hosts;
 	bool export_show_cgroups;
+	bool export_show_values; /* the values written (value_class.h) */
 };
 
 /* The command line's own flags (main.c); the strings point into argv. */

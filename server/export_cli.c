@@ -85,6 +85,20 @@ const struct twl_cfg_opt twl_export_cli_options[] = {
 	  .flags = SWITCH,
 	  .implied = "false",
 	  .help = "Reduce cgroup paths to their kind (the default)." },
+	{ .name = "show-values",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_values),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Show the values written (default: withheld, unless the "
+		  "configuration sets export-show-values)." },
+	{ .name = "hide-values",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_values),
+	  .flags = SWITCH,
+	  .implied = "false",
+	  .help = "Withhold the values written, overriding the configuration "
+		  "file." },
 	{ .name = "hide-processes",
 	  .type = TWL_CFG_BOOL,
 	  ARG(hide_processes),
@@ -209,6 +223,7 @@ static int redacted(const struct export_args *a, struct twl_store *store,
 		.show_hosts = a->cfg.export_show_hosts,
 		.full_cgroups = a->cfg.export_show_cgroups,
 		.hide_processes = a->hide_processes,
+		.show_values = a->cfg.export_show_values,
 	};
 	json_t *data = NULL;
 	int rc;

@@ -94,7 +94,9 @@ static json_t *message_to_json(const struct twl_catalog_message *m)
 static int add_facts(json_t *o, const struct twl_feature *f)
 {
 	json_t *facts = json_pack(
-		"{s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o}", "commit_note",
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o}",
+		"value_kind", f->value_kind, "value_name",
+		str_or_null(f->value_name), "commit_note",
 		str_or_null(f->commit_note), "config", str_or_null(f->config),
 		"stopped_working", str_or_null(f->stopped_working),
 		"warn_condition", str_or_null(f->warn_condition),

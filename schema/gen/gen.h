@@ -50,6 +50,9 @@ struct gfeat {
 	const char *replacement, *replacement_note;
 	const char *config, *stopped_working, *stopped_note;
 	const char *route, *in_reply_to;
+	/* what a write sets: "none", "bytes", "boolean", "integer", "bitmask";
+	 * value_name: how a maintainer calls it (NULL exactly for "none") */
+	const char *value_kind, *value_name;
 	size_t route_idx; /* index into catalog.routes */
 	json_t *files, *event_files, *references; /* borrowed */
 	struct gmsg *msgs;

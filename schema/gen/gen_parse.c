@@ -478,6 +478,61 @@ static int parse_lists(json_t *jf, struct gfeat *f, size_t fi)
 	return 0;
 }
 
+/* A value's name as the control file spells it: [a-z][a-z0-9_.]*. */
+static bool valid_value_name(const char *s)
+{
+	if (*s < 'a' || *s > 'z')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/*
+ * value_kind and value_name: what a write to the feature's files sets, for
+ * the value classes the server shows. A kind other than "none" needs files
+ * to write and a name; "none" has neither name nor values.
+ */
+static int parse_value(json_t *jf, struct gfeat *f, size_t fi)
+{
+	static const char *const kinds[] = { "none",	"bytes",   "boolean",
+					     "integer", "bitmask", NULL };
+	size_t k;
+	int err;
+
+	err = gen_get_str(jf, "value_kind", false, 16, &f->value_kind,
+			  W_FEATURE, fi, f->id);
+	if (!err)
+		err = gen_get_str(jf, "value_name", true, MAX_FILE,
+				  &f->value_name, W_FEATURE, fi, f->id);
+	if (err)
+		return err;
+	for (k = 0; kinds[k] && strcmp(kinds[k], f->value_kind); k++)
+		;
+	if (!kinds[k])
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_kind\": \"%s\" is not none, bytes, boolean, integer or bitmask",
+			f->value_kind);
+	if (k && !json_array_size(f->files))
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_kind\": \"%s\" but \"files\" is empty (nothing to write)",
+			f->value_kind);
+	if (!k != !f->value_name)
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_name\": must be null exactly when \"value_kind\" is \"none\"");
+	if (f->value_name && !valid_value_name(f->value_name))
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_name\": \"%s\" is not [a-z][a-z0-9_.]*",
+			f->value_name);
+	return 0;
+}
+
 /* Consistency between warns, status, messages and the warning's history. */
 static int check_consistency(const struct gfeat *f, size_t fi)
 {
@@ -531,6 +586,8 @@ int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
 					    "references",
 					    "files",
 					    "event_files",
+					    "value_kind",
+					    "value_name",
 					    "messages",
 					    NULL };
 	json_t *v;
@@ -558,6 +615,8 @@ int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
 		err = parse_thread(jf, f, fi);
 	if (!err)
 		err = parse_lists(jf, f, fi);
+	if (!err)
+		err = parse_value(jf, f, fi);
 	if (!err)
 		err = check_consistency(f, fi);
 	return err;

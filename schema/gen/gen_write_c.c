@@ -141,6 +141,8 @@ static void write_feature(FILE *o, const struct gfeat *f, size_t i)
 		{ "replacement_note", f->replacement_note },
 		{ "warn_condition", f->warn_condition },
 		{ "in_reply_to", f->in_reply_to },
+		{ "value_kind", f->value_kind },
+		{ "value_name", f->value_name },
 	};
 
 	fputs("\t{\n", o);

@@ -139,6 +139,7 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	if (cfg) {
 		opts.show_hosts = cfg->export_show_hosts;
 		opts.full_cgroups = cfg->export_show_cgroups;
+		opts.show_values = cfg->export_show_values;
 	}
 	if (query_opts(req, resp, &opts, &days))
 		return 1;

@@ -17,6 +17,7 @@
 
 #include "api/api_read.h"
 #include "api/export.h"
+#include "api/value_class.h"
 #include "api/readiness.h"
 #include "http/server.h"
 #include "http/server_internal.h"
@@ -219,6 +220,11 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_read_feature(twl_server_store(srv), req->path_rest, &f, &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "feature");
+	rc = twl_value_classes_into(json_object_get(doc, "values"));
+	if (rc) {
+		json_decref(doc);
+		return rc;
+	}
 	return twl_response_json(resp, 200, doc);
 }
 

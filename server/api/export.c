@@ -189,6 +189,8 @@ json_t *twl_export_redact(const json_t *data,
 		if (!opts->show_hosts)
 			json_object_del(f, "hosts");
 		rc = redact_workloads(f, opts);
+		if (!rc)
+			rc = twl_export_redact_values(f, opts);
 		if (rc) {
 			json_decref(copy);
 			errno = -rc;
@@ -196,10 +198,11 @@ json_t *twl_export_redact(const json_t *data,
 		}
 	}
 	json_object_set_new(copy, "redaction",
-			    json_pack("{s:b, s:b, s:b}", "show_hosts",
+			    json_pack("{s:b, s:b, s:b, s:b}", "show_hosts",
 				      opts->show_hosts, "full_cgroups",
 				      opts->full_cgroups, "hide_processes",
-				      opts->hide_processes));
+				      opts->hide_processes, "show_values",
+				      opts->show_values));
 	return copy;
 }
 
@@ -635,6 +638,7 @@ int twl_export_body(const json_t *data, const char *list, struct twl_buf *b)
 			continue;
 		TRY(text_feature_head(b, f));
 		TRY(text_feature_where(b, f));
+		TRY(twl_export_values_text(b, f));
 		TRY(text_feature_use_cases(b, f));
 	}
 	TRY(text_unused(b, feats, list));

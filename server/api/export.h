@@ -31,6 +31,11 @@
  *                      "set_by": s|null, "v2_tried": s|null,
  *                      "shortfall": s|null, "team": s|null}]
  *     (the text groups them: export_usecases.h)
+ *     "values": {...}         what was written (store_read.h's feature
+ *                             "values"); after redaction kept, with its
+ *                             "classes" (value_class.h), only with
+ *                             show_values, else "values_withheld": true
+ *                             when it had a class
  *   }]
  * }
  */
@@ -54,6 +59,7 @@ struct twl_export_opts {
 	bool show_hosts; /* list host names per feature */
 	bool full_cgroups; /* keep cgroup paths and container ids */
 	bool hide_processes; /* replace process names by "(hidden)" */
+	bool show_values; /* the values written (export_values.c) */
 };
 
 /* Most bytes an export may produce; past it the render fails with -E2BIG. */
@@ -100,6 +106,15 @@ json_t *twl_export_redact(const json_t *data,
 			  const struct twl_export_opts *opts);
 
 /*
+ * twl_export_redact_values - redaction of feature @feat's "values"
+ * (export_values.c): with @opts->show_values its "classes" are added
+ * (process names "(hidden)" first with hide_processes), else the member
+ * goes and "values_withheld" is set when it had a class. 0, -EINVAL
+ * (malformed values), -ENOMEM.
+ */
+int twl_export_redact_values(json_t *feat, const struct twl_export_opts *opts);
+
+/*
  * twl_export_render - render @data (already redacted: call
  * twl_export_redact() first) as @fmt into a new NUL-terminated buffer
  * *@out (free() it) of *@len bytes. Text: an email with Subject:, To:
@@ -122,6 +137,14 @@ int twl_export_render(const json_t *data, enum twl_export_format fmt,
 struct twl_buf;
 int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 		    const char *rest, unsigned width);
+
+/*
+ * twl_export_values_text - append a redacted feature @f's value classes to
+ * @b ("  Values written:" and one item each), or the line saying they
+ * were withheld (export-show-values); nothing when it has neither.
+ * Returns 0 or a negative errno from twl_buf.
+ */
+int twl_export_values_text(struct twl_buf *b, const json_t *f);
 
 /*
  * twl_export_list_of - the mailing list reports about catalog feature @id

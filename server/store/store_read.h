@@ -92,8 +92,10 @@ int twl_read_summary(struct twl_store *s, int64_t now, json_t **out);
  * hosts_reading_only), first/last seen, uses (BPF writes and
  * registrations), reads, kernel warnings (apart, never in uses),
  * workloads per kind, top cgroups, containers, processes (each with its
- * use, uses and reads), kernels, timeline by day. -ENOENT if @id is not
- * in the catalog.
+ * use, uses and reads), kernels, timeline by day, and "values": what was
+ * written to its files, from BPF value summaries and census knobs, as
+ * its catalog value_kind reads (docs/api.md; the read API adds their
+ * "classes", api/value_class.h). -ENOENT if @id is not in the catalog.
  */
 int twl_read_feature(struct twl_store *s, const char *id,
 		     const struct twl_read_filter *f, json_t **out);
@@ -173,7 +175,8 @@ int twl_read_migration_reuse(struct twl_store *s, int64_t after, json_t **out);
 
 /*
  * twl_read_export_data - the export data document (see export.h) at @now
- * over the last @window_days days, for @feature (NULL = every catalog
+ * over the last @window_days days, each feature with its "values" as
+ * twl_read_feature() has them, for @feature (NULL = every catalog
  * feature). Workloads are grouped by process, cgroup kind and container
  * runtime unless @full_cgroups; "hosts" (names) are filled only when
  * @with_hosts. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if

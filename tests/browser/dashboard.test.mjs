@@ -39,7 +39,9 @@ const SEED = [
 	{
 		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight', labels: { team: 'payments', env: 'prod' },
 		usage: [
-			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '' },
+			// the values written (wire format 2): 256 MiB to 512 MiB, and unlimited
+			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '',
+				value: { last: 536870912, min: 268435456, max: 536870912, unlimited: true, unit: 'bytes', source: 'stored' } },
 		],
 	},
 	{ name: 'evil-3', mode: 'v1', kernel: '6.1.0-twilight',
@@ -150,6 +152,7 @@ before(async () => {
 				comm: u.comm, uid: 0, writer_cgroup: u.cgroup, container: u.container, last_pid: 100 + i,
 				...(hst.labels ? { use: { write: 'configures', register_event: 'listens', read: 'reads' }[u.op || 'write'] } : {}),
 				count: u.count, failed: 0, condition_met: u.count, first_seen: now - 3600, last_seen: now - 60,
+				...(u.value ? { value: u.value } : {}),
 			})),
 		};
 		const r = await request('POST', '/api/v1/reports', key, report);
@@ -362,6 +365,9 @@ test('feature page, annotation editor and export preview', async () => {
 	assert.match(await page.textContent('#feature-reading'), /^0 /);
 	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
 	assert.ok(procs.includes('batchd'), 'process batchd listed: ' + procs);
+	// The values web-2 wrote, in words: one host, one cgroup, one process.
+	assert.deepEqual(await page.$$eval('#feature-values li', (lis) => lis.map((li) => li.textContent)),
+		['soft_limit_in_bytes set on 1 cgroup on 1 host: 256 MiB-512 MiB; reset to unlimited by 1 process']);
 	await page.waitForFunction(() => document.getElementById('export-text') &&
 		document.getElementById('export-text').textContent.includes('linux-mm@kvack.org'));
 	const note = 'Nightly batch jobs rely on soft limits for reclaim ordering (browser test)';
@@ -387,6 +393,9 @@ test('feature page, annotation editor and export preview', async () => {
 	assert.equal(csv.status, 200);
 	assert.match(csv.body, /^feature,title,/);
 	assert.deepEqual(await saved('#export-csv'), { name: 'twilight-linux-mm-memcg_v1.soft_limit.csv', body: csv.body });
+	// The export withholds the values unless the server shows them.
+	assert.match(shown, /\n {2}Values written: values withheld \(export-show-values\)\n/);
+	assert.doesNotMatch(shown, /512 MiB/);
 	await page.screenshot({ path: join(SHOTS, 'feature.png'), fullPage: true });
 	assert.deepEqual(await strayText(page), []);
 	assert.deepEqual(problems, []);
@@ -507,7 +516,17 @@ test('hostile process name renders as text and runs no script', async () => {
 	await page.waitForSelector('#table-processes');
 	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
 	assert.ok(procs.includes(XSS), 'the hostile name is shown as text: ' + JSON.stringify(procs));
+	// Its registration is a listener; no value was written.
+	assert.deepEqual(await page.$$eval('#feature-values li', (lis) => lis.map((li) => li.textContent)),
+		['notification listeners: 1 process on 1 host']);
 	assert.equal(await page.$$eval('img', (imgs) => imgs.length), 0, 'no <img> element was created');
+	// A limit written by an agent that sent no value: said plainly, no list.
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.kmem_tcp_limit');
+	await page.waitForSelector('#feature-values');
+	assert.match(await page.textContent('#feature-values'), /^No values recorded in this range/);
+	assert.equal(await page.$$eval('#feature-values li', (lis) => lis.length), 0);
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.oom_control');
+	await page.waitForSelector('#table-processes');
 	await page.screenshot({ path: join(SHOTS, 'hostile.png'), fullPage: true });
 	// The host page too.
 	const hosts = JSON.parse((await request('GET', '/api/v1/hosts?host=evil-3', adminToken)).body).hosts;

@@ -79,6 +79,10 @@ struct twl_feature {
 	/* NULL-terminated cgroup.event_control targets, e.g. "memory.oom_control" */
 	const char *const *event_files;
 	const char *warn_condition; /* NULL for silent features */
+	/* what a write to its files sets: "none", "bytes", "boolean",
+	 * "integer" or "bitmask"; value_name: the value's name
+	 * ("oom_kill_disable"), NULL exactly for "none" */
+	const char *value_kind, *value_name;
 	const struct twl_catalog_message *messages;
 	size_t n_messages;
 };

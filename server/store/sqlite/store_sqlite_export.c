@@ -234,6 +234,7 @@ static int export_feature(struct twl_rctx *c, const struct twl_feature *f,
 	TRY(twl_rq_day_uses(c, f->id, since / DAY, INT64_MAX / DAY, &uses));
 	TRY(twl_jset(o, "uses", json_integer(uses)));
 	TRY(twl_rq_first_last(c, f->id, o));
+	TRY(twl_rq_values_into(c, f, since, INT64_MAX, o));
 	rc = export_lists(c, f, since, full_cgroups, with_hosts, o);
 out:
 	return rc;

@@ -127,6 +127,8 @@ static void test_table_matches_data_file(void **state)
 		assert_str_field(jf, "stopped_note", f->stopped_note, id);
 		assert_str_field(jf, "route", f->route->id, id);
 		assert_str_field(jf, "in_reply_to", f->in_reply_to, id);
+		assert_str_field(jf, "value_kind", f->value_kind, id);
+		assert_str_field(jf, "value_name", f->value_name, id);
 		assert_list(json_object_get(jf, "references"), f->references,
 			    id);
 		assert_list(json_object_get(jf, "files"), f->files, id);
@@ -788,6 +790,26 @@ static void missing_stopped_note(json_t *c)
 	json_object_del(feature_copy(c, "cgroup_v1.freezer"), "stopped_note");
 }
 
+static void bad_value_kind(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.soft_limit"),
+			    "value_kind", json_string("size"));
+}
+
+static void value_kind_without_files(json_t *c)
+{
+	json_t *f = feature_copy(c, "memcg_v1.swapaccount");
+
+	json_object_set_new(f, "value_kind", json_string("boolean"));
+	json_object_set_new(f, "value_name", json_string("swapaccount"));
+}
+
+static void value_kind_without_name(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.swappiness"),
+			    "value_name", json_null());
+}
+
 static void unknown_route(json_t *c)
 {
 	json_object_set_new(feature_copy(c, "memcg_v1.oom_control"), "route",
@@ -938,6 +960,15 @@ static void test_generator_rejects_bad_data(void **state)
 		{ "missing stopped_note",
 		  missing_stopped_note,
 		  { "cgroup_v1.freezer", "\"stopped_note\"", "missing" } },
+		{ "bad value_kind",
+		  bad_value_kind,
+		  { "memcg_v1.soft_limit", "\"value_kind\"", "\"size\"" } },
+		{ "value_kind without files",
+		  value_kind_without_files,
+		  { "memcg_v1.swapaccount", "\"value_kind\"", "empty" } },
+		{ "value_kind without a name",
+		  value_kind_without_name,
+		  { "memcg_v1.swappiness", "\"value_name\"", "null" } },
 		{ "unknown route",
 		  unknown_route,
 		  { "memcg_v1.oom_control", "\"route\"", "memcgv1" } },

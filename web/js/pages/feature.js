@@ -52,6 +52,19 @@ function infoCard(id, c, d) {
 		h('dt', {}, 'Last seen'), h('dd', {}, fmtTime(d.last_seen))));
 }
 
+// The values written, in the words the server makes of them
+// (values.classes, one line each); none recorded is said plainly.
+function valuesCard(v) {
+	const classes = (v && v.classes) || [];
+	let none = 'No values recorded in this range (agents send them with wire format 2 and BPF; the census reports non-default knobs).';
+	if (v && v.kind === 'none')
+		none = 'Writes to this feature carry no value worth showing (reads, resets, events or states).';
+	return h('div', { class: 'card' }, h('h2', {}, 'Values written'),
+		classes.length ?
+			h('ul', { id: 'feature-values' }, ...classes.map((c) => h('li', {}, c))) :
+			h('p', { id: 'feature-values', class: 'muted' }, none));
+}
+
 function charts(tl) {
 	const days = dayAxis([tl], 30);
 	return h('div', { class: 'row' },
@@ -95,7 +108,8 @@ export async function pageFeature(view) {
 	]);
 	if (!view.current())
 		return;
-	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), charts(d.timeline || []),
+	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
+		charts(d.timeline || []),
 		usage(d),
 		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),
 		annotationsSection(id, ann.annotations || []),
