@@ -23,12 +23,24 @@
  *     "uses": n,              uses counted (BPF counters, warnings)
  *     "first_seen", "last_seen": unix s or null,
  *     "kernels": [{"kernel": s, "hosts": n}],
- *     "workloads": [{"process": s, "cgroup": s, "container": s,
+ *     "workloads": [{"process": s, "place": kind, "place_name": s,
+ *                    "target": kind, "image": s, "has_image": b,
  *                    "hosts": n, "uses": n}],
+ *       (docs/workloads.md: the writer's place and the target cgroup as
+ *        the classifier's kinds, "root" ... "other"; place_name "" unless
+ *        full_cgroups, image "" unless show_images; has_image: the agent
+ *        sent an image, withheld or not; sorted by hosts, then uses)
+ *     "by_label": {"key": s, "groups": [{"value": s|null, "hosts": n}]}
+ *                             hosts using it per value of the group label
+ *                             (only kept with show_labels)
  *     "hosts": [s, ...]       host names (only kept with show_hosts)
+ *     "readiness": {"hosts": n}  hosts that lose it on the readiness target
  *     "annotations": [{"workload": s|null, "text": s, "fits": s|null,
- *                      "author": s, "created": n}]
- *   }]
+ *                      "author": s, "created": n, "team": s (only kept
+ *                      with show_teams)}]
+ *   }],
+ *   "readiness": {"target": s, "title": s, "kernel": s, "hosts": n}
+ *                             the export-readiness-target (optional)
  * }
  */
 #ifndef TWL_SERVER_EXPORT_H
@@ -45,12 +57,21 @@ enum twl_export_format {
 	TWL_EXPORT_JSON = 2,
 };
 
-/* What may leave the building. Defaults (all false): no host names, cgroup
- * paths and container ids reduced to their kind, process names shown. */
+/*
+ * What may leave the building (the export goes to a public list). Defaults
+ * (all false, NULL): no host names, no cgroup names (a workload's place
+ * reduced to its kind), no container images, no host labels, no teams;
+ * process names shown. Each is a server setting (export-show-*) the
+ * preview states.
+ */
 struct twl_export_opts {
 	bool show_hosts; /* list host names per feature */
-	bool full_cgroups; /* keep cgroup paths and container ids */
+	bool full_cgroups; /* name the writer's unit, pod or container */
 	bool hide_processes; /* replace process names by "(hidden)" */
+	bool show_images; /* name the writers' container images */
+	bool show_labels; /* the hosts using a feature by a label's value */
+	bool show_teams; /* the teams that own use cases */
+	const char *group_label; /* the label key to group by, NULL: none */
 };
 
 /* Most bytes an export may produce; past it the render fails with -E2BIG. */
@@ -87,11 +108,13 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt);
 /*
  * twl_export_redact - a new document from @data with @opts applied:
  * without show_hosts the "hosts" arrays are removed; without full_cgroups
- * cgroup paths become twl_cgroup_kind() and containers their runtime, and
- * workloads that became equal are merged (uses added, hosts: the largest,
- * since the store already counted distinct hosts per kind when asked);
- * with hide_processes process names become "(hidden)". Returns a new
- * reference or NULL (errno EINVAL for a malformed @data, ENOMEM).
+ * workloads lose their place's name, without show_images their image,
+ * without show_labels "by_label" goes, without show_teams every
+ * annotation's "team"; with hide_processes process names become
+ * "(hidden)". Workloads that became equal are merged (uses added, hosts:
+ * the largest, since the store counted distinct hosts per group) and
+ * sorted by hosts, then uses. "redaction" states every setting. Returns a
+ * new reference or NULL (errno EINVAL for a malformed @data, ENOMEM).
  */
 json_t *twl_export_redact(const json_t *data,
 			  const struct twl_export_opts *opts);
