@@ -60,13 +60,16 @@ static json_t *usage(const char *comm, const char *wcg, const char *ct,
 	return u;
 }
 
-/* runc of containerd.service setting a pod's soft limit. */
-static json_t *runc(int count)
+/* runc of containerd.service setting the soft limit of pod container
+ * @c: each container a key, and a row, of its own. */
+static json_t *runc(const char *c, int count)
 {
+	char cg[256];
+
+	snprintf(cg, sizeof(cg), POD "/cri-containerd-%s.scope", c);
 	return usage("runc", "/system.slice/containerd.service",
-		     "systemd:containerd.service",
-		     POD "/cri-containerd-" CTR("a") ".scope", "kubernetes",
-		     "write", NULL, count);
+		     "systemd:containerd.service", cg, "kubernetes", "write",
+		     NULL, count);
 }
 
 /* java in docker container @c setting its own soft limit. */
@@ -115,7 +118,7 @@ static void post(const char *host_id, const char *name, const char *mode,
 }
 
 /*
- * web-a (team payments): runc 5, java 7. web-b (team search): runc 3,
+ * web-a (team payments): runc 5 and 1 (two pods), java 7. web-b (team search): runc 3,
  * java 2. batch-c (no label): java 100, memtune 500 (one host, most
  * uses), and runc reading only. web-d: v2, nothing.
  */
@@ -124,10 +127,11 @@ static int setup(void **state)
 	fixture_start(&fx, NULL);
 	post(HOST("a"), "web-a.secret", "v1",
 	     json_pack("{s:s}", "team", "payments"),
-	     json_pack("[o, o]", runc(5), java(CTR("1"), 7)));
+	     json_pack("[o, o, o]", runc(CTR("a"), 5), runc(CTR("b"), 1),
+		       java(CTR("1"), 7)));
 	post(HOST("b"), "web-b.secret", "v1",
 	     json_pack("{s:s}", "team", "search"),
-	     json_pack("[o, o]", runc(3), java(CTR("2"), 2)));
+	     json_pack("[o, o]", runc(CTR("c"), 3), java(CTR("2"), 2)));
 	post(HOST("c"), "batch-c.secret", "hybrid", NULL,
 	     json_pack("[o, o, o]", java(CTR("3"), 100),
 		       usage("memtune", "/system.slice/memtune.service",
@@ -221,9 +225,10 @@ static void test_workload_rows(void **state)
 	assert_int_equal(GETI(f, "hosts_using"), 3);
 	wl = json_object_get(f, "workloads");
 	/* by hosts, then uses: memtune's 500 uses on one host come last;
-	 * runc's reads on batch-c make no row and no host */
+	 * runc's two pods on web-a are one host; its reads on batch-c make
+	 * no row and no host */
 	expect_row(wl, 0, "java", "docker", "docker", 3, 109);
-	expect_row(wl, 1, "runc", "systemd_unit", "kubernetes", 2, 8);
+	expect_row(wl, 1, "runc", "systemd_unit", "kubernetes", 2, 9);
 	expect_row(wl, 2, "memtune", "systemd_unit", "other", 1, 500);
 	assert_int_equal(json_array_size(wl), 3);
 	json_array_foreach(wl, i, w)
@@ -251,7 +256,7 @@ static void test_text_default(void **state)
 				     " withheld), on docker container cgroups:"
 				     " 3 hosts, 109 uses"));
 	assert_non_null(strstr(text, "- runc in a systemd unit, on kubernetes"
-				     " pod cgroups: 2 hosts, 8 uses"));
+				     " pod cgroups: 2 hosts, 9 uses"));
 	assert_non_null(strstr(text, "- memtune in a systemd unit, on other"
 				     " cgroups: 1 host, 500 uses"));
 	assert_true(strstr(text, "- java") < strstr(text, "- runc"));
@@ -288,7 +293,7 @@ static void test_show_more(void **state)
 				     " cgroups: 1 host, 100 uses"));
 	assert_non_null(strstr(text, "- runc in a systemd unit"
 				     " (containerd.service), on kubernetes pod"
-				     " cgroups: 2 hosts, 8 uses"));
+				     " cgroups: 2 hosts, 9 uses"));
 	assert_non_null(strstr(text, "Shown by the sender's choice: cgroup"
 				     " names (export-show-cgroups), container"
 				     " images (export-show-images)."));
