@@ -81,25 +81,6 @@ struct twl_export_opts {
 #define TWL_EXPORT_WIDTH 72
 
 /*
- * twl_cgroup_kind - the kind of a cgroup path, one of the static strings
- * "root", "container (docker)", "container (containerd)",
- * "container (cri-o)", "container (podman)", "container (lxc)",
- * "kubernetes pod", "systemd service", "systemd scope", "systemd slice",
- * "user session", "other". @path may be NULL (-> "root"). A kind maps
- * to itself, so applying it twice changes nothing.
- */
-const char *twl_cgroup_kind(const char *path);
-
-/*
- * twl_container_kind - the runtime part of a container identity as the
- * agent derives it ("docker:<id>" -> "docker"); "" stays "" (no container);
- * a runtime name without ':' ([a-z0-9-], up to 32 bytes) maps to itself,
- * anything else to "other".
- * Writes at most @cap bytes (NUL included) into @out and returns @out.
- */
-char *twl_container_kind(const char *container, char *out, size_t cap);
-
-/*
  * twl_export_parse_format - "text" (or NULL), "csv", "json" -> *@fmt.
  * Returns 0 or -EINVAL.
  */

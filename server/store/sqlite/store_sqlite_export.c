@@ -2,9 +2,9 @@
 /*
  * The linux-mm export's data on SQLite (twl_read_export_data(), see
  * store_read.h and api/export.h): the fleet over a window and, per catalog
- * feature, its hosts, kernels and workloads. Workloads are grouped by
- * cgroup kind and container runtime in SQL, through two functions
- * registered on every connection.
+ * feature, its hosts, kernels and workloads. Workloads are grouped in SQL
+ * as docs/workloads.md defines them, through a function registered on
+ * every connection.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,25 +24,7 @@
 
 #define DAY 86400
 
-/* ---- SQL functions for kind grouping, on every connection ----------- */
-
-static void sql_cgroup_kind(sqlite3_context *ctx, int argc,
-			    sqlite3_value **argv)
-{
-	const char *p = (const char *)sqlite3_value_text(argv[0]);
-
-	sqlite3_result_text(ctx, twl_cgroup_kind(p), -1, SQLITE_STATIC);
-}
-
-static void sql_container_kind(sqlite3_context *ctx, int argc,
-			       sqlite3_value **argv)
-{
-	const char *p = (const char *)sqlite3_value_text(argv[0]);
-	char out[64];
-
-	twl_container_kind(p, out, sizeof(out));
-	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
-}
+/* ---- the workload SQL function, on every connection ---------------- */
 
 static const char *text_arg(sqlite3_value *v)
 {
@@ -85,19 +67,9 @@ static int register_functions(sqlite3 *db, char **err,
 			      const struct sqlite3_api_routines *api)
 {
 	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-	int rc;
 
-	rc = sqlite3_create_function(db, "twl_cgroup_kind", 1, flags, NULL,
-				     sql_cgroup_kind, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "twl_container_kind", 1, flags,
-					     NULL, sql_container_kind, NULL,
-					     NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "twl_workload_part", 6, flags,
-					     NULL, sql_workload_part, NULL,
-					     NULL);
-	return rc;
+	return sqlite3_create_function(db, "twl_workload_part", 6, flags, NULL,
+				       sql_workload_part, NULL, NULL);
 }
 
 /*

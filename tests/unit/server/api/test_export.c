@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linux-mm export (server/api/export.c): cgroup kinds, wrapping at 72
+ * linux-mm export (server/api/export.c, export_where.c): wrapping at 72
  * columns, redaction, hostile strings, CSV quoting, golden email text.
  * Pure: no server, no database.
  */
@@ -49,69 +49,6 @@ static void assert_wrapped(const char *text, bool body_only)
 			in_body = true;
 		p = nl + 1;
 	}
-}
-
-static void test_cgroup_kind(void **state)
-{
-	static const struct {
-		const char *path, *kind;
-	} cases[] = {
-		{ NULL, "root" },
-		{ "", "root" },
-		{ "/", "root" },
-		{ "/docker/0123abcd", "container (docker)" },
-		{ "/system.slice/docker-0123abcd.scope", "container (docker)" },
-		{ "/system.slice/containerd.service/cri-containerd-ab.scope",
-		  "container (containerd)" },
-		{ "/kubepods/burstable/pod1234/0123abcd", "kubernetes pod" },
-		{ "/kubepods.slice/kubepods-besteffort.slice/crio-1.scope",
-		  "kubernetes pod" },
-		{ "/machine.slice/crio-0123.scope", "container (cri-o)" },
-		{ "/machine.slice/libpod-0123.scope", "container (podman)" },
-		{ "/lxc.payload.c1", "container (lxc)" },
-		{ "/user.slice/user-1000.slice/session-3.scope",
-		  "user session" },
-		{ "/system.slice/mysql.service", "systemd service" },
-		{ "/system.slice/run-r1.scope", "systemd scope" },
-		{ "/system.slice", "systemd slice" },
-		{ "/batch/job42", "other" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_string_equal(twl_cgroup_kind(cases[i].path),
-				    cases[i].kind);
-		/* Idempotent: the store may already have grouped by kind. */
-		assert_string_equal(twl_cgroup_kind(cases[i].kind),
-				    cases[i].kind);
-	}
-}
-
-static void test_container_kind(void **state)
-{
-	char out[16];
-
-	assert_string_equal(twl_container_kind("docker:0123abcd", out,
-					       sizeof(out)),
-			    "docker");
-	assert_string_equal(twl_container_kind("cri-containerd:ff", out,
-					       sizeof(out)),
-			    "cri-containerd");
-	assert_string_equal(twl_container_kind("systemd:mysql.service", out,
-					       sizeof(out)),
-			    "systemd");
-	assert_string_equal(twl_container_kind("", out, sizeof(out)), "");
-	assert_string_equal(twl_container_kind(NULL, out, sizeof(out)), "");
-	assert_string_equal(twl_container_kind("docker", out, sizeof(out)),
-			    "docker");
-	assert_string_equal(twl_container_kind("Weird Name", out, sizeof(out)),
-			    "other");
-	assert_string_equal(twl_container_kind("<b>", out, sizeof(out)),
-			    "other");
-	/* Truncated to the buffer, still terminated. */
-	assert_string_equal(twl_container_kind("averyveryverylongruntime:1",
-					       out, 8),
-			    "averyve");
 }
 
 static void test_parse_format(void **state)
@@ -661,8 +598,6 @@ static void test_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cgroup_kind),
-		cmocka_unit_test(test_container_kind),
 		cmocka_unit_test(test_parse_format),
 		cmocka_unit_test(test_wrap_basic),
 		cmocka_unit_test(test_wrap_utf8_and_hostile),
