@@ -191,12 +191,14 @@ void twl_export_messages_free(struct twl_export_message *m, size_t n);
  * twl_export_cli - the "twilight-server export" subcommand (export_cli.c):
  * argv[0] is "export"; options --feature ID, --format text|csv|json,
  * --days N, --show-hosts/--hide-hosts, --full-cgroups/--cgroup-kinds,
- * --hide-processes, --output FILE (default stdout), --out-dir DIR (one
- * .eml and one .txt per mailing list, twl_export_messages()) with
- * --from ADDR, plus the server's own
- * options (--data-dir, --db, --config) to find the database and the
- * export privacy defaults. Returns a process exit status (0 ok, 1 error,
- * 2 usage).
+ * --show-images, --show-labels, --show-teams, --hide-processes, --output
+ * FILE (default stdout), --out-dir DIR (one .eml and one .txt per mailing
+ * list, twl_export_messages()) with --from ADDR, plus the server's own
+ * options (--data-dir, --db, --config) to find the database, the export
+ * privacy defaults (export-show-*), the group label and the readiness
+ * target. States the redaction settings on standard error; an
+ * export-readiness-target that names no target is an error. Returns a
+ * process exit status (0 ok, 1 error, 2 usage).
  */
 int twl_export_cli(int argc, char **argv);
 
