@@ -68,6 +68,11 @@ struct twl_config {
 	bool export_show_hosts;
 	bool export_show_cgroups;
 	bool export_show_values; /* the values written (value_class.h) */
+	bool export_show_images;
+	bool export_show_labels;
+	bool export_show_teams;
+	char export_group_label[33]; /* a host label key, "" = none */
+	char export_readiness_target[65]; /* a target name, "" = none */
 };
 
 /* The command line's own flags (main.c); the strings point into argv. */

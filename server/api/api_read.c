@@ -89,6 +89,27 @@ static int label_filter(const char *v, struct twl_read_filter *f)
 	return 0;
 }
 
+/* Contract: see api_read.h. */
+int twl_api_group_label(const struct twl_request *req,
+			struct twl_response *resp, const char **key)
+{
+	const char *v = twl_request_query(req, "group");
+	int rc;
+
+	*key = NULL;
+	if (!v)
+		return 0;
+	if (strncmp(v, "label:", 6) ||
+	    !twl_wire_label_key_ok(v + 6, strlen(v + 6))) {
+		rc = twl_response_error(
+			resp, 400, "bad_parameter", "group",
+			"expected label:KEY, a host.labels key");
+		return rc ? rc : 1;
+	}
+	*key = v + 6;
+	return 0;
+}
+
 int twl_api_filter_from_query(const struct twl_request *req,
 			      struct twl_read_filter *f,
 			      struct twl_response *resp)

@@ -81,6 +81,14 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
  * -EBUSY 503, else returns @err
  * (server.c answers 500). @what names the object for the reason text.
  */
+/*
+ * twl_api_group_label - the query's group=label:KEY: *@key the KEY (into
+ * the query), NULL without group. 0; 1 after answering 400 for anything
+ * but a host.labels key; or a negative errno from answering.
+ */
+int twl_api_group_label(const struct twl_request *req,
+			struct twl_response *resp, const char **key);
+
 int twl_api_store_error(struct twl_response *resp, int err, const char *what);
 
 #endif /* TWL_SERVER_API_READ_H */

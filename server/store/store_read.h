@@ -177,14 +177,18 @@ int twl_read_migration_reuse(struct twl_store *s, int64_t after, json_t **out);
  * twl_read_export_data - the export data document (see export.h) at @now
  * over the last @window_days days, each feature with its "values" as
  * twl_read_feature() has them, for @feature (NULL = every catalog
- * feature). Workloads are grouped by process, cgroup kind and container
- * runtime unless @full_cgroups; "hosts" (names) are filled only when
- * @with_hosts. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if
- * @feature is not in the catalog.
+ * feature). Workloads are grouped as docs/workloads.md defines them
+ * (process, kind of the writer's place, kind of the target), with the
+ * place's name when @opts->full_cgroups and the image when
+ * @opts->show_images; "hosts" (names) are filled only when
+ * @opts->show_hosts, "by_label" only when @opts->group_label names a label
+ * key. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if @feature is
+ * not in the catalog.
  */
+struct twl_export_opts;
 int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
-			 const char *feature, bool full_cgroups,
-			 bool with_hosts, json_t **out);
+			 const char *feature,
+			 const struct twl_export_opts *opts, json_t **out);
 
 /* What twl_read_readiness() asks about (built from a target's plan). */
 struct twl_readiness_query {
@@ -196,6 +200,7 @@ struct twl_readiness_query {
 	json_t *deadlines; /* [{"runtime", "cgroup_modes": [...]}], or NULL */
 	int64_t since; /* hosts and evidence seen since (Unix seconds) */
 	unsigned limit; /* host list page size, 1..TWL_READ_LIMIT_MAX */
+	const char *group_label; /* a host label key to group by, or NULL */
 };
 
 /*
@@ -211,10 +216,13 @@ struct twl_readiness_query {
  * (v2 hosts, and measured hosts with no such use), "not_measured":
  * {"count", "hosts"} (neither v2 nor measured: no census, no BPF attached
  * or counted)}; each of @q->deadlines gains "hosts", the hosts that run
- * its runtime on one of its cgroup modes. Counts are exact whatever the
- * page size. "migration" is the status set for the feature as a whole,
- * or for the workload's process, as {"status", "reason", "owner",
- * "date"}, or null. -EINVAL for a limit out of range or a missing list.
+ * its runtime on one of its cgroup modes. With @q->group_label, "groups":
+ * {"label", "values": [@q->limit of {"value" (null: hosts without the
+ * label), "hosts", "breaks", "ready", "not_measured"}]}, most breaking
+ * first. Counts are exact whatever the page size. "migration" is the
+ * status set for the feature as a whole, or for the workload's process,
+ * as {"status", "reason", "owner", "date"}, or null. -EINVAL for a limit
+ * out of range or a missing list.
  */
 int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 		       json_t **out);

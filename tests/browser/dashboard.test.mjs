@@ -317,6 +317,27 @@ test('the readiness page answers for the target chosen from the list', async () 
 	await ctx.close();
 });
 
+test('the readiness page groups hosts by an operator label', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const api = JSON.parse((await request('GET', '/api/v1/readiness?target=debian-12-6.12&group=label:team', adminToken)).body);
+	// The seed: web-2 (team=payments) breaks; of the three without the
+	// label, web-1 and evil-3 break and v2-only is ready.
+	const want = [['(no team label)', 3, 2, 1, 0], ['payments', 1, 1, 0, 0]];
+	assert.deepEqual(api.groups.values.map((g) => [g.value === null ? '(no team label)' : g.value, g.hosts, g.breaks, g.ready, g.not_measured]), want);
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness?target=debian-12-6.12');
+	await page.waitForSelector('#readiness-stats');
+	assert.equal(await page.$('#table-groups'), null, 'no grouping until asked');
+	await page.fill('#f-group', 'team');
+	await page.click('form.filters button[type=submit]');
+	await page.waitForFunction(() => location.hash.includes('group=team'));
+	await page.waitForSelector('#table-groups');
+	const rows = await page.$$eval('#table-groups tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+	assert.deepEqual(rows.map((r) => [r[0], ...r.slice(1).map(num)]), want);
+	assert.deepEqual(await strayText(page), [], 'readiness page grouped');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the hosts page filters by an operator label, and a host shows its labels', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/hosts');

@@ -96,6 +96,20 @@ static const char q_unmeasured[] = REST_CTE
 	" SELECT host_id, hostname, kernel, cgroup_mode FROM rest"
 	" WHERE NOT v2 AND NOT measured ORDER BY host_id LIMIT ?4";
 
+/*
+ * Hosts seen since ?3 by the value of their label ?5 (NULL: without it):
+ * how many break, are ready, are not measured; ?4 groups at most.
+ */
+static const char q_groups[] = REST_CTE
+	" SELECT l.value, COUNT(*),"
+	" COUNT(*) FILTER (WHERE r.host_id IS NULL),"
+	" COUNT(*) FILTER (WHERE r.v2 OR r.measured),"
+	" COUNT(*) FILTER (WHERE NOT r.v2 AND NOT r.measured)"
+	" FROM hosts h LEFT JOIN rest r ON r.host_id = h.host_id"
+	" LEFT JOIN host_labels l ON l.host_id = h.host_id AND l.key = ?5"
+	" WHERE h.last_seen >= ?3 GROUP BY l.value"
+	" ORDER BY 3 DESC, 2 DESC, l.value IS NULL, 1 LIMIT ?4";
+
 static const char q_workloads[] =
 	"SELECT u.comm, u.container, COALESCE(u.target_kind, ''),"
 	" group_concat(DISTINCT u.op), COUNT(DISTINCT u.host_id), SUM(u.count),"
@@ -142,6 +156,11 @@ static const struct twl_col c_host4[] = {
 	{ "hostname", 1, TWL_COL_TEXT },
 	{ "kernel", 2, TWL_COL_TEXT },
 	{ "cgroup_mode", 3, TWL_COL_TEXT },
+};
+static const struct twl_col c_group[] = {
+	{ "value", 0, TWL_COL_TEXT },	    { "hosts", 1, TWL_COL_INT },
+	{ "breaks", 2, TWL_COL_INT },	    { "ready", 3, TWL_COL_INT },
+	{ "not_measured", 4, TWL_COL_INT },
 };
 static const struct twl_col c_workload[] = {
 	{ "comm", 0, TWL_COL_TEXT },	    { "container", 1, TWL_COL_TEXT },
@@ -288,6 +307,33 @@ out:
 	return rc;
 }
 
+/* "groups": the hosts by the value of q->group_label. */
+static int groups(struct twl_rctx *c, const struct twl_readiness_query *q,
+		  json_t *out)
+{
+	static const struct twl_row rg = TWL_ROW(c_group);
+	json_t *arr = json_array();
+	sqlite3_stmt *st;
+	int rc = -ENOMEM;
+
+	if (!arr)
+		goto out;
+	st = twl_rctx_stmt(c, q_groups, &rc);
+	if (!st)
+		goto out;
+	bind_ev(st, q);
+	sqlite3_bind_text(st, 5, q->group_label, -1, SQLITE_STATIC);
+	rc = twl_rows_into(st, &rg, arr, q->limit, NULL);
+	if (!rc &&
+	    json_object_set_new(out, "groups",
+				json_pack("{s:s, s:O}", "label", q->group_label,
+					  "values", arr)))
+		rc = -ENOMEM;
+out:
+	json_decref(arr);
+	return rc;
+}
+
 /* Each deadline of q gets "hosts": hosts running its runtime on its modes. */
 static int deadlines(struct twl_rctx *c, const struct twl_readiness_query *q)
 {
@@ -347,6 +393,8 @@ int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 	TRY(breaks(&c, q, doc));
 	TRY(rest(&c, q, doc));
 	TRY(deadlines(&c, q));
+	if (q->group_label)
+		TRY(groups(&c, q, doc));
 out:
 	twl_rctx_end(&c);
 	if (rc)

@@ -1,8 +1,9 @@
 // Upgrade readiness (#/readiness?target=NAME): which hosts and workloads
 // break if the fleet moves to a target kernel (GET /api/v1/readiness),
-// with the kind of use and the evidence and the migration status set for
+// with the kind of use, the evidence and the migration status set for
 // each feature and workload; hosts ready; hosts not measured.
-// The target is chosen from GET /api/v1/targets and kept in the URL.
+// The target is chosen from GET /api/v1/targets and kept in the URL, as is
+// the host label to group by (group=KEY).
 import { api, query } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
 import { fmtNum } from '../format.js';
@@ -15,15 +16,30 @@ function stat(id, n, label) {
 	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
 }
 
-function chooser(targets, current) {
+function chooser(targets, current, group) {
 	const sel = h('select', { id: 'f-target' }, targets.map((t) =>
 		h('option', { value: t.name, selected: t.name === current }, t.name + (t.kernel ? ' (' + t.kernel + ')' : ''))));
+	const fGroup = h('input', { id: 'f-group', value: group || '', placeholder: 'team' });
 	return h('form', {
 		class: 'filters', onsubmit: (ev) => {
 			ev.preventDefault();
-			updateParams({ target: sel.value });
+			updateParams({ target: sel.value, group: fGroup.value.trim() });
 		},
-	}, h('label', {}, 'Target kernel', sel), h('button', { type: 'submit' }, 'Show'));
+	}, h('label', {}, 'Target kernel', sel), h('label', {}, 'Group by label', fGroup), h('button', { type: 'submit' }, 'Show'));
+}
+
+// The hosts by the value of the label chosen (GET /api/v1/readiness's
+// group=label:KEY): how many break, are ready, are not measured.
+function groups(g) {
+	if (!g)
+		return null;
+	return [h('h2', {}, 'By label ' + g.label), table([
+		{ key: 'value', label: g.label, text: true, value: (x) => (x.value === null ? '(no ' + g.label + ' label)' : x.value) },
+		{ key: 'hosts', label: 'Hosts', num: true },
+		{ key: 'breaks', label: 'Would break', num: true },
+		{ key: 'ready', label: 'Ready', num: true },
+		{ key: 'not_measured', label: 'Not measured', num: true },
+	], g.values || [], { id: 'groups', empty: 'No host seen.' })];
 }
 
 const kind = (k) => (x) => (x.by_kind || {})[k] || 0;
@@ -90,16 +106,18 @@ export async function pageReadiness(view) {
 		return;
 	}
 	const name = view.params.get('target') || targets[0].name;
-	const r = await api(query('/api/v1/readiness', { target: name }));
+	const group = view.params.get('group') || '';
+	const r = await api(query('/api/v1/readiness', { target: name, group: group ? 'label:' + group : '' }));
 	if (!view.current())
 		return;
 	const b = r.breaks || {};
 	const workloads = (b.features || []).flatMap((f) => (f.workloads || []).map((w) => ({ feature: f.id, ...w })));
-	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name), planNote(r.plan || {}),
+	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name, group), planNote(r.plan || {}),
 		h('div', { class: 'stats', id: 'readiness-stats' },
 			stat('breaks', b.count, 'hosts would break'),
 			stat('ready', (r.ready || {}).count, 'hosts ready'),
 			stat('not-measured', (r.not_measured || {}).count, 'hosts not measured (kernel log only)')),
+		groups(r.groups),
 		h('h2', {}, 'What breaks'),
 		table(FEATURE_COLUMNS, b.features || [], { id: 'breaks', empty: 'No host uses a feature this target removes.' }),
 		h('h2', {}, 'Workloads'),

@@ -136,8 +136,8 @@ static void test_export(void **state)
 	char *text;
 
 	(void)state;
-	http(&fx, "GET", "/api/v1/export/linux-mm", fx.viewer, NULL, 0, NULL,
-	     &r);
+	http(&fx, "GET", "/api/v1/export/linux-mm?teams=show", fx.viewer, NULL,
+	     0, NULL, &r);
 	assert_int_equal(r.status, 200);
 	text = strndup(r.body, r.len);
 	assert_non_null(text);

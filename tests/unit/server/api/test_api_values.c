@@ -341,7 +341,9 @@ static void test_export_withheld(void **state)
 			     "memcg_v1.oom_control");
 	expect_json(json_object_get(j, "redaction"),
 		    "{\"full_cgroups\":false,\"hide_processes\":false,"
-		    "\"show_hosts\":false,\"show_values\":false}");
+		    "\"show_hosts\":false,\"show_images\":false,"
+		    "\"show_labels\":false,\"show_teams\":false,"
+		    "\"show_values\":false}");
 	{
 		json_t *feat =
 			json_array_get(json_object_get(j, "features"), 0);
