@@ -132,11 +132,13 @@ static void test_newer_kept_and_used(void **state)
 	/* one that cannot be kept is still used, and said */
 	free(text);
 	text = newer_text(v + 3, &len);
-	assert_int_equal(twl_agent_catalog_accept("/nonexistent/twl", text, len,
-						  err, sizeof(err)),
-			 1);
+	test_write(dir2, "file", "not a directory\n");
+	path = test_path(dir2, "file");
+	assert_int_equal(
+		twl_agent_catalog_accept(path, text, len, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "cannot keep it"));
 	assert_int_equal(twl_catalog_version(), v + 3);
+	free(path);
 	free(text);
 	test_rmtree(dir);
 	test_rmtree(dir2);
