@@ -20,6 +20,7 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
+#include "../common/catalog_newer.h"
 #include "agent_test.h"
 #include "catalog_update.h"
 
@@ -29,33 +30,8 @@
 /* The shipped catalog with "version" @version and NEW_TEXT in soft_limit. */
 static char *newer_text(unsigned version, size_t *len)
 {
-	char p[4200];
-	json_error_t jerr;
-	json_t *doc, *f;
-	size_t i;
-	char *out;
-
-	if (!getenv("TWILIGHT_SOURCE_DIR"))
-		fail_msg("TWILIGHT_SOURCE_DIR is not set (run through ctest)");
-	snprintf(p, sizeof(p), "%s/schema/catalog.json",
-		 getenv("TWILIGHT_SOURCE_DIR"));
-	doc = json_load_file(p, 0, &jerr);
-	assert_non_null(doc);
-	json_object_set_new(doc, "version", json_integer(version));
-	json_array_foreach(json_object_get(doc, "features"), i, f)
-	{
-		if (!strcmp(json_string_value(json_object_get(f, "id")),
-			    "memcg_v1.soft_limit"))
-			json_array_append_new(
-				json_object_get(f, "messages"),
-				json_pack("{s:s, s:s, s:i}", "text", NEW_TEXT,
-					  "match", "exact", "level", 4));
-	}
-	out = json_dumps(doc, JSON_INDENT(1));
-	json_decref(doc);
-	assert_non_null(out);
-	*len = strlen(out);
-	return out;
+	return catalog_newer(getenv("TWILIGHT_SOURCE_DIR"), version, NEW_TEXT,
+			     len);
 }
 
 static bool kept(const char *dir)

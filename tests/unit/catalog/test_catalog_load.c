@@ -23,6 +23,8 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
+#include "../common/catalog_newer.h"
+
 #define NEW_TEXT \
 	"memory cgroup: twilight catalog test text, not printed by any kernel"
 
@@ -166,30 +168,7 @@ static void test_loaded_equals_compiled(void **state)
 /* The shipped data file with "version" @version and NEW_TEXT in soft_limit. */
 static char *newer_text(int version, size_t *len)
 {
-	char p[4200];
-	json_error_t jerr;
-	json_t *doc, *f, *m;
-	size_t i;
-	char *out;
-
-	path_in(p, sizeof(p), src_dir, "schema/catalog.json");
-	doc = json_load_file(p, 0, &jerr);
-	assert_non_null(doc);
-	json_object_set_new(doc, "version", json_integer(version));
-	json_array_foreach(json_object_get(doc, "features"), i, f)
-	{
-		if (strcmp(json_string_value(json_object_get(f, "id")),
-			   "memcg_v1.soft_limit"))
-			continue;
-		m = json_pack("{s:s, s:s, s:i}", "text", NEW_TEXT, "match",
-			      "exact", "level", 4);
-		json_array_append_new(json_object_get(f, "messages"), m);
-	}
-	out = json_dumps(doc, JSON_INDENT(1));
-	json_decref(doc);
-	assert_non_null(out);
-	*len = strlen(out);
-	return out;
+	return catalog_newer(src_dir, (unsigned)version, NEW_TEXT, len);
 }
 
 static void test_refuses_bad_input(void **state)

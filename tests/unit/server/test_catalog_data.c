@@ -21,6 +21,7 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
+#include "../common/catalog_newer.h"
 #include "catalog_data.h"
 #include "harness.h"
 
@@ -32,31 +33,8 @@ static char dir[] = "/tmp/twl-srvcat-XXXXXX";
 /* The shipped catalog as text, with "version" @version (and NEW_TEXT). */
 static char *catalog_text(unsigned version, bool new_text)
 {
-	char p[4200];
-	json_error_t jerr;
-	json_t *doc, *f;
-	size_t i;
-	char *out;
-
-	snprintf(p, sizeof(p), "%s/schema/catalog.json",
-		 getenv("TWILIGHT_SOURCE_DIR"));
-	doc = json_load_file(p, 0, &jerr);
-	assert_non_null(doc);
-	json_object_set_new(doc, "version", json_integer(version));
-	json_array_foreach(json_object_get(doc, "features"), i, f)
-	{
-		if (new_text &&
-		    !strcmp(json_string_value(json_object_get(f, "id")),
-			    "memcg_v1.soft_limit"))
-			json_array_append_new(
-				json_object_get(f, "messages"),
-				json_pack("{s:s, s:s, s:i}", "text", NEW_TEXT,
-					  "match", "exact", "level", 4));
-	}
-	out = json_dumps(doc, JSON_INDENT(1));
-	json_decref(doc);
-	assert_non_null(out);
-	return out;
+	return catalog_newer(getenv("TWILIGHT_SOURCE_DIR"), version,
+			     new_text ? NEW_TEXT : NULL, NULL);
 }
 
 static void put(const char *name, const char *text)
