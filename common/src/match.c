@@ -5,10 +5,10 @@
  * Most kernel log lines match nothing, so the no-match path must be cheap:
  * every catalog message starts with a literal of at least 4 bytes (the
  * generator checks this), and an index keyed by those 4 bytes (a small hash
- * table) leaves one 4-byte load, one multiply and
- * usually an empty bucket per line. Each catalog has its own index (a
- * loaded one gets it when installed). Only lines whose first 4 bytes equal a
- * catalog message's are compared in full.
+ * table, one per catalog: the compiled-in one's built on first use, a
+ * loaded one's when it is installed) leaves one 4-byte load, one multiply
+ * and usually an empty bucket per line. Only lines whose first 4 bytes
+ * equal a catalog message's are compared in full.
  *
  * When several messages match one line (an exact text that a template of
  * another feature also matches, such as "cpuset.sched_relax_domain_level
