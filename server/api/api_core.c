@@ -344,6 +344,7 @@ const struct twl_route *const twl_api_routes[] = {
 	twl_core_routes,
 	twl_read_routes,
 	twl_export_routes,
+	twl_catalog_routes,
 	NULL,
 };
 

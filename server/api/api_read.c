@@ -204,16 +204,6 @@ int twl_api_store_error(struct twl_response *resp, int err, const char *what)
 	}
 }
 
-static int h_catalog(struct twl_server *srv, const struct twl_request *req,
-		     struct twl_response *resp)
-{
-	json_t *doc = twl_catalog_to_json();
-
-	if (!doc)
-		return -ENOMEM;
-	return twl_response_json(resp, 200, doc);
-}
-
 static int h_summary(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
@@ -372,7 +362,6 @@ static int h_export(struct twl_server *srv, const struct twl_request *req,
 }
 
 const struct twl_route twl_read_routes[] = {
-	{ "GET", "/api/v1/catalog", TWL_ROLE_VIEWER, h_catalog },
 	{ "GET", "/api/v1/summary", TWL_ROLE_VIEWER, h_summary },
 	{ "GET", "/api/v1/features/*", TWL_ROLE_VIEWER, h_feature },
 	{ "GET", "/api/v1/hosts", TWL_ROLE_VIEWER, h_hosts },

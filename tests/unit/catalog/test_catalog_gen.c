@@ -5,7 +5,8 @@
  * is compared with the compiled C table, with twl_catalog_to_json() and with
  * the SQL seed loaded into an in-memory SQLite database. Then the generator
  * is run on broken copies of the data file: each must fail with a message
- * naming the record and the field, and write nothing.
+ * naming the record and the field, and write nothing; the runtime loader
+ * (twl_catalog_load_file()) must refuse each with the same message.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -562,6 +563,29 @@ static void test_migration_012(void **state)
 }
 
 /* Run the generator on @bad; returns its exit status, stderr in @err. */
+/*
+ * The runtime loader (twl_catalog_load()) on the same file must agree with
+ * the generator: accept what it accepts, and reject the rest with the same
+ * line (the generator prefixes "catalog_gen: ").
+ */
+static void check_loader_agrees(const char *in, const char *gen_err, int rc)
+{
+	char lerr[2048], want[2200];
+	struct twl_catalog *c = twl_catalog_load_file(in, lerr, sizeof(lerr));
+
+	if (rc == 0) {
+		if (!c)
+			fail_msg("generator accepted, loader refused: %s",
+				 lerr);
+		twl_catalog_free(c);
+		return;
+	}
+	if (c)
+		fail_msg("generator refused (%s), loader accepted", gen_err);
+	snprintf(want, sizeof(want), "catalog_gen: %s\n", lerr);
+	assert_string_equal(gen_err, want);
+}
+
 static int run_gen(json_t *bad, char *err, size_t cap, bool *wrote)
 {
 	char dir[] = "/tmp/twl-catgen-XXXXXX", in[64], out_c[64], out_sql[64],
@@ -587,6 +611,7 @@ static int run_gen(json_t *bad, char *err, size_t cap, bool *wrote)
 	err[n] = '\0';
 	fclose(fp);
 	*wrote = stat(out_c, &st) == 0 || stat(out_sql, &st) == 0;
+	check_loader_agrees(in, err, WEXITSTATUS(status));
 	unlink(cmd);
 	unlink(in);
 	unlink(out_c);
