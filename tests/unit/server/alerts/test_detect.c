@@ -19,6 +19,7 @@
 #include "alerts/detect.h"
 #include "sqlite_fixture.h"
 #include "store/store.h"
+#include "store/store_alerts.h"
 
 #define HOST_A "00000000000000000000000000000a01"
 #define HOST_B "00000000000000000000000000000b02"
@@ -167,6 +168,122 @@ static void test_scans(void **state)
 	twl_store_close(s);
 }
 
+/* Move every time of report @j (and below) @d seconds later. */
+static void shift(json_t *j, int64_t d)
+{
+	static const char *const times[] = { "time", "first_seen", "last_seen",
+					     "sent_time" };
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v) shift(v, d);
+		return;
+	}
+	json_object_foreach(j, k, v)
+	{
+		for (i = 0; i < 4; i++)
+			if (!strcmp(k, times[i]) && json_is_integer(v))
+				json_integer_set(v, json_integer_value(v) + d);
+		shift(v, d);
+	}
+}
+
+static const struct twl_alerts_opts quiet_opts = { .new_days = 30,
+						   .rate_per_min = 60,
+						   .retry_base_s = 1,
+						   .queue_max = 1024,
+						   .deliver = { .timeout_s =
+									1 } };
+
+/*
+ * A use is new when the last one is older than the quiet window, even
+ * while its state is still kept (pruned a day after the window).
+ */
+static void test_quiet_window(void **state)
+{
+	struct twl_store *s = NULL;
+	struct twl_alerts *a;
+	int64_t t = 1764735600, uses; /* the example's sent_time */
+	json_t *r, *u;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	a = twl_alerts_new(s, &quiet_opts);
+	assert_non_null(a);
+	r = report(HOST_A, "a0000000000000000000000000000001");
+	ingest_at(s, HOST_A, r, t);
+	json_decref(r);
+	scan(s, a, t + 10, none);
+	uses = host_uses(HOST_A) + comm_uses();
+
+	/*
+	 * 30 days and an hour later its counters grew: the state is kept,
+	 * and each use with evidence that new is news
+	 */
+	r = report_x10(HOST_A, "a0000000000000000000000000000002");
+	shift(r, 30 * DAY + 3600);
+	ingest_at(s, HOST_A, r, t + 30 * DAY + 3600);
+	json_decref(r);
+	assert_true(q("SELECT count(*) FROM alert_state WHERE key LIKE"
+		      " 'use|%'") >= uses);
+	uses = qf("SELECT (SELECT count(*) FROM feature_host WHERE kinds & 27"
+		  " AND last_used > %lld) + (SELECT count(*) FROM (SELECT"
+		  " DISTINCT feature_id, comm FROM usage WHERE op <> 'read'"
+		  " AND comm <> '' AND last_seen > %lld))",
+		  (long long)(t + DAY), (long long)(t + DAY));
+	assert_true(uses >= 4);
+	scan(s, a, t + 30 * DAY + 3610,
+	     (const int64_t[TWL_ALERT_KINDS]){ uses });
+	/* an hour later, grown again: not news */
+	r = report_x10(HOST_A, "a0000000000000000000000000000003");
+	json_array_foreach(json_object_get(r, "usage"), i, u)
+		json_object_set_new(
+			u, "count",
+			json_integer(10 * json_integer_value(json_object_get(
+						  u, "count"))));
+	shift(r, 30 * DAY + 7200);
+	ingest_at(s, HOST_A, r, t + 30 * DAY + 7200);
+	json_decref(r);
+	scan(s, a, t + 30 * DAY + 7210, none);
+	twl_alerts_free(a);
+	twl_store_close(s);
+}
+
+/* The detector's state: the old value read, the new one kept (or the max). */
+static void test_state(void **state)
+{
+	struct twl_alert_kv kv[2] = {
+		{ .key = "k", .value = 10, .keep_max = true },
+		{ .key = "m", .value = 10 }
+	};
+	struct twl_store *s = NULL;
+
+	(void)state;
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	assert_int_equal(twl_store_alert_swap(s, kv, 2, 1), 0);
+	assert_false(kv[0].had);
+	assert_false(kv[1].had);
+	kv[0].value = kv[1].value = 5;
+	assert_int_equal(twl_store_alert_swap(s, kv, 2, 2), 0);
+	assert_true(kv[0].had && kv[0].old == 10);
+	assert_true(kv[1].had && kv[1].old == 10);
+	kv[0].value = kv[1].value = 7;
+	assert_int_equal(twl_store_alert_swap(s, kv, 2, 3), 0);
+	assert_int_equal(kv[0].old, 10); /* kept the max */
+	assert_int_equal(kv[1].old, 5);
+	/* pruned by the time last written; "scan" never */
+	kv[0].key = "scan";
+	assert_int_equal(twl_store_alert_swap(s, kv, 1, 1), 0);
+	assert_int_equal(twl_store_alert_prune(s, 4), 0);
+	assert_int_equal(q("SELECT count(*) FROM alert_state"), 1);
+	assert_int_equal(
+		q("SELECT count(*) FROM alert_state WHERE key = 'scan'"), 1);
+	twl_store_close(s);
+}
+
 /* Raised by other code: deduplicated by key. */
 static void test_raise(void **state)
 {
@@ -208,6 +325,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_scans, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quiet_window, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raise, setup, teardown),
 	};
 
