@@ -124,6 +124,8 @@ static void lay_out_feature(struct loaded *l, struct twl_feature *f,
 		.route = &l->routes[g->route_idx],
 		.in_reply_to = g->in_reply_to,
 		.warn_condition = g->warn_condition,
+		.value_kind = g->value_kind,
+		.value_name = g->value_name,
 		.messages = g->n_msgs ? msgs : NULL,
 		.n_messages = g->n_msgs,
 	};

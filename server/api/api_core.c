@@ -343,12 +343,8 @@ const struct twl_route twl_core_routes[] = {
 };
 
 const struct twl_route *const twl_api_routes[] = {
-	twl_core_routes,
-	twl_read_routes,
-	twl_export_routes,
-	twl_catalog_routes,
-	twl_webhook_routes,
-	NULL,
+	twl_core_routes,    twl_read_routes,	twl_export_routes,
+	twl_catalog_routes, twl_webhook_routes, NULL,
 };
 
 /* Contract: see http/server.h. */

@@ -122,6 +122,8 @@ static void feature_eq(const struct twl_feature *a, const struct twl_feature *b)
 	list_eq(a->files, b->files, id);
 	list_eq(a->event_files, b->event_files, id);
 	str_eq(a->warn_condition, b->warn_condition, id);
+	str_eq(a->value_kind, b->value_kind, id);
+	str_eq(a->value_name, b->value_name, id);
 	assert_int_equal(a->n_messages, b->n_messages);
 	assert_true((a->messages == NULL) == (b->messages == NULL));
 	for (size_t j = 0; j < a->n_messages; j++)
