@@ -351,8 +351,8 @@ static char *make_body(void *arg, const char *id)
 }
 
 static const char *const kind_names[TWL_ALERT_KINDS] = {
-	"new_use",    "host_silent",	 "records_lost",
-	"probe_lost", "readiness_worse", "other",
+	"new_use",	   "host_silent",	  "records_lost", "probe_lost",
+	"readiness_worse", "migrated_used_again", "other",
 };
 
 /* Contract: see alerts.h. */

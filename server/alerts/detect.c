@@ -258,6 +258,45 @@ static int scan_health(struct twl_store *s, struct twl_alerts *a,
 	return rc;
 }
 
+/*
+ * The workloads marked migrated and seen configuring or listening again
+ * since the status's date (twl_read_migration_reuse()): one fact per
+ * status, so each is raised once; a status set again (a new date) is a
+ * new fact. Bounded by the migration statuses the store caps.
+ */
+static int scan_reuse(struct twl_store *s, struct twl_alerts *a, int64_t now,
+		      bool quiet_scan, struct facts *f)
+{
+	json_t *doc, *row;
+	size_t i;
+	int rc;
+
+	rc = twl_read_migration_reuse(s, 0, &doc);
+	if (rc)
+		return rc;
+	json_array_foreach(json_object_get(doc, "reused"), i, row)
+	{
+		const char *feat =
+			json_string_value(json_object_get(row, "feature"));
+		const char *wl =
+			json_string_value(json_object_get(row, "workload"));
+		char date[24];
+
+		snprintf(date, sizeof(date), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(row, "date")));
+		rc = fact(f,
+			  keyf("reuse", feat ? feat : "", wl ? wl : "", date),
+			  "migrated_used_again", json_deep_copy(row), 1, -1);
+		if (rc)
+			break;
+	}
+	if (!rc)
+		rc = facts_apply(s, a, f, now, quiet_scan);
+	facts_reset(f);
+	json_decref(doc);
+	return rc;
+}
+
 /* Contract: see detect.h. */
 int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
 			  const struct twl_detect_opts *o, int64_t now)
@@ -277,6 +316,8 @@ int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
 	if (!rc)
 		rc = twl_alert_detect_readiness(s, a, o->data_dir, now,
 						!scan.had);
+	if (!rc)
+		rc = scan_reuse(s, a, now, !scan.had, &f);
 	if (!rc)
 		rc = twl_store_alert_prune(s, now - ((int64_t)o->new_days + 1) *
 							      86400);

@@ -15,7 +15,10 @@
  * - "records_lost": a host's agent reports more lost records than before;
  * - "probe_lost": a host's list of missing probes changed to a non-empty one;
  * - "readiness_worse": more hosts (seen in the last 30 days) would break
- *   on an upgrade target than at the last scan.
+ *   on an upgrade target than at the last scan;
+ * - "migrated_used_again": a workload (or a feature as a whole) whose
+ *   migration status is "migrated" was seen configuring or listening
+ *   after the status's date (twl_read_migration_reuse()); once per status.
  * Hosts are examined in pages of 1,000 by the time their report arrived;
  * each health part lists at most 1,000 hosts per scan.
  */

@@ -44,7 +44,7 @@ static void counts(struct twl_alerts *a, struct counts *c)
 /*
  * Scan at @now; the events of each kind it raised must be @want's
  * (new_use, host_silent, records_lost, probe_lost, readiness_worse,
- * other).
+ * migrated_used_again, other).
  */
 static void scan(struct twl_store *s, struct twl_alerts *a, int64_t now,
 		 const int64_t want[TWL_ALERT_KINDS])
@@ -284,6 +284,52 @@ static void test_state(void **state)
 	twl_store_close(s);
 }
 
+/*
+ * A workload marked migrated and seen writing the feature after the
+ * status's date: raised once per status; set again with a later date
+ * that its uses precede, nothing.
+ */
+static void test_reuse(void **state)
+{
+	struct twl_alerts_opts o = { .new_days = 30,
+				     .rate_per_min = 60,
+				     .retry_base_s = 1,
+				     .queue_max = 1024,
+				     .deliver = { .timeout_s = 1 } };
+	int64_t t = 100 * DAY, want[TWL_ALERT_KINDS] = { 0 };
+	struct twl_store *s = NULL;
+	struct twl_alerts *a;
+	char sql[512];
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	a = twl_alerts_new(s, &o);
+	assert_non_null(a);
+	r = report(HOST_A, "a0000000000000000000000000000001");
+	ingest_at(s, HOST_A, r, t);
+	json_decref(r);
+	scan(s, a, t + 10, none);
+	/* the writer of one feature is marked migrated the day before */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO migration_status (feature_id, workload, status,"
+		 " owner, date, author, updated) SELECT feature_id, comm,"
+		 " 'migrated', 'sre', %lld, 'admin', %lld FROM usage WHERE"
+		 " op = 'write' AND comm <> '' LIMIT 1",
+		 (long long)(t - DAY), (long long)t);
+	exec_sql(sql);
+	assert_int_equal(q("SELECT count(*) FROM migration_status"), 1);
+	want[TWL_ALERT_MIGRATED_USED_AGAIN] = 1;
+	scan(s, a, t + 20, want);
+	scan(s, a, t + 30, none);
+	/* migrated again after its last use: no news */
+	exec_sql("UPDATE migration_status SET date ="
+		 " (SELECT max(last_seen) + 1 FROM usage)");
+	scan(s, a, t + 40, none);
+	twl_alerts_free(a);
+	twl_store_close(s);
+}
+
 /* Raised by other code: deduplicated by key. */
 static void test_raise(void **state)
 {
@@ -300,16 +346,16 @@ static void test_raise(void **state)
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	a = twl_alerts_new(s, &o);
 	assert_non_null(a);
-	assert_int_equal(twl_alert_raise(a, "migrated_used", "k1", 5, d), 0);
-	assert_int_equal(twl_alert_raise(a, "migrated_used", "k1", 6, d),
+	assert_int_equal(twl_alert_raise(a, "custom_kind", "k1", 5, d), 0);
+	assert_int_equal(twl_alert_raise(a, "custom_kind", "k1", 6, d),
 			 -EALREADY);
-	assert_int_equal(twl_alert_raise(a, "migrated_used", "k2", 6, NULL), 0);
+	assert_int_equal(twl_alert_raise(a, "custom_kind", "k2", 6, NULL), 0);
 	bad = json_integer(1);
-	assert_int_equal(twl_alert_raise(a, "migrated_used", "k3", 6, bad),
+	assert_int_equal(twl_alert_raise(a, "custom_kind", "k3", 6, bad),
 			 -EINVAL);
 	json_decref(bad);
 	assert_int_equal(twl_alert_raise(a, "", "k3", 6, NULL), -EINVAL);
-	assert_int_equal(twl_alert_raise(a, "migrated_used", "k3", 6, d), 0);
+	assert_int_equal(twl_alert_raise(a, "custom_kind", "k3", 6, d), 0);
 	{
 		struct counts c;
 
@@ -328,6 +374,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quiet_window, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raise, setup, teardown),
 	};
 
