@@ -57,6 +57,9 @@ static int teardown(void **state)
 
 /* POST @fmt as the admin; the answer's status. */
 static long set_status(struct http_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static long set_status(struct http_result *r, const char *fmt, ...)
 {
 	char body[4096];
 	va_list ap;
