@@ -238,22 +238,13 @@ static int64_t q(sqlite3 *db, const char *sql, const char *p1, int64_t p2,
 	return v;
 }
 
-static void test_kill9_during_ingest(void **state)
+/* Enrol every agent with the token the server wrote into its data dir. */
+static void enrol_agents(struct agent *agents)
 {
-	static struct agent agents[N_AGENTS];
-	pthread_t th[N_AGENTS];
 	char path[128], enrol[128], resp[1024], body[128];
 	FILE *f;
 	CURL *c;
-	sqlite3 *db;
-	size_t total = 0, errors = 0;
-	int status;
-	int64_t rows_before;
 
-	snprintf(dir, sizeof(dir), "/tmp/twl-kill9-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	port = free_port();
-	start_server();
 	snprintf(path, sizeof(path), "%s/agent.token", dir);
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -282,55 +273,58 @@ static void test_kill9_during_ingest(void **state)
 		assert_non_null(agents[i].acked);
 	}
 	curl_easy_cleanup(c);
+}
 
-	for (int round = 0; round < ROUNDS; round++) {
-		size_t before = total;
+/*
+ * One round: agents ingest, the server is killed -9 right after an
+ * acknowledgement arrives (polling every millisecond), so that a server
+ * that acknowledged before its COMMIT would lose acknowledged batches.
+ * Returns the batches acknowledged in all rounds so far.
+ */
+static size_t kill_round(struct agent *agents, int round, size_t before)
+{
+	pthread_t th[N_AGENTS];
+	size_t total = 0, errors = 0;
+	int status;
 
-		for (int i = 0; i < N_AGENTS; i++)
-			assert_int_equal(pthread_create(&th[i], NULL,
-							agent_main, &agents[i]),
-					 0);
-		/*
-		 * Let ingest run, then kill -9 right after an acknowledgement
-		 * arrives (polling every millisecond), so that a server that
-		 * acknowledged before its COMMIT would lose acknowledged batches.
-		 */
-		for (int i = 0; i < 10000; i++) {
-			size_t n = 0;
+	for (int i = 0; i < N_AGENTS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, agent_main,
+						&agents[i]),
+				 0);
+	for (int i = 0; i < 10000; i++) {
+		size_t n = 0;
 
-			usleep(1000);
-			for (int k = 0; k < N_AGENTS; k++)
-				n += agents[k].n_acked;
-			if (n >= before + 150)
-				break;
-		}
-		assert_int_equal(kill(server_pid, SIGKILL), 0);
-		assert_int_equal(waitpid(server_pid, &status, 0), server_pid);
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-		stop_clients = 1;
-		total = errors = 0;
-		for (int i = 0; i < N_AGENTS; i++) {
-			pthread_join(th[i], NULL);
-			total += agents[i].n_acked;
-			errors += agents[i].n_errors;
-			agents[i].n_errors = 0;
-			agents[i].next_seq = (round + 1) * 10000 + 1;
-		}
-		stop_clients = 0;
-		print_message(
-			"round %d: %zu batches acknowledged in all, %zu clients cut off by SIGKILL\n",
-			round, total, errors);
-		assert_true(total > before);
-		assert_true(errors >
-			    0); /* the kill really hit ingest in flight */
-		start_server();
+		usleep(1000);
+		for (int k = 0; k < N_AGENTS; k++)
+			n += agents[k].n_acked;
+		if (n >= before + 150)
+			break;
 	}
-	snprintf(path, sizeof(path), "%s/twilight.db", dir);
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(kill(server_pid, SIGKILL), 0);
+	assert_int_equal(waitpid(server_pid, &status, 0), server_pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	stop_clients = 1;
 	for (int i = 0; i < N_AGENTS; i++) {
-		struct agent *a = &agents[i];
+		pthread_join(th[i], NULL);
+		total += agents[i].n_acked;
+		errors += agents[i].n_errors;
+		agents[i].n_errors = 0;
+		agents[i].next_seq = (round + 1) * 10000 + 1;
+	}
+	stop_clients = 0;
+	print_message(
+		"round %d: %zu batches acknowledged in all, %zu clients cut off by SIGKILL\n",
+		round, total, errors);
+	assert_true(total > before);
+	assert_true(errors > 0); /* the kill really hit ingest in flight */
+	return total;
+}
+
+/* Every acknowledged batch is in the database with all its rows. */
+static void check_acked_stored(sqlite3 *db, const struct agent *agents)
+{
+	for (int i = 0; i < N_AGENTS; i++) {
+		const struct agent *a = &agents[i];
 
 		for (size_t k = 0; k < a->n_acked; k++) {
 			int64_t seq = a->acked[k];
@@ -358,14 +352,25 @@ static void test_kill9_during_ingest(void **state)
 				USAGE_PER_BATCH);
 		}
 	}
-	rows_before = q(
+}
+
+static int64_t rows_in_all(sqlite3 *db)
+{
+	return q(
 		db,
 		"SELECT (SELECT count(*) FROM batches) + (SELECT count(*) FROM warnings)"
 		" + (SELECT count(*) FROM usage) + (SELECT sum(uses) FROM feature_host)"
 		" + ?2 + ?3 + length(?1)",
 		"", 0, 0);
-	/* resend every acknowledged batch: all duplicates, nothing changes */
-	c = curl_easy_init();
+}
+
+/* Resend every acknowledged batch: all duplicates, nothing changes. */
+static void check_resend_is_duplicate(sqlite3 *db, struct agent *agents)
+{
+	int64_t rows_before = rows_in_all(db);
+	char resp[1024];
+	CURL *c = curl_easy_init();
+
 	for (int i = 0; i < N_AGENTS; i++) {
 		for (size_t k = 0; k < agents[i].n_acked; k++) {
 			char *b = make_report(&agents[i], agents[i].acked[k]);
@@ -378,13 +383,32 @@ static void test_kill9_during_ingest(void **state)
 		}
 	}
 	curl_easy_cleanup(c);
-	assert_int_equal(
-		q(db,
-		  "SELECT (SELECT count(*) FROM batches) + (SELECT count(*) FROM warnings)"
-		  " + (SELECT count(*) FROM usage) + (SELECT sum(uses) FROM feature_host)"
-		  " + ?2 + ?3 + length(?1)",
-		  "", 0, 0),
-		rows_before);
+	assert_int_equal(rows_in_all(db), rows_before);
+}
+
+static void test_kill9_during_ingest(void **state)
+{
+	static struct agent agents[N_AGENTS];
+	char path[128];
+	sqlite3 *db;
+	size_t total = 0;
+	int status;
+
+	snprintf(dir, sizeof(dir), "/tmp/twl-kill9-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	port = free_port();
+	start_server();
+	enrol_agents(agents);
+	for (int round = 0; round < ROUNDS; round++) {
+		total = kill_round(agents, round, total);
+		start_server();
+	}
+	snprintf(path, sizeof(path), "%s/twilight.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	check_acked_stored(db, agents);
+	check_resend_is_duplicate(db, agents);
 	sqlite3_close(db);
 	kill(server_pid, SIGTERM);
 	waitpid(server_pid, &status, 0);

@@ -126,16 +126,10 @@ static json_t *knob(json_t *census, const char *file, const char *cgroup)
 	return NULL;
 }
 
-static void test_fake_tree(void **state)
+/* A hybrid tree under @dir/cg: cgroup2 beside a v1 memory hierarchy of 5 cgroups. */
+static void make_fake_tree(const char *dir)
 {
-	char *dir = test_mkdtemp(), mi[2048], val[64];
-	char *mipath = test_path(dir, "mountinfo");
-	struct twl_census_cfg cfg = { .mountinfo = mipath,
-				      .max_cgroups = 1000,
-				      .max_ms = 5000,
-				      .runtime_root = dir };
-	json_t *c, *k, *h;
-	int err = -1;
+	char mi[2048];
 
 	test_mkdir(dir, "cg");
 	test_mkdir(dir, "cg/unified");
@@ -163,16 +157,16 @@ static void test_fake_tree(void **state)
 		 "31 26 0:28 / %s/cg/memory rw - cgroup cgroup rw,memory\n",
 		 dir, dir, dir);
 	test_write(dir, "mountinfo", mi);
-	snprintf(val, sizeof(val), "%s/cg", dir);
-	cfg.cgroup_root = val;
+}
 
-	c = twl_census_take(&cfg, 1764732000, &err);
-	assert_non_null(c);
-	assert_int_equal(err, 0);
+/* The census of make_fake_tree(): its hierarchies and its 7 knobs. */
+static void check_fake_census(json_t *c)
+{
+	json_t *k, *h = json_object_get(c, "hierarchies");
+
 	assert_int_equal(
 		json_integer_value(json_object_get(c, "cgroups_walked")), 5);
 	assert_true(json_is_false(json_object_get(c, "truncated")));
-	h = json_object_get(c, "hierarchies");
 	assert_int_equal(json_array_size(h), 2);
 	assert_string_equal(json_string_value(json_object_get(
 				    json_array_get(h, 0), "kind")),
@@ -206,7 +200,27 @@ static void test_fake_tree(void **state)
 			    "10");
 	assert_null(knob(c, "memory.swappiness", "/"));
 	assert_null(knob(c, "memory.soft_limit_in_bytes", "/default"));
+}
 
+static void test_fake_tree(void **state)
+{
+	char *dir = test_mkdtemp(), val[64], mode[8];
+	char *mipath = test_path(dir, "mountinfo");
+	struct twl_census_cfg cfg = { .mountinfo = mipath,
+				      .max_cgroups = 1000,
+				      .max_ms = 5000,
+				      .runtime_root = dir };
+	json_t *c;
+	int err = -1;
+
+	make_fake_tree(dir);
+	snprintf(val, sizeof(val), "%s/cg", dir);
+	cfg.cgroup_root = val;
+
+	c = twl_census_take(&cfg, 1764732000, &err);
+	assert_non_null(c);
+	assert_int_equal(err, 0);
+	check_fake_census(c);
 	/* The whole census is valid inside a report. */
 	assert_census_valid(c);
 	json_decref(c);
@@ -221,14 +235,9 @@ static void test_fake_tree(void **state)
 	json_decref(c);
 
 	/* Mode of the fake tree. */
-	{
-		char mode[8];
-
-		assert_int_equal(twl_census_mode_from(mipath, val, mode,
-						      sizeof(mode)),
-				 0);
-		assert_string_equal(mode, "hybrid");
-	}
+	assert_int_equal(twl_census_mode_from(mipath, val, mode, sizeof(mode)),
+			 0);
+	assert_string_equal(mode, "hybrid");
 
 	/* A missing mount table is an error, not an empty census. */
 	free(mipath);

@@ -293,6 +293,93 @@ static int count_rows(sqlite3 *db, const char *sql)
 	return n;
 }
 
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	return st;
+}
+
+/* Feature @jf's catalog_feature row (statement @sf) holds its data file fields. */
+static void check_feature_row(sqlite3_stmt *sf, json_t *jf, const char *id)
+{
+	const char *keys[] = { "subsystem",	  "title",
+			       "status",	  NULL,
+			       "kernel_version",  "commit",
+			       "replacement",	  "replacement_note",
+			       "warn_condition",  NULL,
+			       "commit_note",	  "config",
+			       "stopped_working", "stopped_note",
+			       "route",		  "in_reply_to" };
+	json_t *v;
+
+	sqlite3_bind_text(sf, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(sf) != SQLITE_ROW)
+		fail_msg("feature %s missing from catalog_feature", id);
+	for (int c = 0; c < 16; c++) {
+		if (!keys[c])
+			continue;
+		v = json_object_get(jf, keys[c]);
+		assert_opt_str(col_text(sf, c),
+			       json_is_null(v) ? NULL : json_string_value(v),
+			       keys[c]);
+	}
+	assert_int_equal(sqlite3_column_int(sf, 3),
+			 json_is_true(json_object_get(jf, "warns")));
+	assert_int_equal(sqlite3_column_int(sf, 9),
+			 json_integer_value(json_object_get(doc, "version")));
+	sqlite3_reset(sf);
+}
+
+/* Feature @id's files and event files are its catalog_file rows; returns how many. */
+static size_t check_file_rows(sqlite3_stmt *sfile, json_t *jf, const char *id)
+{
+	size_t j, n = 0;
+	json_t *v;
+
+	for (int k = 0; k < 2; k++) {
+		json_array_foreach(
+			json_object_get(jf, k ? "event_files" : "files"), j, v)
+		{
+			sqlite3_bind_text(sfile, 1, json_string_value(v), -1,
+					  SQLITE_STATIC);
+			sqlite3_bind_text(sfile, 2, k ? "event" : "file", -1,
+					  SQLITE_STATIC);
+			assert_int_equal(sqlite3_step(sfile), SQLITE_ROW);
+			assert_string_equal(col_text(sfile, 0), id);
+			sqlite3_reset(sfile);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Feature @id's messages are its catalog_message rows; returns how many. */
+static size_t check_message_rows(sqlite3_stmt *smsg, json_t *jf, const char *id)
+{
+	size_t j;
+	json_t *v;
+
+	json_array_foreach(json_object_get(jf, "messages"), j, v)
+	{
+		sqlite3_bind_text(smsg, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(smsg, 2, (sqlite3_int64)j);
+		assert_int_equal(sqlite3_step(smsg), SQLITE_ROW);
+		assert_string_equal(
+			col_text(smsg, 0),
+			json_string_value(json_object_get(v, "match")));
+		assert_string_equal(
+			col_text(smsg, 1),
+			json_string_value(json_object_get(v, "text")));
+		assert_int_equal(
+			sqlite3_column_int(smsg, 2),
+			json_integer_value(json_object_get(v, "level")));
+		sqlite3_reset(smsg);
+	}
+	return json_array_size(json_object_get(jf, "messages"));
+}
+
 static void test_sql_seed_matches_data_file(void **state)
 {
 	sqlite3 *db = load_seed();
@@ -300,97 +387,24 @@ static void test_sql_seed_matches_data_file(void **state)
 	json_t *feats = json_object_get(doc, "features"), *jf;
 	size_t i, n_files = 0, n_msgs = 0;
 
-	assert_int_equal(
-		sqlite3_prepare_v2(
-			db,
-			"SELECT subsystem, title, status, warns, kernel_version, upstream_commit, "
-			"replacement, replacement_note, warn_condition, catalog_version, "
-			"commit_note, config_symbol, stopped_working, stopped_note, route_id, "
-			"in_reply_to FROM catalog_feature WHERE id = ?1",
-			-1, &sf, NULL),
-		SQLITE_OK);
-	assert_int_equal(
-		sqlite3_prepare_v2(
-			db,
-			"SELECT feature_id FROM catalog_file WHERE file = ?1 AND kind = ?2",
-			-1, &sfile, NULL),
-		SQLITE_OK);
-	assert_int_equal(
-		sqlite3_prepare_v2(
-			db,
-			"SELECT \"match\", text, level FROM catalog_message "
-			"WHERE feature_id = ?1 AND idx = ?2",
-			-1, &smsg, NULL),
-		SQLITE_OK);
+	sf = prepare(
+		db,
+		"SELECT subsystem, title, status, warns, kernel_version, upstream_commit, "
+		"replacement, replacement_note, warn_condition, catalog_version, "
+		"commit_note, config_symbol, stopped_working, stopped_note, route_id, "
+		"in_reply_to FROM catalog_feature WHERE id = ?1");
+	sfile = prepare(
+		db,
+		"SELECT feature_id FROM catalog_file WHERE file = ?1 AND kind = ?2");
+	smsg = prepare(db, "SELECT \"match\", text, level FROM catalog_message "
+			   "WHERE feature_id = ?1 AND idx = ?2");
 	json_array_foreach(feats, i, jf)
 	{
 		const char *id = json_string_value(json_object_get(jf, "id"));
-		const char *keys[] = { "subsystem",	  "title",
-				       "status",	  NULL,
-				       "kernel_version",  "commit",
-				       "replacement",	  "replacement_note",
-				       "warn_condition",  NULL,
-				       "commit_note",	  "config",
-				       "stopped_working", "stopped_note",
-				       "route",		  "in_reply_to" };
-		json_t *v;
-		size_t j;
 
-		sqlite3_bind_text(sf, 1, id, -1, SQLITE_STATIC);
-		if (sqlite3_step(sf) != SQLITE_ROW)
-			fail_msg("feature %s missing from catalog_feature", id);
-		for (int c = 0; c < 16; c++) {
-			if (!keys[c])
-				continue;
-			v = json_object_get(jf, keys[c]);
-			assert_opt_str(col_text(sf, c),
-				       json_is_null(v) ? NULL :
-							 json_string_value(v),
-				       keys[c]);
-		}
-		assert_int_equal(sqlite3_column_int(sf, 3),
-				 json_is_true(json_object_get(jf, "warns")));
-		assert_int_equal(
-			sqlite3_column_int(sf, 9),
-			json_integer_value(json_object_get(doc, "version")));
-		sqlite3_reset(sf);
-
-		for (int k = 0; k < 2; k++) {
-			json_array_foreach(json_object_get(jf,
-							   k ? "event_files" :
-							       "files"),
-					   j, v)
-			{
-				sqlite3_bind_text(sfile, 1,
-						  json_string_value(v), -1,
-						  SQLITE_STATIC);
-				sqlite3_bind_text(sfile, 2,
-						  k ? "event" : "file", -1,
-						  SQLITE_STATIC);
-				assert_int_equal(sqlite3_step(sfile),
-						 SQLITE_ROW);
-				assert_string_equal(col_text(sfile, 0), id);
-				sqlite3_reset(sfile);
-				n_files++;
-			}
-		}
-		json_array_foreach(json_object_get(jf, "messages"), j, v)
-		{
-			sqlite3_bind_text(smsg, 1, id, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(smsg, 2, (sqlite3_int64)j);
-			assert_int_equal(sqlite3_step(smsg), SQLITE_ROW);
-			assert_string_equal(
-				col_text(smsg, 0),
-				json_string_value(json_object_get(v, "match")));
-			assert_string_equal(
-				col_text(smsg, 1),
-				json_string_value(json_object_get(v, "text")));
-			assert_int_equal(sqlite3_column_int(smsg, 2),
-					 json_integer_value(
-						 json_object_get(v, "level")));
-			sqlite3_reset(smsg);
-			n_msgs++;
-		}
+		check_feature_row(sf, jf, id);
+		n_files += check_file_rows(sfile, jf, id);
+		n_msgs += check_message_rows(smsg, jf, id);
 	}
 	/* nothing more in the tables than in the data file */
 	assert_int_equal(count_rows(db, "SELECT count(*) FROM catalog_feature"),
@@ -909,124 +923,125 @@ static void equal_specificity_templates(json_t *c)
 			    json_string("cpuset.{file} is deprecatex"));
 }
 
+/* Each mutation of the data file the generator must refuse, and its error. */
+static const struct bad_case cases[] = {
+	{ "duplicate id",
+	  dup_id,
+	  { "features[1]", "memcg_v1.kmem_tcp_limit", "duplicate" } },
+	{ "duplicate file",
+	  dup_file,
+	  { "memcg_v1.force_empty", "memory.memsw.failcnt",
+	    "memcg_v1.memsw" } },
+	{ "duplicate event file",
+	  dup_event_file,
+	  { "memcg_v1.usage_threshold", "event_files", "duplicate" } },
+	{ "unknown status",
+	  bad_status,
+	  { "memcg_v1.move_charge", "\"status\"", "deprecated" } },
+	{ "unclosed field",
+	  bad_template_unclosed,
+	  { "cgroup_v1.remount", "messages[0].text", "not closed" } },
+	{ "adjacent fields",
+	  bad_template_adjacent,
+	  { "cgroup_v1.remount", "messages[0].text", "two fields" } },
+	{ "bad field name",
+	  bad_template_name,
+	  { "cgroup_v1.remount", "messages[0].text", "Pid" } },
+	{ "duplicate field",
+	  bad_template_dup_field,
+	  { "cgroup_v1.remount", "messages[0].text", "twice" } },
+	{ "short literal before the first field",
+	  bad_template_short_prefix,
+	  { "cgroup_v1.cpuset_sched_load_balance", "messages[0].text",
+	    "at least 4 bytes" } },
+	{ "stray closing brace",
+	  bad_template_stray_brace,
+	  { "cgroup_v1.remount", "messages[0].text", "'}' without '{'" } },
+	{ "bad match kind",
+	  bad_match_kind,
+	  { "memcg_v1.swappiness", "messages[0].match", "regex" } },
+	{ "bad level",
+	  bad_level,
+	  { "memcg_v1.swappiness", "messages[0].level", "0..7" } },
+	{ "unknown key",
+	  unknown_key,
+	  { "memcg_v1.memsw", "replacment", "unknown field" } },
+	{ "missing field",
+	  missing_field,
+	  { "memcg_v1.kmem_limit", "\"replacement\"", "missing" } },
+	{ "warns, no messages",
+	  warns_without_messages,
+	  { "memcg_v1.non_hierarchical", "messages", "warns" } },
+	{ "silent but warns",
+	  silent_but_warns,
+	  { "memcg_v1.kmem_slabinfo", "messages", "warns" } },
+	{ "same text in two features",
+	  dup_text_across,
+	  { "memcg_v1.soft_limit", "messages[0].text", "duplicate" } },
+	{ "cgroup.event_control in files",
+	  event_control_as_file,
+	  { "memcg_v1.usage_threshold", "cgroup.event_control",
+	    "event_files" } },
+	{ "bad commit",
+	  bad_commit,
+	  { "memcg_v1.soft_limit", "\"commit\"", "hex" } },
+	{ "null commit without a note",
+	  commit_without_note,
+	  { "memcg_v1.kmem_tcp_limit", "\"commit_note\"", "null" } },
+	{ "bad config symbol",
+	  bad_config,
+	  { "memcg_v1.memsw", "\"config\"", "Kconfig" } },
+	{ "bad stopped_working",
+	  bad_stopped_working,
+	  { "memcg_v1.move_charge", "\"stopped_working\"", "6.13" } },
+	{ "missing stopped_note",
+	  missing_stopped_note,
+	  { "cgroup_v1.freezer", "\"stopped_note\"", "missing" } },
+	{ "bad value_kind",
+	  bad_value_kind,
+	  { "memcg_v1.soft_limit", "\"value_kind\"", "\"size\"" } },
+	{ "value_kind without files",
+	  value_kind_without_files,
+	  { "memcg_v1.swapaccount", "\"value_kind\"", "empty" } },
+	{ "value_kind without a name",
+	  value_kind_without_name,
+	  { "memcg_v1.swappiness", "\"value_name\"", "null" } },
+	{ "unknown route",
+	  unknown_route,
+	  { "memcg_v1.oom_control", "\"route\"", "memcgv1" } },
+	{ "unused route",
+	  unused_route,
+	  { "routes[6]", "blkio_spare", "no feature" } },
+	{ "duplicate route",
+	  duplicate_route,
+	  { "routes[6]", "\"id\"", "duplicate" } },
+	{ "Message-ID in angle brackets",
+	  bad_in_reply_to,
+	  { "memcg_v1.soft_limit", "\"in_reply_to\"", "Message-ID" } },
+	{ "references not starting with in_reply_to",
+	  references_not_from_reply,
+	  { "memcg_v1.soft_limit", "\"references\"", "in_reply_to" } },
+	{ "references without in_reply_to",
+	  references_without_reply,
+	  { "cgroup_v1.remount", "\"references\"", "empty" } },
+	{ "route address not in the result",
+	  address_not_in_result,
+	  { "routes[0] (memcg_v1)", "cc[7]", "address part" } },
+	{ "route address in to and cc",
+	  address_in_to_and_cc,
+	  { "routes[0] (memcg_v1)", "cc[7]", "already in to" } },
+	{ "route command for another file",
+	  command_for_another_file,
+	  { "routes[2] (cgroup_v1)", "\"command\"",
+	    "kernel/cgroup/cgroup-v1.c" } },
+	{ "templates of equal specificity",
+	  equal_specificity_templates,
+	  { "cgroup_v1.blkio_reset_stats", "ambiguous",
+	    "cgroup_v1.cpuset_legacy_flags" } },
+};
+
 static void test_generator_rejects_bad_data(void **state)
 {
-	static const struct bad_case cases[] = {
-		{ "duplicate id",
-		  dup_id,
-		  { "features[1]", "memcg_v1.kmem_tcp_limit", "duplicate" } },
-		{ "duplicate file",
-		  dup_file,
-		  { "memcg_v1.force_empty", "memory.memsw.failcnt",
-		    "memcg_v1.memsw" } },
-		{ "duplicate event file",
-		  dup_event_file,
-		  { "memcg_v1.usage_threshold", "event_files", "duplicate" } },
-		{ "unknown status",
-		  bad_status,
-		  { "memcg_v1.move_charge", "\"status\"", "deprecated" } },
-		{ "unclosed field",
-		  bad_template_unclosed,
-		  { "cgroup_v1.remount", "messages[0].text", "not closed" } },
-		{ "adjacent fields",
-		  bad_template_adjacent,
-		  { "cgroup_v1.remount", "messages[0].text", "two fields" } },
-		{ "bad field name",
-		  bad_template_name,
-		  { "cgroup_v1.remount", "messages[0].text", "Pid" } },
-		{ "duplicate field",
-		  bad_template_dup_field,
-		  { "cgroup_v1.remount", "messages[0].text", "twice" } },
-		{ "short literal before the first field",
-		  bad_template_short_prefix,
-		  { "cgroup_v1.cpuset_sched_load_balance", "messages[0].text",
-		    "at least 4 bytes" } },
-		{ "stray closing brace",
-		  bad_template_stray_brace,
-		  { "cgroup_v1.remount", "messages[0].text",
-		    "'}' without '{'" } },
-		{ "bad match kind",
-		  bad_match_kind,
-		  { "memcg_v1.swappiness", "messages[0].match", "regex" } },
-		{ "bad level",
-		  bad_level,
-		  { "memcg_v1.swappiness", "messages[0].level", "0..7" } },
-		{ "unknown key",
-		  unknown_key,
-		  { "memcg_v1.memsw", "replacment", "unknown field" } },
-		{ "missing field",
-		  missing_field,
-		  { "memcg_v1.kmem_limit", "\"replacement\"", "missing" } },
-		{ "warns, no messages",
-		  warns_without_messages,
-		  { "memcg_v1.non_hierarchical", "messages", "warns" } },
-		{ "silent but warns",
-		  silent_but_warns,
-		  { "memcg_v1.kmem_slabinfo", "messages", "warns" } },
-		{ "same text in two features",
-		  dup_text_across,
-		  { "memcg_v1.soft_limit", "messages[0].text", "duplicate" } },
-		{ "cgroup.event_control in files",
-		  event_control_as_file,
-		  { "memcg_v1.usage_threshold", "cgroup.event_control",
-		    "event_files" } },
-		{ "bad commit",
-		  bad_commit,
-		  { "memcg_v1.soft_limit", "\"commit\"", "hex" } },
-		{ "null commit without a note",
-		  commit_without_note,
-		  { "memcg_v1.kmem_tcp_limit", "\"commit_note\"", "null" } },
-		{ "bad config symbol",
-		  bad_config,
-		  { "memcg_v1.memsw", "\"config\"", "Kconfig" } },
-		{ "bad stopped_working",
-		  bad_stopped_working,
-		  { "memcg_v1.move_charge", "\"stopped_working\"", "6.13" } },
-		{ "missing stopped_note",
-		  missing_stopped_note,
-		  { "cgroup_v1.freezer", "\"stopped_note\"", "missing" } },
-		{ "bad value_kind",
-		  bad_value_kind,
-		  { "memcg_v1.soft_limit", "\"value_kind\"", "\"size\"" } },
-		{ "value_kind without files",
-		  value_kind_without_files,
-		  { "memcg_v1.swapaccount", "\"value_kind\"", "empty" } },
-		{ "value_kind without a name",
-		  value_kind_without_name,
-		  { "memcg_v1.swappiness", "\"value_name\"", "null" } },
-		{ "unknown route",
-		  unknown_route,
-		  { "memcg_v1.oom_control", "\"route\"", "memcgv1" } },
-		{ "unused route",
-		  unused_route,
-		  { "routes[6]", "blkio_spare", "no feature" } },
-		{ "duplicate route",
-		  duplicate_route,
-		  { "routes[6]", "\"id\"", "duplicate" } },
-		{ "Message-ID in angle brackets",
-		  bad_in_reply_to,
-		  { "memcg_v1.soft_limit", "\"in_reply_to\"", "Message-ID" } },
-		{ "references not starting with in_reply_to",
-		  references_not_from_reply,
-		  { "memcg_v1.soft_limit", "\"references\"", "in_reply_to" } },
-		{ "references without in_reply_to",
-		  references_without_reply,
-		  { "cgroup_v1.remount", "\"references\"", "empty" } },
-		{ "route address not in the result",
-		  address_not_in_result,
-		  { "routes[0] (memcg_v1)", "cc[7]", "address part" } },
-		{ "route address in to and cc",
-		  address_in_to_and_cc,
-		  { "routes[0] (memcg_v1)", "cc[7]", "already in to" } },
-		{ "route command for another file",
-		  command_for_another_file,
-		  { "routes[2] (cgroup_v1)", "\"command\"",
-		    "kernel/cgroup/cgroup-v1.c" } },
-		{ "templates of equal specificity",
-		  equal_specificity_templates,
-		  { "cgroup_v1.blkio_reset_stats", "ambiguous",
-		    "cgroup_v1.cpuset_legacy_flags" } },
-	};
 	char err[2048];
 	bool wrote;
 

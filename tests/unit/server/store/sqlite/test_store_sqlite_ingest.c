@@ -349,33 +349,16 @@ static void test_ingest_savepoint_large(void **state)
 }
 
 /*
- * The writer's common update matches a row by id, key_check and host_id
- * (migration 009): a row at the key's id whose check is another key's is
- * not updated by it, nor is another host's row with the key's id and
- * check; a row stored before 009 (no check) is found by its whole key and
- * gets its check.
+ * Another host's row at entry 1's id, with entry 1's check: only host_id
+ * tells them apart, and it is compared exactly. Takes @r; returns the
+ * open store.
  */
-static void test_usage_key_check(void **state)
+static struct twl_store *key_check_other_host(const char *host, json_t *r,
+					      const int64_t *id,
+					      const int64_t *check)
 {
-	const char *host = "0123";
 	struct twl_store *s = NULL;
-	struct twl_ingest *in;
-	int64_t id[3], check[3];
-	json_t *r;
 
-	r = report(host, "kc01");
-	/* the entries' ids and checks (pinned in test_ingest.c) */
-	assert_int_equal(twl_ingest_prepare(r, host, &in), 0);
-	for (int i = 0; i < 3; i++) {
-		id[i] = in->usage_id[i];
-		check[i] = in->usage_check[i];
-	}
-	twl_ingest_free(in);
-
-	/*
-	 * Another host's row at entry 1's id, with entry 1's check: only
-	 * host_id tells them apart, and it is compared exactly.
-	 */
 	unlink(dbpath);
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	exec_sql(
@@ -392,7 +375,7 @@ static void test_usage_key_check(void **state)
 			    (long long)id[1]),
 			 1);
 	ingest_one(s, host, r);
-	json_decref(r);
+	json_decref(r); /* consumed: the caller gave it up */
 	assert_int_equal(q("SELECT count FROM usage WHERE host_id = '0999'"),
 			 1);
 	assert_int_equal(q("SELECT count FROM usage WHERE host_id = '0123'"
@@ -402,8 +385,15 @@ static void test_usage_key_check(void **state)
 	assert_int_equal(qf("SELECT key_check FROM usage WHERE id = %lld",
 			    (long long)id[0]) == check[0],
 			 1);
+	return s;
+}
 
-	/* entry 0's row with another key's check: the whole key decides */
+/* Entry 0's row with another key's check: the whole key decides. */
+static void key_check_mismatch(struct twl_store *s, const char *host,
+			       const int64_t *check)
+{
+	json_t *r;
+
 	exec_sql("UPDATE usage SET key_check = 7 WHERE comm = 'systemd'");
 	r = report_x10(host, "kc02");
 	ingest_one(s, host, r);
@@ -421,8 +411,14 @@ static void test_usage_key_check(void **state)
 	assert_int_equal(q("SELECT count FROM usage WHERE host_id = '0999'"),
 			 1);
 	twl_store_close(s);
+}
 
-	/* a version-8 database: its usage rows have no check yet */
+/* A version-8 database: its usage rows have no check yet. */
+static void key_check_from_v8(const char *host, const int64_t *check)
+{
+	struct twl_store *s = NULL;
+	json_t *r;
+
 	unlink(dbpath);
 	for (const struct twl_migration *m = twl_migrations; m->name; m++)
 		if (atoi(m->name) <= 8)
@@ -463,6 +459,35 @@ static void test_usage_key_check(void **state)
 	assert_int_equal(q("SELECT count(*) FROM usage"), 3);
 	twl_store_close(s);
 	unlink(dbpath);
+}
+
+/*
+ * The writer's common update matches a row by id, key_check and host_id
+ * (migration 009): a row at the key's id whose check is another key's is
+ * not updated by it, nor is another host's row with the key's id and
+ * check; a row stored before 009 (no check) is found by its whole key and
+ * gets its check.
+ */
+static void test_usage_key_check(void **state)
+{
+	const char *host = "0123";
+	struct twl_ingest *in;
+	int64_t id[3], check[3];
+	struct twl_store *s;
+	json_t *r;
+
+	r = report(host, "kc01");
+	/* the entries' ids and checks (pinned in test_ingest.c) */
+	assert_int_equal(twl_ingest_prepare(r, host, &in), 0);
+	for (int i = 0; i < 3; i++) {
+		id[i] = in->usage_id[i];
+		check[i] = in->usage_check[i];
+	}
+	twl_ingest_free(in);
+
+	s = key_check_other_host(host, r, id, check);
+	key_check_mismatch(s, host, check);
+	key_check_from_v8(host, check);
 }
 
 static int64_t feature_uses(const char *feature, bool day_sum)

@@ -201,96 +201,101 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static void test_walbuf_readers_and_model(void **state)
-{
-	static int64_t model[KEYS]; /* byte length per key, -1 = absent */
-	struct reader r = { 0 };
-	sqlite3 *w = NULL, *db = NULL;
-	sqlite3_stmt *ins, *del, *meta, *st;
-	unsigned seed = 12345;
-	int64_t rows = 0, bytes = 0;
+/* The writer's statements over tables t(k, v) and meta(n, total). */
+struct model_writer {
+	sqlite3 *db;
+	sqlite3_stmt *ins, *del, *meta;
+	unsigned seed;
+};
 
-	(void)state;
-	assert_int_equal(twl_walbuf_register(), 0);
-	assert_int_equal(sqlite3_open_v2(path, &w,
+static sqlite3_stmt *prepare_ok(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	return st;
+}
+
+static void model_writer_open(struct model_writer *mw)
+{
+	assert_int_equal(sqlite3_open_v2(path, &mw->db,
 					 SQLITE_OPEN_READWRITE |
 						 SQLITE_OPEN_CREATE,
 					 TWL_WALBUF_VFS),
 			 SQLITE_OK);
-	sqlite3_busy_timeout(w, 5000);
+	sqlite3_busy_timeout(mw->db, 5000);
 	/* 8 cached pages: dirty pages spill into the WAL mid-transaction */
-	exec_ok(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-		   " PRAGMA cache_size = 8; PRAGMA wal_autocheckpoint = 300;"
-		   " CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);"
-		   " CREATE TABLE meta(n INT, total INT);"
-		   " INSERT INTO meta VALUES(0, 0);");
-	assert_int_equal(
-		sqlite3_prepare_v2(w,
-				   "INSERT OR REPLACE INTO t VALUES(?1,"
-				   " randomblob(?2))",
-				   -1, &ins, NULL),
-		SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(w, "DELETE FROM t WHERE k = ?1", -1,
-					    &del, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(
-				 w,
-				 "UPDATE meta SET n = (SELECT count(*) FROM t),"
-				 " total = (SELECT coalesce(sum(length(v)), 0)"
-				 " FROM t)",
-				 -1, &meta, NULL),
-			 SQLITE_OK);
-	for (int k = 0; k < KEYS; k++)
-		model[k] = -1;
-	assert_int_equal(pthread_create(&r.thread, NULL, reader_main, &r), 0);
-	for (int tx = 0; tx < 1500; tx++) {
-		static int64_t undo[KEYS];
-		bool rollback = rand_r(&seed) % 5 == 0;
-		int ops = 1 + rand_r(&seed) % 12;
+	exec_ok(mw->db,
+		"PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		" PRAGMA cache_size = 8; PRAGMA wal_autocheckpoint = 300;"
+		" CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB);"
+		" CREATE TABLE meta(n INT, total INT);"
+		" INSERT INTO meta VALUES(0, 0);");
+	mw->ins = prepare_ok(mw->db, "INSERT OR REPLACE INTO t VALUES(?1,"
+				     " randomblob(?2))");
+	mw->del = prepare_ok(mw->db, "DELETE FROM t WHERE k = ?1");
+	mw->meta = prepare_ok(mw->db,
+			      "UPDATE meta SET n = (SELECT count(*) FROM t),"
+			      " total = (SELECT coalesce(sum(length(v)), 0)"
+			      " FROM t)");
+	mw->seed = 12345;
+}
 
-		memcpy(undo, model, sizeof(undo));
-		exec_ok(w, "BEGIN IMMEDIATE");
-		for (int i = 0; i < ops; i++) {
-			int k = rand_r(&seed) % KEYS;
+/*
+ * One random transaction of 1 to 12 inserts or deletes plus the meta
+ * update, rolled back one time in five; @model follows what committed.
+ */
+static void model_writer_tx(struct model_writer *mw, int64_t *model)
+{
+	static int64_t undo[KEYS];
+	bool rollback = rand_r(&mw->seed) % 5 == 0;
+	int ops = 1 + rand_r(&mw->seed) % 12;
 
-			if (rand_r(&seed) % 4 == 0) {
-				sqlite3_bind_int(del, 1, k);
-				assert_int_equal(sqlite3_step(del),
-						 SQLITE_DONE);
-				sqlite3_reset(del);
-				model[k] = -1;
-			} else {
-				int len = 100 + rand_r(&seed) % 6000;
+	memcpy(undo, model, sizeof(undo));
+	exec_ok(mw->db, "BEGIN IMMEDIATE");
+	for (int i = 0; i < ops; i++) {
+		int k = rand_r(&mw->seed) % KEYS;
 
-				sqlite3_bind_int(ins, 1, k);
-				sqlite3_bind_int(ins, 2, len);
-				assert_int_equal(sqlite3_step(ins),
-						 SQLITE_DONE);
-				sqlite3_reset(ins);
-				model[k] = len;
-			}
-		}
-		assert_int_equal(sqlite3_step(meta), SQLITE_DONE);
-		sqlite3_reset(meta);
-		if (rollback) {
-			exec_ok(w, "ROLLBACK");
-			memcpy(model, undo, sizeof(undo));
+		if (rand_r(&mw->seed) % 4 == 0) {
+			sqlite3_bind_int(mw->del, 1, k);
+			assert_int_equal(sqlite3_step(mw->del), SQLITE_DONE);
+			sqlite3_reset(mw->del);
+			model[k] = -1;
 		} else {
-			exec_ok(w, "COMMIT");
+			int len = 100 + rand_r(&mw->seed) % 6000;
+
+			sqlite3_bind_int(mw->ins, 1, k);
+			sqlite3_bind_int(mw->ins, 2, len);
+			assert_int_equal(sqlite3_step(mw->ins), SQLITE_DONE);
+			sqlite3_reset(mw->ins);
+			model[k] = len;
 		}
 	}
-	r.stop = true;
-	pthread_join(r.thread, NULL);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(del);
-	sqlite3_finalize(meta);
-	assert_int_equal(sqlite3_close(w), SQLITE_OK);
-	if (r.failures)
-		fail_msg("%d of %d snapshots were inconsistent; last: %s",
-			 r.failures, r.checks, r.why);
-	assert_true(r.checks > 0);
+	assert_int_equal(sqlite3_step(mw->meta), SQLITE_DONE);
+	sqlite3_reset(mw->meta);
+	if (rollback) {
+		exec_ok(mw->db, "ROLLBACK");
+		memcpy(model, undo, sizeof(undo));
+	} else {
+		exec_ok(mw->db, "COMMIT");
+	}
+}
 
-	/* reopened on the default VFS: intact, and what the model says */
+static void model_writer_close(struct model_writer *mw)
+{
+	sqlite3_finalize(mw->ins);
+	sqlite3_finalize(mw->del);
+	sqlite3_finalize(mw->meta);
+	assert_int_equal(sqlite3_close(mw->db), SQLITE_OK);
+}
+
+/* Reopened on the default VFS: intact, and what @model says. */
+static void check_model(const int64_t *model)
+{
+	int64_t rows = 0, bytes = 0;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_intact(db);
 	for (int k = 0; k < KEYS; k++) {
@@ -299,14 +304,9 @@ static void test_walbuf_readers_and_model(void **state)
 		rows++;
 		bytes += model[k];
 	}
-	assert_int_equal(
-		sqlite3_prepare_v2(
-			db,
-			"SELECT count(*), coalesce(sum(length(v)), 0),"
-			" (SELECT n FROM meta), (SELECT total FROM meta)"
-			" FROM t",
-			-1, &st, NULL),
-		SQLITE_OK);
+	st = prepare_ok(db, "SELECT count(*), coalesce(sum(length(v)), 0),"
+			    " (SELECT n FROM meta), (SELECT total FROM meta)"
+			    " FROM t");
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int64(st, 0), rows);
 	assert_int_equal(sqlite3_column_int64(st, 1), bytes);
@@ -314,6 +314,30 @@ static void test_walbuf_readers_and_model(void **state)
 	assert_int_equal(sqlite3_column_int64(st, 3), bytes);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+static void test_walbuf_readers_and_model(void **state)
+{
+	static int64_t model[KEYS]; /* byte length per key, -1 = absent */
+	struct model_writer mw = { 0 };
+	struct reader r = { 0 };
+
+	(void)state;
+	assert_int_equal(twl_walbuf_register(), 0);
+	model_writer_open(&mw);
+	for (int k = 0; k < KEYS; k++)
+		model[k] = -1;
+	assert_int_equal(pthread_create(&r.thread, NULL, reader_main, &r), 0);
+	for (int tx = 0; tx < 1500; tx++)
+		model_writer_tx(&mw, model);
+	r.stop = true;
+	pthread_join(r.thread, NULL);
+	model_writer_close(&mw);
+	if (r.failures)
+		fail_msg("%d of %d snapshots were inconsistent; last: %s",
+			 r.failures, r.checks, r.why);
+	assert_true(r.checks > 0);
+	check_model(model);
 }
 
 static void write_file(const char *name, const unsigned char *buf,
