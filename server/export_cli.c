@@ -417,6 +417,11 @@ int twl_export_cli(int argc, char **argv)
 	rc = parse(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
+	if (twl_store_is_postgresql(a.cfg.db_path)) {
+		fprintf(stderr,
+			"twilight-server export: the PostgreSQL store is incomplete in this build: it keeps no reports to export\n");
+		return 1;
+	}
 	if (access(a.cfg.db_path, R_OK)) {
 		fprintf(stderr,
 			"twilight-server export: no database at %s: give --data-dir of a server that has received reports\n",

@@ -344,6 +344,11 @@ static int check_db(struct twl_store *store, const char *path)
 			(long long)(time(NULL) - t0));
 		return 0;
 	}
+	if (ret == -ENOTSUP) {
+		twl_log(LOG_INFO,
+			"database check: not available for this store");
+		return 0;
+	}
 	if (ret == -EUCLEAN)
 		twl_log(LOG_ERR,
 			"database %s failed its integrity check (%s): not serving it. Restore the last backup (operators guide, \"Backup and restore\"), or start with --no-check-db to serve it as it is",
@@ -400,6 +405,12 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 
 	if (cli->check_config)
 		return check_config(cfg);
+	if (twl_store_is_postgresql(cfg->db_path) &&
+	    !getenv(TWL_STORE_PG_INCOMPLETE_ENV)) {
+		twl_log(LOG_ERR,
+			"the PostgreSQL store is incomplete in this build: it keeps tokens and host keys only, not reports; set db to an SQLite file");
+		return 1;
+	}
 	if (!(n_rest && !strcmp(rest[0], "token")) && drop_caps(cfg))
 		return 1;
 	if (ensure_dir(cfg->data_dir))
@@ -412,7 +423,10 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 	}
 	ret = twl_store_open(cfg->db_path, &store);
 	if (ret) {
-		twl_log(LOG_ERR, "cannot open database %s: %s", cfg->db_path,
+		/* a URI may hold a password: the store said which, redacted */
+		twl_log(LOG_ERR, "cannot open database %s: %s",
+			twl_store_is_postgresql(cfg->db_path) ? "(PostgreSQL)" :
+								cfg->db_path,
 			strerror(-ret));
 		return 1;
 	}

@@ -131,6 +131,7 @@ int twl_store_open(const char *path, struct twl_store **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->ops = &twl_sqlite_ops;
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_mutex_init(&s->rlock, NULL);
 	pthread_mutex_init(&s->alock, NULL);

@@ -52,7 +52,15 @@ struct twl_read_slot {
 #define TWL_DAY_BATCH_MAX 64
 #define TWL_DAY_TX_MAX 256
 
+/*
+ * The SQLite backend's table of functions (store_sqlite_ops.c), the first
+ * member of every struct twl_store it opens (store_backend.h).
+ */
+struct twl_store_ops;
+extern const struct twl_store_ops twl_sqlite_ops;
+
 struct twl_store {
+	const struct twl_store_ops *ops; /* &twl_sqlite_ops: keep it first */
 	char *path;
 	pthread_mutex_t wlock;
 	sqlite3 *wdb;

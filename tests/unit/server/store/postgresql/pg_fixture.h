@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The PostgreSQL server of the ctest fixture "postgresql"
+ * (pg-fixture-start.sh, pg-fixture-stop.sh; tests/unit/server/CMakeLists.txt
+ * gives the fixture to every test that includes this header). Each test
+ * makes databases of its own on it; without the server the test fails.
+ */
+#ifndef TWL_TEST_PG_FIXTURE_H
+#define TWL_TEST_PG_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+/*
+ * The URI of the fixture's maintenance database, read from
+ * $TWILIGHT_BINARY_DIR/postgresql-fixture/uri: fails the test when the
+ * fixture is not running.
+ */
+const char *pg_fixture_uri(void);
+
+/*
+ * pg_fixture_db - create an empty database of this test's own and put its
+ * URI in @uri (@cap bytes). Dropped by pg_fixture_drop_all().
+ */
+void pg_fixture_db(char *uri, size_t cap);
+
+/* Drop every database pg_fixture_db() made (a group teardown). */
+int pg_fixture_drop_all(void **state);
+
+/* A connection to @uri (fails the test otherwise); PQfinish() it. */
+PGconn *pg_fixture_connect(const char *uri);
+
+/* The first column of the first row of @sql on @uri as an integer (-1: no row). */
+int64_t pg_q(const char *uri, const char *sql);
+
+/* Run @sql on @uri; fails the test on an error. */
+void pg_exec(const char *uri, const char *sql);
+
+#endif

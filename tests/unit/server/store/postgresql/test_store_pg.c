@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PostgreSQL store (server/store/postgresql/store_pg.c, migrate_pg.c)
+ * against the fixture's server: migrations applied once, also by two
+ * servers opening one database together; a newer schema refused; what
+ * the store does not implement yet answers -ENOTSUP; a server that does
+ * not answer fails the open; passwords stay out of messages.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pg_fixture.h"
+#include "store/postgresql/migrate_pg.h"
+#include "store/postgresql/store_pg_internal.h"
+#include "store/store.h"
+#include "store/store_read.h"
+
+static void test_open_migrates(void **state)
+{
+	struct twl_store *s = NULL;
+	char uri[512];
+	int latest = twl_pg_migrate_latest();
+
+	assert_true(latest >= 1);
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	assert_int_equal(twl_store_schema_version(s), latest);
+	twl_store_close(s);
+	/* opened again: nothing more to apply */
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	assert_int_equal(twl_store_schema_version(s), latest);
+	twl_store_close(s);
+	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"),
+			 latest);
+	assert_int_equal(pg_q(uri, "SELECT count(*) FROM pg_tables WHERE"
+				   " tablename IN ('hosts', 'host_keys',"
+				   " 'tokens', 'batches', 'usage')"),
+			 5);
+}
+
+struct opener {
+	const char *uri;
+	pthread_barrier_t *go;
+	int ret, version;
+};
+
+static void *open_thread(void *p)
+{
+	struct opener *o = p;
+	struct twl_store *s = NULL;
+
+	pthread_barrier_wait(o->go);
+	o->ret = twl_store_open(o->uri, &s);
+	if (!o->ret)
+		o->version = twl_store_schema_version(s);
+	twl_store_close(s);
+	return NULL;
+}
+
+/*
+ * Servers started together on one new database: both open it, and each
+ * migration ran once (without the advisory lock, the second one's
+ * CREATE TABLE fails, or schema_version gets a version twice).
+ */
+static void test_two_migrators(void **state)
+{
+	enum { N = 4 };
+	struct opener o[N];
+	pthread_barrier_t go;
+	pthread_t th[N];
+	char uri[512];
+
+	for (int round = 0; round < 3; round++) {
+		pg_fixture_db(uri, sizeof(uri));
+		pthread_barrier_init(&go, NULL, N);
+		for (int i = 0; i < N; i++) {
+			o[i] = (struct opener){ uri, &go, 1, -1 };
+			assert_int_equal(pthread_create(&th[i], NULL,
+							open_thread, &o[i]),
+					 0);
+		}
+		for (int i = 0; i < N; i++)
+			pthread_join(th[i], NULL);
+		pthread_barrier_destroy(&go);
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(o[i].ret, 0);
+			assert_int_equal(o[i].version, twl_pg_migrate_latest());
+		}
+		assert_int_equal(pg_q(uri,
+				      "SELECT count(*) FROM schema_version"),
+				 twl_pg_migrate_latest());
+		assert_int_equal(pg_q(uri, "SELECT count(DISTINCT version)"
+					   " FROM schema_version"),
+				 twl_pg_migrate_latest());
+	}
+}
+
+/* A database migrated by a newer binary: -EPROTO, and left as it was. */
+static void test_newer_schema(void **state)
+{
+	struct twl_store *s = NULL;
+	char uri[512];
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	twl_store_close(s);
+	pg_exec(uri, "INSERT INTO schema_version(version, name)"
+		     " VALUES (999, '999_future.sql')");
+	s = (struct twl_store *)1;
+	assert_int_equal(twl_store_open(uri, &s), -EPROTO);
+	assert_null(s);
+	assert_int_equal(pg_q(uri, "SELECT max(version) FROM schema_version"),
+			 999);
+	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"),
+			 twl_pg_migrate_latest() + 1);
+}
+
+/* What the store lacks answers -ENOTSUP (no JSON), and does not crash. */
+static void test_not_supported(void **state)
+{
+	struct twl_store *s = NULL;
+	char uri[512], problem[64];
+	json_t *given = json_object(), *out = given;
+	int64_t n;
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	assert_int_equal(twl_read_summary(s, 1000, &out), -ENOTSUP);
+	assert_null(out);
+	assert_int_equal(twl_read_host(s, "h", &out), -ENOTSUP);
+	assert_null(out);
+	assert_int_equal(twl_store_write_begin(s), -ENOTSUP);
+	assert_int_equal(twl_store_write_end(s, true), -ENOTSUP);
+	assert_int_equal(twl_store_check(s, problem, sizeof(problem)),
+			 -ENOTSUP);
+	assert_int_equal(twl_store_prune(s, 1000, 35, 0, &n), -ENOTSUP);
+	assert_int_equal(twl_store_set_wal_max(s, 1 << 30), -ENOTSUP);
+	assert_int_equal(twl_store_catalog_rematch(s, &n), -ENOTSUP);
+	twl_store_close(s);
+	json_decref(given);
+}
+
+/* A server that is not there: the open fails, with nothing left open. */
+static void test_no_server(void **state)
+{
+	struct twl_store *s = NULL;
+
+	assert_true(twl_store_is_postgresql("postgresql://u@/db?host=/x"));
+	assert_true(twl_store_is_postgresql("POSTGRES://u@h/db"));
+	assert_false(twl_store_is_postgresql("/var/lib/twilight/twilight.db"));
+	assert_false(twl_store_is_postgresql("postgresql.db"));
+	assert_int_equal(
+		twl_store_open(
+			"postgresql://twilight@/none?host=/nonexistent-dir",
+			&s),
+		-ECONNREFUSED);
+	assert_null(s);
+}
+
+static void test_redact(void **state)
+{
+	char out[128];
+
+	twl_pg_redact("postgresql://u:secret@db.example/twl", out, sizeof(out));
+	assert_string_equal(out, "postgresql://u:***@db.example/twl");
+	twl_pg_redact("postgresql://u@/twl?host=/run/pg", out, sizeof(out));
+	assert_string_equal(out, "postgresql://u@/twl?host=/run/pg");
+	twl_pg_redact("postgresql:///twl", out, sizeof(out));
+	assert_string_equal(out, "postgresql:///twl");
+	twl_pg_redact("postgresql://u@h/twl?sslmode=require&password=pw&x=1",
+		      out, sizeof(out));
+	assert_string_equal(
+		out, "postgresql://u@h/twl?sslmode=require&password=***");
+	twl_pg_redact("postgresql://u:p@h/twl?x=a@b", out, sizeof(out));
+	assert_string_equal(out, "postgresql://u:***@h/twl?x=a@b");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_migrates),
+		cmocka_unit_test(test_two_migrators),
+		cmocka_unit_test(test_newer_schema),
+		cmocka_unit_test(test_not_supported),
+		cmocka_unit_test(test_no_server),
+		cmocka_unit_test(test_redact),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, pg_fixture_drop_all);
+}
