@@ -14,6 +14,7 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
+#include "catalog_data.h"
 #include "config.h"
 #include "api/export.h"
 #include "api/readiness.h"
@@ -213,6 +214,13 @@ static int parse(struct export_args *a, int argc, char **argv)
 		goto out;
 	}
 	twl_config_check(&a->cfg, p);
+	/* As the server does: the data directory's catalog before --feature
+	 * is checked and before the store opens (which seeds from it). */
+	ret = twl_cfg_failed(p) ? 0 : twl_server_catalog_load(a->cfg.data_dir);
+	if (ret)
+		twl_cfg_error(p, "data-dir",
+			      "cannot install %s/catalog.json: %s",
+			      a->cfg.data_dir, strerror(-ret));
 	if (n_rest)
 		twl_cfg_error(p, NULL, "unexpected argument '%s'", rest[0]);
 	if (a->feature && !twl_catalog_find(a->feature))

@@ -177,6 +177,7 @@ static bool attempt(struct twl_alerts *a, size_t i)
 		return false;
 	h = hook_find(a, p->hook);
 	if (!h) {
+		atomic_fetch_add(&a->dropped, 1);
 		log_attempt(a, p, "dropped", 0, "webhook deleted");
 		return true;
 	}
@@ -239,6 +240,7 @@ static void *deliver_main(void *arg)
 				i++;
 	}
 	while (a->n_pend) {
+		atomic_fetch_add(&a->dropped, 1);
 		log_attempt(a, &a->pend[0], "dropped", 0, "server stopped");
 		pending_remove(a, 0);
 	}
@@ -404,7 +406,8 @@ void twl_alerts_stats(struct twl_alerts *a, struct twl_alerts_stats *out)
 	for (k = 0; k < TWL_ALERT_KINDS; k++)
 		out->raised_by_kind[k] = atomic_load(&a->by_kind[k]);
 	out->deduplicated = q.deduplicated;
-	out->dropped = q.dropped + atomic_load(&a->dropped);
+	out->dropped = q.dropped;
+	out->deliveries_dropped = atomic_load(&a->dropped);
 	out->delivered = atomic_load(&a->delivered);
 	out->failed = atomic_load(&a->failed);
 	out->retried = atomic_load(&a->retried);

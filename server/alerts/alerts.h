@@ -47,9 +47,12 @@ const char *twl_alert_kind_name(enum twl_alert_kind k);
 
 /* What the alerts counted since they started. */
 struct twl_alerts_stats {
-	uint64_t raised, deduplicated, dropped; /* events */
+	/* events: queued, deduplicated, dropped (the queue was full) */
+	uint64_t raised, deduplicated, dropped;
 	uint64_t raised_by_kind[TWL_ALERT_KINDS]; /* queued, by kind */
-	uint64_t delivered, failed, retried; /* deliveries */
+	/* delivery attempts: delivered, given up, to be retried; deliveries
+	 * dropped (too many pending, webhook deleted, server stopped) */
+	uint64_t delivered, failed, retried, deliveries_dropped;
 };
 
 /*

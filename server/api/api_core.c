@@ -13,6 +13,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "alerts/alerts.h"
 #include "api/api_app.h"
 #include "api/api_ingest.h"
 #include "api/metrics.h"
@@ -81,6 +82,7 @@ static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
 	struct twl_metrics_store st = { .db_bytes = -1, .wal_catchups = -1 };
+	struct twl_alerts_stats alerts;
 	struct twl_store *store = twl_server_store(srv);
 	struct twl_buf b;
 	uint64_t n;
@@ -98,6 +100,10 @@ static int h_metrics(struct twl_server *srv, const struct twl_request *req,
 					      req->now, TWL_CERT_WARN_DAYS);
 	if (!ret)
 		ret = fleet_metrics(srv, req->now, &b);
+	if (!ret && twl_api_alerts(srv)) {
+		twl_alerts_stats(twl_api_alerts(srv), &alerts);
+		ret = twl_metrics_render_alerts(&b, &alerts);
+	}
 	if (ret) {
 		twl_buf_fini(&b);
 		return ret;

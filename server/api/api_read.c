@@ -73,6 +73,8 @@ static bool ok_filter_string(const char *s, size_t max)
  * "KEY=VALUE" into @f's label filter, both by the wire's rules for
  * host.labels (the value points into @v). -EINVAL when it is not one.
  */
+#define LABEL_EXPECTED "expected KEY=VALUE, a host.labels key and value"
+
 static int label_filter(const char *v, struct twl_read_filter *f)
 {
 	const char *eq = strchr(v, '=');
@@ -108,6 +110,19 @@ int twl_api_group_label(const struct twl_request *req,
 	}
 	*key = v + 6;
 	return 0;
+}
+
+/* Contract: see api_read.h. */
+int twl_api_label_param(const struct twl_request *req,
+			struct twl_response *resp, struct twl_read_filter *f)
+{
+	const char *v = twl_request_query(req, "label");
+
+	f->label_key[0] = '\0';
+	f->label_value = NULL;
+	if (!v || !label_filter(v, f))
+		return 0;
+	return bad_param(resp, "label", LABEL_EXPECTED);
 }
 
 int twl_api_filter_from_query(const struct twl_request *req,
@@ -162,9 +177,7 @@ int twl_api_filter_from_query(const struct twl_request *req,
 	}
 	v = twl_request_query(req, "label");
 	if (v && label_filter(v, f))
-		return bad_param(
-			resp, "label",
-			"expected KEY=VALUE, a host.labels key and value");
+		return bad_param(resp, "label", LABEL_EXPECTED);
 	v = twl_request_query(req, "limit");
 	if (v) {
 		uint64_t n;

@@ -76,12 +76,6 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 			struct twl_response *resp, json_t **red);
 
 /*
- * twl_api_store_error - answer @resp for a store error @err: -ENOENT 404
- * "not_found", -EINVAL 400 "bad_parameter", -EDQUOT 409 "too_many",
- * -EBUSY 503, else returns @err
- * (server.c answers 500). @what names the object for the reason text.
- */
-/*
  * twl_api_group_label - the query's group=label:KEY: *@key the KEY (into
  * the query), NULL without group. 0; 1 after answering 400 for anything
  * but a host.labels key; or a negative errno from answering.
@@ -89,6 +83,21 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 int twl_api_group_label(const struct twl_request *req,
 			struct twl_response *resp, const char **key);
 
+/*
+ * twl_api_label_param - the query's label=KEY=VALUE into @f's label filter
+ * (the same rules as the list filters'; none: label_key ""). 0; 1 after
+ * answering 400 for anything but a host.labels key and value; or a
+ * negative errno from answering.
+ */
+int twl_api_label_param(const struct twl_request *req,
+			struct twl_response *resp, struct twl_read_filter *f);
+
+/*
+ * twl_api_store_error - answer @resp for a store error @err: -ENOENT 404
+ * "not_found", -EINVAL 400 "bad_parameter", -EDQUOT 409 "too_many",
+ * -EBUSY 503, else returns @err
+ * (server.c answers 500). @what names the object for the reason text.
+ */
 int twl_api_store_error(struct twl_response *resp, int err, const char *what);
 
 #endif /* TWL_SERVER_API_READ_H */

@@ -5,7 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alerts/alerts.h"
 #include "api/metrics.h"
+
+/* Append to @b unless an earlier append failed (ret). */
+#define P(...)                                                \
+	do {                                                  \
+		if (!ret)                                     \
+			ret = twl_buf_printf(b, __VA_ARGS__); \
+	} while (0)
 
 static const double buckets[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
 				  0.1,	 0.25,	0.5,   1,    2.5,  5 };
@@ -151,11 +159,6 @@ int twl_metrics_render(struct twl_metrics *m,
 	c = *m;
 	pthread_mutex_unlock(&m->lock);
 
-#define P(...)                                                \
-	do {                                                  \
-		if (!ret)                                     \
-			ret = twl_buf_printf(b, __VA_ARGS__); \
-	} while (0)
 	P("# HELP twilight_ingest_batches_total Report batches accepted, by result.\n"
 	  "# TYPE twilight_ingest_batches_total counter\n"
 	  "twilight_ingest_batches_total{result=\"stored\"} %llu\n"
@@ -206,7 +209,39 @@ int twl_metrics_render(struct twl_metrics *m,
 		  "# HELP twilight_wal_catchup_seconds_total Time those checkpoints took.\n"
 		  "# TYPE twilight_wal_catchup_seconds_total counter\ntwilight_wal_catchup_seconds_total %.6f\n",
 		  (long long)st->wal_catchups, st->wal_catchup_seconds);
-#undef P
+	return ret;
+}
+
+/* Contract: see metrics.h. */
+int twl_metrics_render_alerts(struct twl_buf *b,
+			      const struct twl_alerts_stats *st)
+{
+	static const char *const outcomes[] = { "delivered", "retrying",
+						"failed", "dropped" };
+	const uint64_t by_outcome[] = { st->delivered, st->retried, st->failed,
+					st->deliveries_dropped };
+	int ret = 0, k;
+	size_t i;
+
+	P("# HELP twilight_alert_events_total Alert events queued for the webhooks, by type.\n"
+	  "# TYPE twilight_alert_events_total counter\n");
+	for (k = 0; k < TWL_ALERT_KINDS; k++)
+		P("twilight_alert_events_total{type=\"%s\"} %llu\n",
+		  twl_alert_kind_name((enum twl_alert_kind)k),
+		  (unsigned long long)st->raised_by_kind[k]);
+	P("# HELP twilight_alert_events_deduplicated_total Alert events not queued: the same event within 24 hours.\n"
+	  "# TYPE twilight_alert_events_deduplicated_total counter\n"
+	  "twilight_alert_events_deduplicated_total %llu\n"
+	  "# HELP twilight_alert_events_dropped_total Alert events dropped: the queue was full.\n"
+	  "# TYPE twilight_alert_events_dropped_total counter\n"
+	  "twilight_alert_events_dropped_total %llu\n",
+	  (unsigned long long)st->deduplicated,
+	  (unsigned long long)st->dropped);
+	P("# HELP twilight_webhook_deliveries_total Webhook delivery attempts by outcome (retrying: failed, to be retried; failed: given up; dropped: never attempted).\n"
+	  "# TYPE twilight_webhook_deliveries_total counter\n");
+	for (i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+		P("twilight_webhook_deliveries_total{outcome=\"%s\"} %llu\n",
+		  outcomes[i], (unsigned long long)by_outcome[i]);
 	return ret;
 }
 

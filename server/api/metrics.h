@@ -66,4 +66,15 @@ int twl_metrics_render(struct twl_metrics *m,
 int twl_metrics_render_cert(struct twl_buf *b, int64_t not_after, int64_t now,
 			    unsigned warn_days);
 
+struct twl_alerts_stats;
+
+/*
+ * twl_metrics_render_alerts - append the alert counters of @st to @b:
+ * events queued by type (the bounded set of twl_alert_kind_name()),
+ * deduplicated and dropped, and webhook delivery attempts by outcome
+ * (delivered, retrying, failed, dropped). 0 or -errno.
+ */
+int twl_metrics_render_alerts(struct twl_buf *b,
+			      const struct twl_alerts_stats *st);
+
 #endif /* TWL_SERVER_METRICS_H */

@@ -150,16 +150,16 @@ static int readiness_params(const struct twl_request *req,
 	return 0;
 }
 
-/* The store's answer for target @t's plan, in *@out. */
+/*
+ * The store's answer for target @t's plan, in *@out; @base gives the
+ * window, page size, grouping and label filter.
+ */
 static int readiness_doc(struct twl_store *store, const json_t *t,
-			 int64_t since, unsigned limit, const char *group,
-			 json_t **out)
+			 const struct twl_readiness_query *base, json_t **out)
 {
 	json_t *plan = twl_target_plan(t), *removed = json_array(), *v;
 	json_t *shipped = twl_targets_shipped(), *dl = NULL;
-	struct twl_readiness_query q = { .since = since,
-					 .limit = limit,
-					 .group_label = group };
+	struct twl_readiness_query q = *base;
 	char *rj = NULL, *ij = NULL;
 	size_t i;
 	int rc = -ENOMEM;
@@ -237,6 +237,7 @@ static int export_facts(const json_t *t, const json_t *doc, json_t *data)
 int twl_readiness_export(struct twl_store *store, const char *data_dir,
 			 const char *name, int64_t since, json_t *data)
 {
+	struct twl_readiness_query q = { .since = since, .limit = 1 };
 	json_t *t = NULL, *doc = NULL;
 	int rc;
 
@@ -244,7 +245,7 @@ int twl_readiness_export(struct twl_store *store, const char *data_dir,
 		return 0;
 	rc = twl_targets_find(data_dir, name, &t);
 	if (!rc)
-		rc = readiness_doc(store, t, since, 1, NULL, &doc);
+		rc = readiness_doc(store, t, &q, &doc);
 	if (!rc)
 		rc = export_facts(t, doc, data);
 	json_decref(doc);
@@ -258,7 +259,8 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 {
 	const char *dir = data_dir(srv),
 		   *name = twl_request_query(req, "target");
-	const char *group = NULL;
+	struct twl_readiness_query q = { 0 };
+	struct twl_read_filter lf;
 	unsigned limit, days;
 	json_t *t, *doc;
 	int rc;
@@ -271,7 +273,9 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			"expected a target name (GET /api/v1/targets)");
 	rc = readiness_params(req, resp, &limit, &days);
 	if (!rc)
-		rc = twl_api_group_label(req, resp, &group);
+		rc = twl_api_group_label(req, resp, &q.group_label);
+	if (!rc)
+		rc = twl_api_label_param(req, resp, &lf);
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	rc = twl_targets_find(dir, name, &t);
@@ -281,11 +285,17 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			"no such target (GET /api/v1/targets)");
 	if (rc)
 		return rc;
-	rc = readiness_doc(twl_server_store(srv), t,
-			   req->now - (int64_t)days * 86400, limit, group,
-			   &doc);
+	q.since = req->now - (int64_t)days * 86400;
+	q.limit = limit;
+	q.label_key = lf.label_key[0] ? lf.label_key : NULL;
+	q.label_value = lf.label_value;
+	rc = readiness_doc(twl_server_store(srv), t, &q, &doc);
 	if (!rc &&
 	    (json_object_set_new(doc, "target", twl_target_summary(t)) ||
+	     json_object_set_new(doc, "label",
+				 q.label_key ? json_string(twl_request_query(
+						       req, "label")) :
+					       json_null()) ||
 	     json_object_set_new(doc, "generated", json_integer(req->now)) ||
 	     json_object_set_new(doc, "days", json_integer(days))))
 		rc = -ENOMEM;

@@ -201,6 +201,9 @@ struct twl_readiness_query {
 	int64_t since; /* hosts and evidence seen since (Unix seconds) */
 	unsigned limit; /* host list page size, 1..TWL_READ_LIMIT_MAX */
 	const char *group_label; /* a host label key to group by, or NULL */
+	/* only hosts whose label label_key has the value label_value; NULL
+	 * key: all hosts */
+	const char *label_key, *label_value;
 };
 
 /*
@@ -221,8 +224,9 @@ struct twl_readiness_query {
  * label), "hosts", "breaks", "ready", "not_measured"}]}, most breaking
  * first. Counts are exact whatever the page size. "migration" is the
  * status set for the feature as a whole, or for the workload's process,
- * as {"status", "reason", "owner", "date"}, or null. -EINVAL for a limit
- * out of range or a missing list.
+ * as {"status", "reason", "owner", "date"}, or null. With @q->label_key,
+ * every count and list covers only the hosts whose label has the value
+ * @q->label_value. -EINVAL for a limit out of range or a missing list.
  */
 int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 		       json_t **out);

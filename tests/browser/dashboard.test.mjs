@@ -338,6 +338,36 @@ test('the readiness page groups hosts by an operator label', async () => {
 	await ctx.close();
 });
 
+test('the readiness page counts only the hosts carrying the label chosen', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const want = async (q) => JSON.parse((await request('GET', '/api/v1/readiness?' + q, adminToken)).body);
+	const all = await want('target=upstream-6.15');
+	const only = await want('target=upstream-6.15&label=team%3Dpayments');
+	// The seed: of the hosts that break, only web-2 carries team=payments.
+	assert.equal(only.label, 'team=payments');
+	assert.equal(only.breaks.count, 1);
+	assert.ok(all.breaks.count > only.breaks.count, 'the filter narrows the answer');
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness');
+	await page.waitForSelector('#readiness-stats');
+	await page.selectOption('#f-target', 'upstream-6.15');
+	await page.fill('#f-label', 'team=payments');
+	await page.click('form.filters button[type=submit]');
+	await page.waitForFunction(() => location.hash.includes('target=upstream-6.15') &&
+		(location.hash.includes('label=team%3Dpayments') || location.hash.includes('label=team=payments')));
+	await page.waitForSelector('#readiness-label');
+	assert.equal(num(await page.textContent('#stat-breaks .n')), only.breaks.count);
+	assert.equal(num(await page.textContent('#stat-ready .n')), only.ready.count);
+	assert.equal(num(await page.textContent('#stat-not-measured .n')), only.not_measured.count);
+	const hostNames = await page.$$eval('#table-break-hosts tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+	assert.deepEqual(hostNames, ['web-2']);
+	await page.screenshot({ path: join(SHOTS, 'readiness-label.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), [], 'readiness page filtered by label');
+	// A bad filter is refused by the API, not answered with all hosts.
+	assert.equal((await request('GET', '/api/v1/readiness?target=upstream-6.15&label=team', adminToken)).status, 400);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the hosts page filters by an operator label, and a host shows its labels', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/hosts');

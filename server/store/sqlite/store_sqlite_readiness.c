@@ -17,15 +17,26 @@
 #define WORKLOADS_TOP 10
 
 /*
+ * Host h carries label ?6 with value ?7, or ?6 is NULL (no label filter):
+ * every host set below passes through it, so a filtered answer counts only
+ * the hosts carrying the label.
+ */
+#define LABELED                                                \
+	" (?6 IS NULL OR EXISTS (SELECT 1 FROM host_labels hl" \
+	"  WHERE hl.host_id = h.host_id AND hl.key = ?6"       \
+	"  AND hl.value = ?7))"
+
+/*
  * ?1 JSON array of removed feature ids, ?2 JSON object {interface feature
- * id: controller}, ?3 hosts (and evidence) seen since. v2 hosts have no v1
- * hierarchy to use: they break on nothing.
+ * id: controller}, ?3 hosts (and evidence) seen since, ?6 ?7 the label
+ * filter (LABELED). v2 hosts have no v1 hierarchy to use: they break on
+ * nothing.
  */
 #define EV_CTE                                                                   \
 	"WITH lost(id) AS (SELECT value FROM json_each(?1)),"                    \
 	" iface(id, ctl) AS (SELECT key, value FROM json_each(?2)),"             \
-	" hs AS (SELECT host_id, census_json FROM hosts"                         \
-	"  WHERE last_seen >= ?3 AND cgroup_mode != 'v2'),"                      \
+	" hs AS (SELECT host_id, census_json FROM hosts h"                       \
+	"  WHERE last_seen >= ?3 AND cgroup_mode != 'v2' AND" LABELED "),"       \
 	" ev(host_id, feature_id, src, op, n) AS ("                              \
 	"  SELECT u.host_id, u.feature_id, 'bpf', u.op, u.count"                 \
 	"  FROM usage u JOIN hs ON hs.host_id = u.host_id"                       \
@@ -85,7 +96,7 @@ static const char q_break_hosts[] = EV_CTE
 	       " OR (json_valid(h.health_json) AND EXISTS (SELECT 1"            \
 	       "  FROM json_each(h.health_json, '$.probes') p"                  \
 	       "  WHERE json_extract(p.value, '$.state') = 'attached')))"       \
-	       " AS measured FROM hosts h WHERE h.last_seen >= ?3"              \
+	       " AS measured FROM hosts h WHERE h.last_seen >= ?3 AND" LABELED  \
 	       " AND h.host_id NOT IN (SELECT host_id FROM ev))"
 
 static const char q_rest_count[] = REST_CTE
@@ -107,7 +118,7 @@ static const char q_groups[] = REST_CTE
 	" COUNT(*) FILTER (WHERE NOT r.v2 AND NOT r.measured)"
 	" FROM hosts h LEFT JOIN rest r ON r.host_id = h.host_id"
 	" LEFT JOIN host_labels l ON l.host_id = h.host_id AND l.key = ?5"
-	" WHERE h.last_seen >= ?3 GROUP BY l.value"
+	" WHERE h.last_seen >= ?3 AND" LABELED " GROUP BY l.value"
 	" ORDER BY 3 DESC, 2 DESC, l.value IS NULL, 1 LIMIT ?4";
 
 static const char q_workloads[] =
@@ -117,14 +128,14 @@ static const char q_workloads[] =
 	"  WHERE m.feature_id = ?1 AND m.workload = u.comm)"
 	" FROM usage u JOIN hosts h ON h.host_id = u.host_id"
 	" WHERE u.feature_id = ?1 AND u.last_seen >= ?2"
-	" AND h.last_seen >= ?2 AND h.cgroup_mode != 'v2'"
+	" AND h.last_seen >= ?2 AND h.cgroup_mode != 'v2' AND" LABELED
 	" GROUP BY 1, 2, 3 ORDER BY 5 DESC, 6 DESC, 1 LIMIT ?3";
 
 static const char q_runtime[] =
 	"SELECT COUNT(DISTINCT r.host_id) FROM host_runtimes r"
 	" JOIN hosts h ON h.host_id = r.host_id"
 	" WHERE r.name = ?1 AND h.last_seen >= ?2"
-	" AND h.cgroup_mode IN (SELECT value FROM json_each(?3))";
+	" AND h.cgroup_mode IN (SELECT value FROM json_each(?3)) AND" LABELED;
 
 static const struct twl_col c_feature[] = {
 	{ "id", 0, TWL_COL_TEXT },
@@ -169,9 +180,17 @@ static const struct twl_col c_workload[] = {
 	{ "migration", 6, TWL_COL_JSON },
 };
 
+/* Bind LABELED's ?6 and ?7: NULL without a label filter. */
+static void bind_label(sqlite3_stmt *st, const struct twl_readiness_query *q)
+{
+	sqlite3_bind_text(st, 6, q->label_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, q->label_value, -1, SQLITE_STATIC);
+}
+
 /* Bind the evidence CTE's parameters (and ?4, the page size). */
 static void bind_ev(sqlite3_stmt *st, const struct twl_readiness_query *q)
 {
+	bind_label(st, q);
 	sqlite3_bind_text(st, 1, q->removed_json, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, q->interfaces_json, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, q->since);
@@ -201,6 +220,7 @@ static int feature_row(struct twl_rctx *c, sqlite3_stmt *st,
 			  SQLITE_TRANSIENT);
 	sqlite3_bind_int64(ws, 2, q->since);
 	sqlite3_bind_int64(ws, 3, WORKLOADS_TOP);
+	bind_label(ws, q);
 	rc = twl_rows_into(ws, &rw, w, WORKLOADS_TOP, NULL);
 	if (rc)
 		goto out;
@@ -356,6 +376,7 @@ static int deadlines(struct twl_rctx *c, const struct twl_readiness_query *q)
 					  -1, SQLITE_TRANSIENT);
 			sqlite3_bind_int64(st, 2, q->since);
 			sqlite3_bind_text(st, 3, modes, -1, SQLITE_TRANSIENT);
+			bind_label(st, q);
 			rc = twl_one_int(st, &n);
 		} else if (!rc) {
 			rc = -ENOMEM;

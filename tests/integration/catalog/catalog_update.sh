@@ -12,6 +12,8 @@
 #     keeps it in its state directory and reports the same text from the
 #     kernel as a warning of the feature, with the new catalog_version.
 #     The same text written from user space (facility 1) stays ignored.
+#  4. `twilight-server export` loads the same catalog.json: a feature only
+#     it lists is accepted by --feature and named in the export.
 set -euo pipefail
 SERVER=$1
 AGENT=$2
@@ -34,6 +36,8 @@ fail() {
 }
 D=$WORK/data
 TEXT="twilight-test: memory.twl_probe is deprecated and will be removed"
+TEXT2="twilight-test: memory.twl_probe2 is deprecated and will be removed"
+NEWID=memcg_v1.twl_probe2 # a feature only the newer catalog has
 SHIPPED=$(jq .version "$SRC/schema/catalog.json")
 NEWER=$((SHIPPED + 1))
 
@@ -52,9 +56,13 @@ rc=0
 "$SERVER" catalog check "$WORK/absent.json" >"$WORK/check" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "a missing file: exit $rc, want 1"
 
-jq --arg t "$TEXT" --argjson v "$NEWER" '.version = $v |
+jq --arg t "$TEXT" --arg t2 "$TEXT2" --arg id "$NEWID" --argjson v "$NEWER" '.version = $v |
 	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages) +=
-	[{"text": $t, "match": "exact", "level": 4}]' \
+	[{"text": $t, "match": "exact", "level": 4}] |
+	.features += [.features[] | select(.id == "memcg_v1.soft_limit") |
+		.id = $id | .title = "Probe knob (memory.twl_probe2)" |
+		.files = ["memory.twl_probe2"] | .value_name = "twl_probe2" |
+		.messages = [{"text": $t2, "match": "exact", "level": 4}]]' \
 	"$SRC/schema/catalog.json" >"$WORK/newer.json"
 "$SERVER" catalog check "$WORK/newer.json" >/dev/null 2>&1 || fail "the newer catalog is refused"
 
@@ -156,5 +164,19 @@ wait_for "the warning of the new text" warned
 	fail "the text was reported as unknown again"
 [ "$(sql "SELECT catalog_version FROM hosts")" = "$NEWER" ] ||
 	fail "host.catalog_version is $(sql "SELECT catalog_version FROM hosts")"
+# 4. "twilight-server export" reads the same data-directory catalog: it
+#    accepts the new feature's id and names the feature in its export.
+ts=$(($(date +%s) * 1000000))
+printf '4,1003,%s,-;%s\n' "$ts" "$TEXT2" >&3
+warned2() { [ "$(sql "SELECT count(*) FROM warnings WHERE feature_id = '$NEWID'")" = 1 ]; }
+wait_for "the warning of the new feature" warned2
+"$SERVER" export --data-dir "$D" --feature "$NEWID" --format json >"$WORK/export.json" 2>"$WORK/export.err" ||
+	fail "export --feature $NEWID: $(cat "$WORK/export.err")"
+jq -e --arg id "$NEWID" '[.. | objects | select(.id? == $id or .feature_id? == $id)] | length > 0' \
+	"$WORK/export.json" >/dev/null || fail "the export does not name $NEWID: $(head -c 2000 "$WORK/export.json")"
+"$SERVER" export --data-dir "$D" >"$WORK/export.txt" 2>"$WORK/export.err" ||
+	fail "export: $(cat "$WORK/export.err")"
+grep -q "Probe knob (memory.twl_probe2)" "$WORK/export.txt" ||
+	fail "the text export does not name the new feature: $(head -c 2000 "$WORK/export.txt")"
 kill -0 "$APID" || fail "the agent is gone"
 echo "catalog_update: ok (server and agent moved from catalog $SHIPPED to $NEWER; agent pid $APID never restarted)"

@@ -28,6 +28,7 @@
 #include "alerts/alerts.h"
 #include "api/api_app.h"
 #include "harness.h"
+#include "prom_text.h"
 #include "tu_fake_https.h"
 
 #define SECRET "webhook-test-secret-0123456789"
@@ -284,6 +285,42 @@ static const char *const ok_script[] = { "500|Content-Type: text/plain|down",
 					 "200||ok",
 					 NULL };
 
+/* GET /metrics counts what the delivery log holds, by outcome and type. */
+static void check_metrics(struct world *w, const struct twl_alerts_stats *st)
+{
+	static const char *const outcomes[] = { "delivered", "retrying",
+						"failed", "dropped" };
+	struct http_result r;
+	char series[128];
+	size_t i;
+
+	http(&w->f, "GET", "/metrics", w->f.viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(prom_check_exposition(r.body) > 0);
+	for (i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
+		snprintf(series, sizeof(series),
+			 "twilight_webhook_deliveries_total{outcome=\"%s\"}",
+			 outcomes[i]);
+		assert_int_equal(prom_value_of(r.body, series),
+				 log_count(w, outcomes[i]));
+	}
+	assert_int_equal(
+		prom_value_of(
+			r.body,
+			"twilight_webhook_deliveries_total{outcome=\"delivered\"}"),
+		st->raised);
+	assert_int_equal(
+		prom_value_of(r.body,
+			      "twilight_alert_events_total{type=\"new_use\"}"),
+		expected_events(w));
+	assert_int_equal(
+		prom_value_of(
+			r.body,
+			"twilight_alert_events_total{type=\"host_silent\"}"),
+		0);
+	http_result_fini(&r);
+}
+
 /* Signature verified, a retry after the 500, one delivery per event. */
 static void test_deliveries(void **state)
 {
@@ -326,6 +363,7 @@ static void test_deliveries(void **state)
 	assert_int_equal(s.requests, want + 1);
 	assert_int_equal(log_count(&w, "retrying"), 1);
 	assert_int_equal(log_count(&w, "delivered"), want);
+	check_metrics(&w, &st);
 
 	/* the log, newest first; the secret is never answered */
 	http(&w.f, "GET", "/api/v1/webhooks/deliveries?limit=1000", w.f.admin,

@@ -2,8 +2,9 @@
 // break if the fleet moves to a target kernel (GET /api/v1/readiness),
 // with the kind of use, the evidence and the migration status set for
 // each feature and workload; hosts ready; hosts not measured.
-// The target is chosen from GET /api/v1/targets and kept in the URL, as is
-// the host label to group by (group=KEY).
+// The target is chosen from GET /api/v1/targets and kept in the URL, as are
+// the host label to group by (group=KEY) and the label the hosts counted
+// must carry (label=KEY=VALUE, the API's own filter).
 import { api, query } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
 import { fmtNum } from '../format.js';
@@ -16,16 +17,18 @@ function stat(id, n, label) {
 	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
 }
 
-function chooser(targets, current, group) {
+function chooser(targets, current, group, label) {
 	const sel = h('select', { id: 'f-target' }, targets.map((t) =>
 		h('option', { value: t.name, selected: t.name === current }, t.name + (t.kernel ? ' (' + t.kernel + ')' : ''))));
+	const fLabel = h('input', { id: 'f-label', value: label || '', placeholder: 'team=payments' });
 	const fGroup = h('input', { id: 'f-group', value: group || '', placeholder: 'team' });
 	return h('form', {
 		class: 'filters', onsubmit: (ev) => {
 			ev.preventDefault();
-			updateParams({ target: sel.value, group: fGroup.value.trim() });
+			updateParams({ target: sel.value, label: fLabel.value.trim(), group: fGroup.value.trim() });
 		},
-	}, h('label', {}, 'Target kernel', sel), h('label', {}, 'Group by label', fGroup), h('button', { type: 'submit' }, 'Show'));
+	}, h('label', {}, 'Target kernel', sel), h('label', {}, 'Only hosts with label', fLabel),
+	h('label', {}, 'Group by label', fGroup), h('button', { type: 'submit' }, 'Show'));
 }
 
 // The hosts by the value of the label chosen (GET /api/v1/readiness's
@@ -107,16 +110,18 @@ export async function pageReadiness(view) {
 	}
 	const name = view.params.get('target') || targets[0].name;
 	const group = view.params.get('group') || '';
-	const r = await api(query('/api/v1/readiness', { target: name, group: group ? 'label:' + group : '' }));
+	const label = view.params.get('label') || '';
+	const r = await api(query('/api/v1/readiness', { target: name, label, group: group ? 'label:' + group : '' }));
 	if (!view.current())
 		return;
 	const b = r.breaks || {};
 	const workloads = (b.features || []).flatMap((f) => (f.workloads || []).map((w) => ({ feature: f.id, ...w })));
-	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name, group), planNote(r.plan || {}),
+	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name, group, label), planNote(r.plan || {}),
 		h('div', { class: 'stats', id: 'readiness-stats' },
 			stat('breaks', b.count, 'hosts would break'),
 			stat('ready', (r.ready || {}).count, 'hosts ready'),
 			stat('not-measured', (r.not_measured || {}).count, 'hosts not measured (kernel log only)')),
+		r.label ? h('p', { class: 'muted', id: 'readiness-label' }, 'Only the hosts with label ' + r.label + '.') : null,
 		groups(r.groups),
 		h('h2', {}, 'What breaks'),
 		table(FEATURE_COLUMNS, b.features || [], { id: 'breaks', empty: 'No host uses a feature this target removes.' }),

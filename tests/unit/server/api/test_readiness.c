@@ -36,8 +36,12 @@
 
 static struct fixture fx;
 
-/* A v1 report of @host_id: soft_limit written @count times, or nothing. */
-static void post_report(const char *host_id, const char *mode, int count)
+/*
+ * A version 2 report of @host_id with label team=@team: soft_limit written
+ * @count times, or nothing.
+ */
+static void post_report(const char *host_id, const char *mode, const char *team,
+			int count)
 {
 	int64_t now = time(NULL);
 	struct http_result res;
@@ -49,26 +53,27 @@ static void post_report(const char *host_id, const char *mode, int count)
 	enrol_host(&fx, host_id, key);
 	snprintf(bid, sizeof(bid), "%032x", ++seq);
 	r = json_pack("{s:i, s:s, s:i, s:I, s:{s:s, s:s, s:s, s:s, s:s, s:s,"
-		      " s:i}, s:[], s:{}}",
-		      "v", 1, "batch_id", bid, "seq", 1, "sent_time",
+		      " s:i, s:{s:s}}, s:[], s:{}}",
+		      "v", 2, "batch_id", bid, "seq", 1, "sent_time",
 		      (json_int_t)now, "host", "host_id", host_id, "hostname",
 		      host_id + 60, "boot_id", "b0", "kernel", "6.1.0-28-amd64",
 		      "cgroup_mode", mode, "agent_version", "0.1.0",
-		      "catalog_version", 1, "usage", "health");
+		      "catalog_version", 1, "labels", "team", team, "usage",
+		      "health");
 	if (count)
 		json_array_append_new(
 			json_object_get(r, "usage"),
-			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s,"
-				  " s:s, s:i, s:i, s:i, s:i, s:I, s:I}",
+			json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i,"
+				  " s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:I}",
 				  "boot_id", "b0", "feature",
 				  "memcg_v1.soft_limit", "file",
 				  "memory.soft_limit_in_bytes", "op", "write",
-				  "cgroup", "/a", "comm", "java", "uid", 0,
-				  "writer_cgroup", "/a", "container", "",
-				  "last_pid", 1, "count", count, "failed", 0,
-				  "condition_met", 0, "first_seen",
-				  (json_int_t)now - 60, "last_seen",
-				  (json_int_t)now - 30));
+				  "use", "configures", "cgroup", "/a", "comm",
+				  "java", "uid", 0, "writer_cgroup", "/a",
+				  "container", "", "last_pid", 1, "count",
+				  count, "failed", 0, "condition_met", 0,
+				  "first_seen", (json_int_t)now - 60,
+				  "last_seen", (json_int_t)now - 30));
 	body = dump(r);
 	http(&fx, "POST", "/api/v1/reports", key, body, strlen(body), NULL,
 	     &res);
@@ -83,8 +88,8 @@ static void post_report(const char *host_id, const char *mode, int count)
 static int setup(void **state)
 {
 	fixture_start(&fx, NULL);
-	post_report(HOST_A, "v1", 4);
-	post_report(HOST_B, "v2", 0);
+	post_report(HOST_A, "v1", "payments", 4);
+	post_report(HOST_B, "v2", "search", 0);
 	return 0;
 }
 
@@ -161,6 +166,12 @@ static void test_bad_input(void **state)
 		     fx.viewer, NULL, 400, "bad_parameter");
 	expect_error("GET", "/api/v1/readiness?target=debian-12-6.12&days=x",
 		     fx.viewer, NULL, 400, "bad_parameter");
+	expect_error("GET",
+		     "/api/v1/readiness?target=debian-12-6.12&label=team",
+		     fx.viewer, NULL, 400, "bad_parameter");
+	expect_error("GET",
+		     "/api/v1/readiness?target=debian-12-6.12&label=Team=x",
+		     fx.viewer, NULL, 400, "bad_parameter");
 	/* nothing was stored */
 	target_names(names, sizeof(names));
 	assert_string_equal(
@@ -206,6 +217,51 @@ static void test_upload_and_readiness(void **state)
 	assert_int_equal(r.status, 200);
 	assert_int_equal(count_of(r.json, "breaks"), 0);
 	assert_int_equal(count_of(r.json, "ready"), 2);
+	http_result_fini(&r);
+}
+
+/* GET /api/v1/readiness?target=mine-off&label=@label: @breaks, @ready. */
+static void expect_labeled(const char *label, int64_t breaks, int64_t ready)
+{
+	struct http_result r;
+	char path[160];
+
+	snprintf(path, sizeof(path),
+		 "/api/v1/readiness?target=mine-off&label=%s", label);
+	call("GET", path, fx.viewer, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(count_of(r.json, "breaks"), breaks);
+	assert_int_equal(count_of(r.json, "ready"), ready);
+	assert_int_equal(count_of(r.json, "not_measured"), 0);
+	assert_int_equal(json_array_size(json_object_get(
+				 json_object_get(r.json, "breaks"), "hosts")),
+			 breaks);
+	assert_string_equal(json_string_value(json_object_get(r.json, "label")),
+			    label);
+	http_result_fini(&r);
+}
+
+/* label=KEY=VALUE counts only the hosts carrying it (the unfiltered
+ * answer, test_upload_and_readiness: 1 breaks, 1 ready). */
+static void test_label_filter(void **state)
+{
+	struct http_result r;
+
+	expect_labeled("team=payments", 1, 0);
+	expect_labeled("team=search", 0, 1);
+	expect_labeled("team=nobody", 0, 0);
+	/* grouping within the filter: only the filtered hosts' groups */
+	call("GET",
+	     "/api/v1/readiness?target=mine-off&label=team=search"
+	     "&group=label:team",
+	     fx.viewer, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(json_array_size(json_object_get(
+				 json_object_get(r.json, "groups"), "values")),
+			 1);
+	http_result_fini(&r);
+	call("GET", "/api/v1/readiness?target=mine-off", fx.viewer, NULL, &r);
+	assert_true(json_is_null(json_object_get(r.json, "label")));
 	http_result_fini(&r);
 }
 
@@ -278,6 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_upload_and_readiness),
+		cmocka_unit_test(test_label_filter),
 		cmocka_unit_test(test_dropped_files),
 		cmocka_unit_test(test_upload_real_config),
 	};
