@@ -26,7 +26,7 @@
 #include "usage_conv.h"
 
 /* Versioned: a change of map layout (twl_bpf_types.h) means a new directory. */
-#define TWL_BPF_PIN_DIR "/sys/fs/bpf/twilight/v1"
+#define TWL_BPF_PIN_DIR "/sys/fs/bpf/twilight/v2"
 
 struct twl_bpf_cfg {
 	/*

@@ -33,7 +33,7 @@
 /* Maps shared between programs and agent runs: all pinned. */
 static const char *const pinned_maps[] = {
 	"twl_usage",	"twl_paths", "twl_files",   "twl_cft",
-	"twl_overflow", "twl_meta",  "twl_scratch",
+	"twl_overflow", "twl_meta",  "twl_scratch", "twl_vscratch",
 };
 
 __attribute__((format(printf, 2, 0))) static int
@@ -141,7 +141,8 @@ static int open_pinned_map(struct twl_bpf *b, const char *name)
 /*
  * Put control file @name into the files map with @flag (a direct or an
  * event file of a feature that @warns or not): a new entry gets the next
- * id, an existing one keeps its id and gains the flag. 0 or -errno.
+ * id, an existing one keeps its id and gains the flag; a direct file also
+ * gets its value flags (twl_file_value_flags()). 0 or -errno.
  */
 static int put_file(struct twl_bpf *b, const char *name, __u32 flag, bool warns,
 		    __u32 *next_id)
@@ -166,6 +167,8 @@ static int put_file(struct twl_bpf *b, const char *name, __u32 flag, bool warns,
 			.flags = flag,
 		};
 	}
+	if (flag == TWL_BPF_FILE_DIRECT)
+		fv.flags |= twl_file_value_flags(name);
 	return bpf_map_update_elem(b->files_fd, &fk, &fv, BPF_ANY) ? -errno : 0;
 }
 
