@@ -102,8 +102,36 @@ jq -e '.health.probes | all(.reason | test("reused"))' "$D/report1.json" >/dev/n
 	bad "report1: the restarted loader did not reuse the pinned links: $(jq -c .health.probes "$D/report1.json")"
 for p in twl_usage twl_paths twl_files twl_mem_write twl_mem_reset twl_force_empty twl_hier_write \
 	twl_swap_write twl_move_write twl_oomc_write twl_open_exit; do
-	grep -qx "$p" "$D/pins.txt" || bad "$p was not pinned under /sys/fs/bpf/twilight/v1"
+	grep -qx "$p" "$D/pins.txt" || bad "$p was not pinned under /sys/fs/bpf/twilight/v2"
 done
+
+# Values written: the summary per key exactly (comm last min max unlimited
+# unit source; "-" for none), in the final report and, for the keys written
+# before the restart, in report1 (the summary lives in the pinned map).
+value_of() {
+	jq -r --arg c "$2" '[.usage[] | select(.comm == $c and .op == "write")] |
+		if length != 1 then "entries=\(length)" else .[0] |
+		if has("value") | not then "-" else .value |
+		"\(.last) \(.min // "-") \(.max // "-") \(.unlimited) \(.unit) \(.source)" end end' "$1"
+}
+check_value() {
+	local r=$1 comm=$2 want=$3 got
+	got=$(value_of "$D/$r.json" "$comm")
+	[ "$got" = "$want" ] && echo "ok: $r: $comm value $got" ||
+		bad "$r: $comm value is '$got', want '$want'"
+}
+check_value report2 twl-sv256 "-1 268435456 268435456 true bytes stored"
+check_value report2 twl-svmax "-"
+check_value report2 twl-kmemv "0 0 268435456 false bytes parsed"
+check_value report2 twl-kmem "104857600 104857600 104857600 false bytes parsed"
+check_value report2 twl-hier0 "0 0 0 false number parsed"
+check_value report2 twl-swap "30 30 30 false number parsed"
+check_value report2 twl-move "0 0 0 false bitmask parsed"
+for r in report1 report2; do
+	check_value $r twl-soft "33554432 33554432 67108864 false bytes stored"
+done
+jq -e '[.usage[] | select(.op != "write" and has("value"))] | length == 0' "$D/report2.json" >/dev/null ||
+	bad "report2 has a value on a read or a registration"
 
 # Cross-check support: covered and counted as the kernel saw it.
 # (missing_if_warned_now: the health.probe_missing answer had kmsg warned now.)

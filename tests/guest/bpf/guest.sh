@@ -73,7 +73,7 @@ step all -c $M/c -n $N -N twl-swap write memory.swappiness 30
 kill -9 $DUMP
 wait $DUMP 2>/dev/null
 kill -0 $DUMP 2>/dev/null && fail "dumper survived kill -9"
-ls /sys/fs/bpf/twilight/v1 >/tmp/pins.txt
+ls /sys/fs/bpf/twilight/v2 >/tmp/pins.txt
 
 # --- phase B: no agent -------------------------------------------------------
 step all -c $M/d -n $N -N twl-tcp write memory.kmem.tcp.limit_in_bytes 104857600
@@ -106,6 +106,17 @@ grep -q 'comm=twl-uid .*uid=1000 cond=' $LOG || fail "the uid 1000 writer did no
 if [ -e $M/memory.memsw.usage_in_bytes ]; then
 	step none -c $M/i -n $N -N twl-memsw read memory.memsw.usage_in_bytes
 fi
+# Values written (the usage value summary, checked exactly by check.sh):
+# one key gets "  256M\n" (stored: 256 MiB) then -1 (unlimited); "max", the
+# v2 spelling, fails on v1 and leaves no value; kmem.limit_in_bytes stores
+# nothing, so its values are parsed: 0x10000000 (256 MiB), then 1000 (0
+# pages).
+step all -c $M/sv -N twl-sv256 -e write memory.soft_limit_in_bytes '\x20\x20256M\n'
+step all -c $M/sv -N twl-sv256 write memory.soft_limit_in_bytes -1
+step all -c $M/sx -N twl-svmax write memory.soft_limit_in_bytes max
+grep -q 'failed=1 errno=EINVAL comm=twl-svmax ' $LOG || fail "writing max to a v1 soft limit did not fail with EINVAL"
+step all -c $M/f2 -N twl-kmemv write memory.kmem.limit_in_bytes 0x10000000
+step all -c $M/f2 -N twl-kmemv write memory.kmem.limit_in_bytes 1000
 # The v1 controller's own files (memcg_v1.interface) count; they never warn.
 step none -c $M/j -n $N -N twl-limit write memory.limit_in_bytes 209715200
 step none -c $M/j -n $N -N twl-limitr read memory.limit_in_bytes
