@@ -33,7 +33,7 @@
 /* Maps shared between programs and agent runs: all pinned. */
 static const char *const pinned_maps[] = {
 	"twl_usage",	"twl_paths", "twl_files",   "twl_cft",
-	"twl_overflow", "twl_meta",  "twl_scratch", "twl_vscratch",
+	"twl_overflow", "twl_meta",  "twl_scratch",
 };
 
 __attribute__((format(printf, 2, 0))) static int

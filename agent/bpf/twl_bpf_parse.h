@@ -11,7 +11,9 @@
  *
  * twl_memparse_pages() is the v1 memory controller's own value parser
  * (mem_cgroup_write: strstrip, then page_counter_memparse(buf, "-1")), for
- * the writes whose value the kernel stores nowhere BPF can read it back.
+ * the writes whose value the kernel stores nowhere BPF can read it back. The
+ * programs do not run it yet (README.md, "Values written"); it is built for a
+ * bpf_loop() callback: one step at a time over a struct the caller keeps.
  */
 #ifndef TWILIGHT_BPF_PARSE_H
 #define TWILIGHT_BPF_PARSE_H
@@ -292,9 +294,7 @@ static __always_inline void twl_memparse_init(struct twl_memparse *p)
  * to pages and capped at TWL_BPF_PAGE_COUNTER_MAX, so "max" is refused as
  * on v1 (an empty value is 0, as the kernel takes it). Writes *@pages and
  * returns 0, TWL_BPF_MEMPARSE_EINVAL where the kernel returns -EINVAL, or
- * TWL_BPF_MEMPARSE_E2BIG for a value too long to judge. The BPF programs
- * run the same step and finish from a bpf_loop() callback instead of this
- * loop (usage.bpf.c parse_pages()).
+ * TWL_BPF_MEMPARSE_E2BIG for a value too long to judge.
  */
 static inline int twl_memparse_pages(const char *s, unsigned long long *pages)
 {

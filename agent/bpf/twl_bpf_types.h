@@ -53,7 +53,8 @@ enum twl_bpf_cond {
 /*
  * files map value .flags: where the value a write set is found. A stored
  * value is read back after a successful write; otherwise a TWL_BPF_FILE_PAGES
- * buffer is parsed as the kernel does (twl_memparse_pages()).
+ * buffer is parsed as the kernel does (twl_memparse_pages()). The programs
+ * use only TWL_BPF_FILE_U64 so far (README.md, "Values written").
  */
 #define TWL_BPF_FILE_PAGES 0x4 /* buffer: page_counter_memparse(buf, "-1") */
 #define TWL_BPF_FILE_SOFT 0x8 /* stored: mem_cgroup::soft_limit */
@@ -114,8 +115,8 @@ struct twl_bpf_usage_key {
 
 /*
  * Value of the usage map. The value summary (val_*) covers the writes whose
- * value is known: bytes (rounded down to pages) for the limit files, else the
- * number written. It is updated without a lock: two CPUs writing the same
+ * value is known: the number a write_u64 file was given (the limit files,
+ * in bytes rounded down to pages, are not filled in yet). It is updated without a lock: two CPUs writing the same
  * key at the same instant may lose one update of val_min or val_max.
  */
 struct twl_bpf_usage_val {

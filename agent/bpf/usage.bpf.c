@@ -15,12 +15,11 @@
  *    it failed (every call returns; the handler's result is what the write
  *    returns). write_u64 handlers get the value already parsed; a value
  *    kstrtoull() refuses never reaches them and is not counted.
- *    Each write's value goes into a per-key summary (last, min, max,
- *    unlimited seen): the write_u64 argument; for mem_cgroup_write, after
- *    success, the limit the kernel stored (CO-RE read of mem_cgroup), else
- *    (failed, or kmem.limit_in_bytes, which stores nothing) the buffer
- *    parsed as the kernel parses it (twl_memparse_pages()). Never a key
- *    per value, so values cannot fill the map.
+ *    The write_u64 handlers' value (their parsed argument) goes into a
+ *    per-key summary (last, min, max), never a key per value. The limits
+ *    written through mem_cgroup_write get no value yet: reading it back
+ *    (and parsing the buffer) there made the program too complex for the
+ *    6.1 verifier (see README.md, "Values written").
  *  - fexit cgroup_file_open: reads, counted once per open for reading.
  *    Chosen over cgroup_seqfile_show because seq_read calls show again
  *    when its buffer overflows and once per record, so counting there
@@ -122,39 +121,11 @@ struct {
 	__type(value, struct twl_bpf_path_val);
 } twl_scratch SEC(".maps");
 
-/*
- * Per-CPU scratch for parsing a written value: the buffer and the scanner's
- * state, in map memory, so the verifier knows none of it. That is on
- * purpose: the bpf_loop() callback is verified once, not per byte, and from
- * unknown state every branch of twl_memparse_step() is checked (from the
- * initial constants, the kernel would take the other branches for dead code
- * and patch them out); and no comparison of the result can make the scanner
- * precise. An unrolled scan of 47 bytes, verified per path, took far too
- * long to load in the TCG guests. The value found goes to count_use()
- * through here too: from a stack copy, each of its known forms (stored,
- * parsed, unlimited, none) would have the rest of the program verified
- * again, past the verifier's limit of a million instructions.
- */
 /* The value a write set, for the usage value summary. */
 struct twl_obs {
 	__u64 val; /* bytes or number; TWL_BPF_VAL_INF: unlimited */
 	__u32 src; /* TWL_BPF_VAL_STORED or TWL_BPF_VAL_PARSED; 0: none */
 };
-
-struct twl_vscratch_val {
-	char buf[TWL_BPF_MEMPARSE_LEN];
-	struct twl_memparse p;
-	__s32 r; /* twl_memparse_step()'s last return */
-	__u32 pad;
-	struct twl_obs obs; /* the value, for count_use() */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct twl_vscratch_val);
-} twl_vscratch SEC(".maps");
 
 static __always_inline void count_overflow(__u32 idx)
 {
@@ -465,144 +436,22 @@ access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 }
 
 /*
- * The memory cgroup whose control file lives in directory @dir: what
- * mem_cgroup_from_css(of_css(of)) gives the handler. kernfs_node::priv is
- * void *, so the chain is read with helpers.
- */
-static __always_inline struct mem_cgroup *dir_memcg(struct kernfs_node *dir,
-						    int mem_id)
-{
-	void *cgrp = dir->priv, *css = NULL;
-
-	if (!cgrp || mem_id < 0 ||
-	    mem_id >= bpf_core_enum_value(enum cgroup_subsys_id,
-					  CGROUP_SUBSYS_COUNT))
-		return NULL;
-	if (bpf_core_read(&css, sizeof(css),
-			  cgrp + bpf_core_field_offset(struct cgroup, subsys) +
-				  mem_id * sizeof(void *)) ||
-	    !css)
-		return NULL;
-	return css - bpf_core_field_offset(struct mem_cgroup, css);
-}
-
-/*
- * The limit in pages the kernel stored for file @flags of @m, read back
- * after a successful write (0), or -1 when the file's value is stored
- * nowhere (kmem.limit_in_bytes: the write has no effect) or unreadable.
- */
-static __always_inline int stored_pages(struct mem_cgroup *m, __u16 flags,
-					__u64 *pages)
-{
-	unsigned long p = 0;
-	long err = -1;
-
-	if (!m)
-		return -1;
-	if ((flags & TWL_BPF_FILE_SOFT) && bpf_core_field_exists(m->soft_limit))
-		err = bpf_core_read(&p, sizeof(p), &m->soft_limit);
-	else if ((flags & TWL_BPF_FILE_TCP) && bpf_core_field_exists(m->tcpmem))
-		err = bpf_core_read(&p, sizeof(p), &m->tcpmem.max);
-	else if ((flags & TWL_BPF_FILE_MEM) && bpf_core_field_exists(m->memory))
-		err = bpf_core_read(&p, sizeof(p), &m->memory.max);
-	else if ((flags & TWL_BPF_FILE_MEMSW) &&
-		 bpf_core_field_exists(m->memsw))
-		err = bpf_core_read(&p, sizeof(p), &m->memsw.max);
-	if (err)
-		return -1;
-	*pages = p;
-	return 0;
-}
-
-/* bpf_loop() callback: byte @i of the value in twl_vscratch; 1 stops. */
-static long memparse_cb(__u32 i, void *ctx)
-{
-	struct twl_vscratch_val *sc;
-	__u32 zero = 0;
-
-	/* the same CPU's slot as parse_pages(): tracing programs do not migrate */
-	sc = bpf_map_lookup_elem(&twl_vscratch, &zero);
-	if (!sc || i >= TWL_BPF_MEMPARSE_LEN - 1)
-		return 1;
-	sc->r = twl_memparse_step(&sc->p, (unsigned char)sc->buf[i]);
-	return sc->r ? 1 : 0;
-}
-
-/*
- * Kernel buffer @buf parsed as mem_cgroup_write() parses it, in pages, into
- * *@out: twl_memparse_pages() with its loop run by bpf_loop() (see
- * twl_vscratch). 0, or -1 when the kernel refuses it or it is too long to
- * judge.
- */
-static __always_inline int parse_pages(const char *buf, __u64 *out)
-{
-	struct twl_vscratch_val *sc;
-	unsigned long long pages = 0;
-	__u32 zero = 0;
-
-	sc = bpf_map_lookup_elem(&twl_vscratch, &zero);
-	if (!sc || !buf)
-		return -1;
-	twl_memparse_init(&sc->p);
-	sc->r = 0;
-	/* mem_cgroup_write() strstrip()ed @buf in place: same value */
-	if (bpf_probe_read_kernel_str(sc->buf, sizeof(sc->buf), buf) <= 0)
-		return -1;
-	bpf_loop(TWL_BPF_MEMPARSE_LEN - 1, memparse_cb, NULL, 0);
-	if (twl_memparse_finish(&sc->p, sc->r, &pages))
-		return -1;
-	*out = pages;
-	return 0;
-}
-
-/*
- * The value a write of @buf to a limit file (@flags) of cgroup directory
- * @dir set, into @o: after success the value the kernel stored, else (the
- * write failed, or the file stores nothing) @buf parsed as the kernel
- * parses it; none when the kernel refuses the buffer or it is too long.
- */
-static __always_inline void write_value(struct twl_obs *o,
-					struct kernfs_node *dir, int mem_id,
-					__u16 flags, const char *buf, long ret)
-{
-	__u64 pages = 0;
-
-	o->src = 0;
-	if (!(flags & TWL_BPF_FILE_PAGES))
-		return;
-	if (ret >= 0 && !stored_pages(dir_memcg(dir, mem_id), flags, &pages)) {
-		o->src = TWL_BPF_VAL_STORED;
-	} else {
-		if (parse_pages(buf, &pages))
-			return;
-		o->src = TWL_BPF_VAL_PARSED;
-	}
-	o->val = pages >= TWL_BPF_PAGE_COUNTER_MAX ?
-			 TWL_BPF_VAL_INF :
-			 pages << TWL_BPF_PAGE_SHIFT;
-}
-
-/*
  * Count one write to v1 memory control file @of (its cftype is @cft) that a
  * kernfs-style handler (cftype::write) returned @ret for. Only memory v1
  * files reach these handlers, so no v2/core early exit is needed; the
  * catalog check stays (mem_cgroup_write and mem_cgroup_reset also serve
  * files that are not deprecated, such as memory.limit_in_bytes).
- * @with_value: the handler sets a value (mem_cgroup_write) to record.
  */
 static __always_inline int count_of_write(struct kernfs_open_file *of,
-					  const char *buf, long ret,
-					  bool with_value)
+					  const char *buf, long ret)
 {
 	struct twl_bpf_usage_key k;
 	struct twl_bpf_file_val *fv;
 	struct kernfs_node *kn = of->kn, *dir;
-	struct twl_vscratch_val *sc;
 	struct task_struct *t;
 	struct cgroup *w;
-	__u32 hier, zero = 0;
 	int mem_id;
-	bool met;
+	__u32 hier;
 
 	mem_id = twl_memory_cgrp_id();
 	fv = file_lookup(kn, (__u64)kn->priv, mem_id, TWL_BPF_FILE_DIRECT);
@@ -621,14 +470,7 @@ static __always_inline int count_of_write(struct kernfs_open_file *of,
 	k.op = TWL_BPF_OP_WRITE;
 	k.target_hier = hier;
 	k.target_cgid = dir->id;
-	met = cond_met(fv->cond, dir, buf);
-	sc = bpf_map_lookup_elem(&twl_vscratch, &zero);
-	if (!sc)
-		return 0;
-	sc->obs.src = 0;
-	if (with_value) /* a constant: reset and force_empty skip the parser */
-		write_value(&sc->obs, dir, mem_id, fv->flags, buf, ret);
-	count_use(&k, t, dir, w, met, ret < 0, &sc->obs);
+	count_use(&k, t, dir, w, cond_met(fv->cond, dir, buf), ret < 0, NULL);
 	return 0;
 }
 
@@ -719,21 +561,21 @@ SEC("fexit/mem_cgroup_write")
 int BPF_PROG(twl_mem_write, struct kernfs_open_file *of, char *buf,
 	     size_t nbytes, loff_t off, ssize_t ret)
 {
-	return count_of_write(of, buf, ret, true);
+	return count_of_write(of, buf, ret);
 }
 
 SEC("fexit/mem_cgroup_reset")
 int BPF_PROG(twl_mem_reset, struct kernfs_open_file *of, char *buf,
 	     size_t nbytes, loff_t off, ssize_t ret)
 {
-	return count_of_write(of, buf, ret, false);
+	return count_of_write(of, buf, ret);
 }
 
 SEC("fexit/mem_cgroup_force_empty_write")
 int BPF_PROG(twl_force_empty, struct kernfs_open_file *of, char *buf,
 	     size_t nbytes, loff_t off, ssize_t ret)
 {
-	return count_of_write(of, buf, ret, false);
+	return count_of_write(of, buf, ret);
 }
 
 SEC("fexit/mem_cgroup_hierarchy_write")

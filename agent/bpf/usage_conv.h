@@ -121,12 +121,12 @@ json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 unsigned twl_file_cond(const char *file, bool warns);
 
 /*
- * twl_file_value_flags - where the BPF programs find the value a write to
- * control @file set (the TWL_BPF_FILE_PAGES..TWL_BPF_FILE_U64 flags of the
- * files map): the memory limits are parsed like page_counter_memparse()
- * and, but for kmem.limit_in_bytes (which stores nothing), read back from
- * mem_cgroup after success; the write_u64 files pass the parsed value. 0
- * for files with no value (force_empty, the reset files) or NULL.
+ * twl_file_value_flags - where the value a write to control @file set is
+ * found (the TWL_BPF_FILE_PAGES..TWL_BPF_FILE_U64 flags of the files map):
+ * the memory limits are parsed like page_counter_memparse() and, but for
+ * kmem.limit_in_bytes (which stores nothing), stored in mem_cgroup; the
+ * write_u64 files pass the parsed value (the only kind the programs record
+ * so far). 0 for files with no value (force_empty, the reset files) or NULL.
  */
 unsigned twl_file_value_flags(const char *file);
 
