@@ -118,6 +118,16 @@ const struct twl_cfg_opt twl_config_options[] = {
 	  .max = 30 * DAY,
 	  .help = "How often the cgroup census is taken (also at start and on "
 		  "SIGHUP)." },
+	{ .name = "catalog-interval",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "1h",
+	  OPT(catalog_interval_s),
+	  .min = 1,
+	  .max = 7 * DAY,
+	  .help = "How often the agent asks the server for a newer deprecation "
+		  "catalog (also at start). A newer one is checked, kept in "
+		  "state-dir as catalog.json and used at once, without a "
+		  "restart." },
 	{ .name = "census-max-cgroups",
 	  .alias = "census_max_cgroups",
 	  .type = TWL_CFG_UINT,

@@ -34,6 +34,7 @@ struct twl_config {
 	unsigned batch_interval_s;
 	unsigned heartbeat_interval_s;
 	unsigned census_interval_s;
+	unsigned catalog_interval_s;
 	unsigned census_max_cgroups;
 	unsigned census_max_ms;
 	unsigned backoff_base_ms;

@@ -2,7 +2,7 @@
 /*
  * The daemon's main loop (daemon.h): signals and kernel records wake it
  * through poll(); everything periodic is a job in a small timer table
- * (census, journal backfill, batch, send).
+ * (census, journal backfill, batch, send, catalog updates).
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +15,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <twilight/catalog.h>
 #include <twilight/util.h>
 
 #include "daemon.h"
@@ -36,7 +37,7 @@ struct timer {
 	bool at_stop;
 };
 
-enum { T_CENSUS, T_JOURNAL, T_BATCH, T_SEND, T_NR };
+enum { T_CENSUS, T_JOURNAL, T_BATCH, T_SEND, T_CATALOG, T_NR };
 
 struct daemon {
 	struct twl_agent a;
@@ -260,6 +261,30 @@ static uint64_t send_job(struct daemon *d, uint64_t now)
 	return twl_mono_ms() + wait;
 }
 
+/*
+ * Ask the server for a newer catalog; due again after catalog_interval_s,
+ * or in 10 s while the agent has not enrolled yet (the send job enrols).
+ */
+static uint64_t catalog_job(struct daemon *d, uint64_t now)
+{
+	unsigned before = twl_catalog_version();
+	char err[1200];
+	int ret = twl_sender_fetch_catalog(d->a.sender, err, sizeof(err));
+
+	if (ret == -EAGAIN)
+		return now + 10000;
+	if (ret < 0)
+		twl_log(LOG_WARNING,
+			"cannot update the catalog from %s: %s (version %u stays; retrying in %u s)",
+			d->a.cfg.server_url, err, before,
+			d->a.cfg.catalog_interval_s);
+	else if (ret == 1)
+		twl_log(LOG_NOTICE,
+			"catalog updated from the server: version %u -> %u%s%s",
+			before, twl_catalog_version(), err[0] ? "; " : "", err);
+	return 0;
+}
+
 /* The table, in the order due jobs run; the first batch goes out at once. */
 static void init_timers(struct daemon *d, uint64_t now)
 {
@@ -276,6 +301,8 @@ static void init_timers(struct daemon *d, uint64_t now)
 		[T_BATCH] = { "batch", &cfg->batch_interval_s, now, batch_job,
 			      true },
 		[T_SEND] = { "send", NULL, now, send_job, true },
+		[T_CATALOG] = { "catalog", &cfg->catalog_interval_s, now,
+				catalog_job, false },
 	};
 
 	memcpy(d->timers, table, sizeof(table));

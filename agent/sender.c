@@ -11,9 +11,11 @@
 
 #include <jansson.h>
 
+#include <twilight/catalog.h>
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "catalog_update.h"
 #include "enroll.h"
 #include "report.h"
 #include "sender.h"
@@ -21,6 +23,7 @@
 #include "transport.h"
 
 #define REPORTS_PATH "/api/v1/reports"
+#define CATALOG_PATH "/api/v1/agent/catalog"
 
 struct twl_sender {
 	struct twl_sender_cfg cfg; /* string members point to the copies below */
@@ -684,6 +687,54 @@ int twl_sender_run_once(struct twl_sender *s, int budget_ms)
 		if (budget_ms <= 0 || now - start >= (uint64_t)budget_ms)
 			return 0;
 	}
+}
+
+/* What a catalog request's answer means: see twl_sender_fetch_catalog(). */
+static int catalog_answer(struct twl_sender *s, int ret,
+			  const struct twl_http_result *res,
+			  const struct twl_buf *body, char *err, size_t cap)
+{
+	if (ret == -EIO) {
+		snprintf(err, cap, "%s", res->error);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	if (res->status == 204)
+		return 0;
+	if (res->status != 200) {
+		snprintf(err, cap, "the server answered HTTP %ld", res->status);
+		return -EPROTO;
+	}
+	return twl_agent_catalog_accept(s->state_dir,
+					body->data ? body->data : "", body->len,
+					err, cap);
+}
+
+/* Contract: see sender.h. */
+int twl_sender_fetch_catalog(struct twl_sender *s, char *err, size_t cap)
+{
+	struct twl_http_result *res;
+	struct twl_buf body;
+	char path[64];
+	int ret;
+
+	err[0] = '\0';
+	if (!s->host_key && twl_hostkey_load(s->state_dir, &s->host_key)) {
+		snprintf(err, cap, "not enrolled yet");
+		return -EAGAIN;
+	}
+	res = malloc(sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	twl_buf_init(&body, TWL_CATALOG_MAX_BYTES);
+	snprintf(path, sizeof(path), CATALOG_PATH "?have=%u",
+		 twl_catalog_version());
+	ret = twl_transport_get(s->tr, path, s->host_key, &body, res);
+	ret = catalog_answer(s, ret, res, &body, err, cap);
+	twl_buf_fini(&body);
+	free(res);
+	return ret;
 }
 
 /* Contract: see sender.h. */

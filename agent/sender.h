@@ -140,6 +140,16 @@ void twl_sender_count_dropped(struct twl_sender *s, unsigned n);
  */
 int twl_sender_run_once(struct twl_sender *s, int budget_ms);
 
+/*
+ * twl_sender_fetch_catalog() - ask the server for a catalog newer than the
+ * current one (GET /api/v1/agent/catalog?have=VERSION with the host key)
+ * and, when it sends one, check, keep and install it
+ * (twl_agent_catalog_accept()). Returns 1 installed (@err non-empty when
+ * it could not be kept on disk), 0 nothing newer, -EAGAIN before the
+ * first enrolment, or another negative errno with @err saying why.
+ */
+int twl_sender_fetch_catalog(struct twl_sender *s, char *err, size_t cap);
+
 /* twl_sender_stats() - copy the current counters into @st. */
 void twl_sender_stats(const struct twl_sender *s, struct twl_sender_stats *st);
 

@@ -14,8 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <twilight/catalog.h>
 #include <twilight/util.h>
 
+#include "catalog_update.h"
 #include "census.h"
 #include "hooks.h"
 #include "startup.h"
@@ -327,6 +329,22 @@ static int open_journal(struct twl_agent *a, struct twl_pump_cfg *pc)
 	return 0;
 }
 
+/* The catalog kept in the state directory, if newer than the compiled-in one. */
+static void load_catalog(struct twl_agent *a)
+{
+	char err[1200];
+	int ret = twl_agent_catalog_load(a->cfg.state_dir, err, sizeof(err));
+
+	if (ret < 0)
+		twl_log(LOG_WARNING,
+			"not using the kept catalog: %s; matching with catalog version %u until the server sends a newer one",
+			err, twl_catalog_version());
+	else if (ret == 1)
+		twl_log(LOG_INFO, "catalog version %u from %s/%s",
+			twl_catalog_version(), a->cfg.state_dir,
+			TWL_AGENT_CATALOG_FILE);
+}
+
 static int print_sink(void *ctx, const char *json, size_t len)
 {
 	/* Never called: dry run builds its one document directly. */
@@ -345,6 +363,7 @@ int twl_agent_start(struct twl_agent *a, bool dry_run)
 		return -1;
 	if (!dry_run)
 		load_state(a, &st);
+	load_catalog(a);
 	if (open_source(a))
 		return -1;
 	if (!dry_run && start_delivery(a))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* HTTPS POST with libcurl, gzip bodies, Retry-After and answer classification. */
+/* HTTPS POST and GET with libcurl, gzip bodies, Retry-After and answer classification. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include <twilight/util.h>
 #include <twilight/wire.h>
 
 #include "transport.h"
@@ -155,10 +156,35 @@ static int make_headers(bool gzip, const char *auth, struct curl_slist **out)
 	return 0;
 }
 
-/* Every option of one POST of @len bytes at @body to @url. */
+/*
+ * A GET's body goes to a capped buffer: past its cap the transfer is
+ * aborted (a short write makes curl fail it), so nothing partial is
+ * taken for an answer.
+ */
+struct get_sink {
+	struct twl_buf *body;
+	struct twl_http_result *res;
+};
+
+static size_t on_get_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	struct get_sink *g = ud;
+
+	if (twl_buf_append(g->body, ptr, size * nmemb)) {
+		g->res->body_truncated = true;
+		return 0;
+	}
+	return size * nmemb;
+}
+
+/*
+ * Every option of one request to @url: a POST of @len bytes at @body, or
+ * with @body NULL a GET whose answer goes to @get.
+ */
 static void set_options(struct twl_transport *t, const char *url,
 			const void *body, size_t len, struct curl_slist *hdrs,
-			struct twl_http_result *res, char *errbuf)
+			struct twl_http_result *res, char *errbuf,
+			struct get_sink *get)
 {
 	CURL *c = t->curl;
 
@@ -187,23 +213,30 @@ static void set_options(struct twl_transport *t, const char *url,
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)t->connect_timeout_ms);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)t->timeout_ms);
-	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)len);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
+	} else {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_get_body);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, get);
+	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_USERAGENT,
 			 "twilight-agent/" TWL_AGENT_VERSION);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, res);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, res);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 }
 
-/* Contract: see transport.h. */
-int twl_transport_post(struct twl_transport *t, const char *path,
-		       const char *bearer, const void *body, size_t len,
-		       bool gzip, struct twl_http_result *res)
+/* One request (see set_options()); fills @res. */
+static int perform(struct twl_transport *t, const char *path,
+		   const char *bearer, const void *body, size_t len, bool gzip,
+		   struct twl_http_result *res, struct get_sink *get)
 {
 	struct curl_slist *hdrs = NULL;
 	char *url = NULL, *auth = NULL;
@@ -224,7 +257,7 @@ int twl_transport_post(struct twl_transport *t, const char *path,
 	ret = make_headers(gzip, auth, &hdrs);
 	if (ret)
 		goto out;
-	set_options(t, url, body, len, hdrs, res, errbuf);
+	set_options(t, url, body, len, hdrs, res, errbuf, get);
 	cc = curl_easy_perform(t->curl);
 	res->curl_code = (int)cc;
 	if (cc != CURLE_OK) {
@@ -247,6 +280,30 @@ out:
 		explicit_bzero(auth, strlen(auth));
 		free(auth);
 	}
+	return ret;
+}
+
+/* Contract: see transport.h. */
+int twl_transport_post(struct twl_transport *t, const char *path,
+		       const char *bearer, const void *body, size_t len,
+		       bool gzip, struct twl_http_result *res)
+{
+	return perform(t, path, bearer, body, len, gzip, res, NULL);
+}
+
+/* Contract: see transport.h. */
+int twl_transport_get(struct twl_transport *t, const char *path,
+		      const char *bearer, struct twl_buf *body,
+		      struct twl_http_result *res)
+{
+	struct get_sink g = { .body = body, .res = res };
+	int ret;
+
+	twl_buf_reset(body);
+	ret = perform(t, path, bearer, NULL, 0, false, res, &g);
+	if (ret == -EIO && res->body_truncated)
+		snprintf(res->error, sizeof(res->error),
+			 "the answer is larger than %zu bytes", body->max);
 	return ret;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * transport: one HTTPS POST to the twilight server with libcurl, and the
+ * transport: one HTTPS POST (or GET) to the twilight server with libcurl, and the
  * pure helpers around it (gzip, Retry-After, classifying the answer).
  *
  * TLS: the server certificate is always verified against ca_file and
@@ -70,6 +70,19 @@ void twl_transport_free(struct twl_transport *t);
 int twl_transport_post(struct twl_transport *t, const char *path,
 		       const char *bearer, const void *body, size_t len,
 		       bool gzip, struct twl_http_result *res);
+
+struct twl_buf;
+
+/*
+ * twl_transport_get() - GET server_url + @path with "Authorization: Bearer
+ * @bearer" (if not NULL); the answer's body goes to @body (emptied first;
+ * its max caps it: a larger answer aborts the transfer). Fills @res (its
+ * own body stays empty). Returns as twl_transport_post(); an answer over
+ * the cap is -EIO with res->body_truncated set.
+ */
+int twl_transport_get(struct twl_transport *t, const char *path,
+		      const char *bearer, struct twl_buf *body,
+		      struct twl_http_result *res);
 
 /*
  * twl_gzip() - compress @len bytes of @in into a new gzip stream (*@out,

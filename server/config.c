@@ -15,6 +15,7 @@
 #include <twilight/wire.h>
 
 #include "config.h"
+#include "readiness/target.h"
 
 #define OPT(f) TWL_CFG_FIELD(struct twl_config, f)
 #define PKG_WEB_DIR "/usr/share/twilight/web"
@@ -342,6 +343,55 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .max = 365 * 86400,
 	  .help = "How long without a report before an agent counts as silent "
 		  "on the dashboard." },
+	{ .name = "alert-interval",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "1m",
+	  OPT(alert_interval_s),
+	  .min = 0,
+	  .max = 86400,
+	  .help = "How often the alert detector compares the database with its "
+		  "last scan (new uses, silent or lossy agents, readiness of "
+		  "upgrade targets) and raises webhook events; 0 turns the "
+		  "detector off." },
+	{ .name = "alert-new-days",
+	  .type = TWL_CFG_UINT,
+	  .def = "30",
+	  OPT(alert_new_days),
+	  .min = 1,
+	  .max = DAYS_MAX,
+	  .arg = "DAYS",
+	  .help = "A feature used on a host or by a process name that was not "
+		  "using it for this many days raises a new_use event." },
+	{ .name = "webhook-rate",
+	  .type = TWL_CFG_DOUBLE,
+	  .def = "60",
+	  OPT(webhook_rate),
+	  .dmin = 0.1,
+	  .dmax = 1e6,
+	  .arg = "PER_MINUTE",
+	  .help = "Deliveries per minute to one webhook at most (as many at "
+		  "once); later events wait their turn." },
+	{ .name = "webhook-retry",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "5s",
+	  OPT(webhook_retry_s),
+	  .min = 1,
+	  .max = 3600,
+	  .help = "Wait before retrying a failed delivery; each later retry "
+		  "waits 4 times longer (at most 1h), 6 attempts in all." },
+	{ .name = "webhook-timeout",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "10s",
+	  OPT(webhook_timeout_s),
+	  .min = 1,
+	  .max = 600,
+	  .help = "Deadline of one delivery attempt (connect, send, answer)." },
+	{ .name = "webhook-ca",
+	  .type = TWL_CFG_STRING,
+	  OPT(webhook_ca_file),
+	  .arg = "FILE",
+	  .help = "CA certificates (PEM) that webhook receivers' certificates "
+		  "must chain to; default: the system's." },
 	{ .name = "export-show-hosts",
 	  .type = TWL_CFG_BOOL,
 	  .def = "false",
@@ -354,6 +404,51 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(export_show_cgroups),
 	  .help = "Keep full cgroup paths in the linux-mm export (export "
 		  "--full-cgroups and --cgroup-kinds override it)." },
+	{ .name = "export-show-values",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_values),
+	  .help = "Show the values written to the deprecated knobs (limits, "
+		  "flags, swappiness) in the linux-mm export; off, the export "
+		  "says they were withheld (export --show-values and "
+		  "--hide-values override it)." },
+	{ .name = "export-show-images",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_images),
+	  .help = "Name the writers' container images in the linux-mm export "
+		  "(agents send them only where their operator opted in); "
+		  "otherwise a row says \"image withheld\"." },
+	{ .name = "export-show-labels",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_labels),
+	  .help = "Show the hosts' operator labels in the linux-mm export: "
+		  "the hosts using each feature by the value of "
+		  "export-group-label." },
+	{ .name = "export-show-teams",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(export_show_teams),
+	  .help = "Name the teams that own use cases in the linux-mm "
+		  "export." },
+	{ .name = "export-group-label",
+	  .type = TWL_CFG_STRING,
+	  OPT(export_group_label),
+	  .arg = "KEY",
+	  .example = "team",
+	  .help = "A host label key (the agents' labels option) to group the "
+		  "linux-mm export's hosts by, shown only with "
+		  "export-show-labels; empty: no grouping." },
+	{ .name = "export-readiness-target",
+	  .type = TWL_CFG_STRING,
+	  .def = "debian-12-6.12",
+	  OPT(export_readiness_target),
+	  .arg = "NAME",
+	  .help = "The upgrade readiness target (GET /api/v1/targets) whose "
+		  "breakage the linux-mm export states, as \"N of our hosts "
+		  "will lose this with our distribution's next kernel\"; "
+		  "empty: no such line." },
 };
 
 const size_t twl_server_n_options =
@@ -549,6 +644,20 @@ int twl_config_check(struct twl_config *c, struct twl_cfg *p)
 			      c->max_body);
 	if (c->require_client_cert && !c->client_ca_file[0])
 		twl_cfg_error(p, "require-client-cert", "needs client-ca");
+	if (c->export_group_label[0] &&
+	    !twl_wire_label_key_ok(c->export_group_label,
+				   strlen(c->export_group_label)))
+		twl_cfg_error(
+			p, "export-group-label",
+			"\"%s\" is not a label key ([a-z0-9][a-z0-9_.-]*, "
+			"up to 32 bytes)",
+			c->export_group_label);
+	if (c->export_readiness_target[0] &&
+	    !twl_target_name_ok(c->export_readiness_target))
+		twl_cfg_error(p, "export-readiness-target",
+			      "\"%s\" is not a target name ([a-z0-9._-], up "
+			      "to 64 bytes)",
+			      c->export_readiness_target);
 	if (twl_parse_addr_port(c->listen, &ss, NULL))
 		twl_cfg_error(
 			p, "listen",

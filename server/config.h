@@ -64,9 +64,23 @@ struct twl_config {
 	size_t wal_max; /* bytes of WAL before the writer checkpoints itself */
 	unsigned silent_after_s; /* fleet health: agent silent after */
 
+	/* alerts by webhook (alerts/alerts.h) */
+	unsigned alert_interval_s; /* detector scans; 0 = no detector */
+	unsigned alert_new_days; /* a use after this many quiet days is new */
+	double webhook_rate; /* deliveries per minute per webhook */
+	unsigned webhook_retry_s; /* the first retry's wait */
+	unsigned webhook_timeout_s; /* one attempt's deadline */
+	char webhook_ca_file[512]; /* receivers' CAs; "" = the system's */
+
 	/* linux-mm export privacy, used by export.c */
 	bool export_show_hosts;
 	bool export_show_cgroups;
+	bool export_show_values; /* the values written (value_class.h) */
+	bool export_show_images;
+	bool export_show_labels;
+	bool export_show_teams;
+	char export_group_label[33]; /* a host label key, "" = none */
+	char export_readiness_target[65]; /* a target name, "" = none */
 };
 
 /* The command line's own flags (main.c); the strings point into argv. */

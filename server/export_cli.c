@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "api/export.h"
+#include "api/readiness.h"
 #include "store/store.h"
 #include "store/store_read.h"
 
@@ -85,6 +86,42 @@ const struct twl_cfg_opt twl_export_cli_options[] = {
 	  .flags = SWITCH,
 	  .implied = "false",
 	  .help = "Reduce cgroup paths to their kind (the default)." },
+	{ .name = "show-values",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_values),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Show the values written (default: withheld, unless the "
+		  "configuration sets export-show-values)." },
+	{ .name = "hide-values",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_values),
+	  .flags = SWITCH,
+	  .implied = "false",
+	  .help = "Withhold the values written, overriding the configuration "
+		  "file." },
+	{ .name = "show-images",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_images),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Name container images (default: withheld, unless the "
+		  "configuration sets export-show-images)." },
+	{ .name = "show-labels",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_labels),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Show hosts by the value of export-group-label (default: "
+		  "withheld, unless the configuration sets "
+		  "export-show-labels)." },
+	{ .name = "show-teams",
+	  .type = TWL_CFG_BOOL,
+	  ARG(cfg.export_show_teams),
+	  .flags = SWITCH,
+	  .implied = "true",
+	  .help = "Name the teams that own use cases (default: withheld, "
+		  "unless the configuration sets export-show-teams)." },
 	{ .name = "hide-processes",
 	  .type = TWL_CFG_BOOL,
 	  ARG(hide_processes),
@@ -201,6 +238,22 @@ out:
 	return status;
 }
 
+/*
+ * The preview states what leaves the building: each redaction setting, on
+ * or off, on standard error (the export itself says it too).
+ */
+static void preview_settings(const struct twl_export_opts *o)
+{
+	fprintf(stderr,
+		"twilight-server export: redaction: export-show-hosts=%s "
+		"export-show-cgroups=%s export-show-images=%s "
+		"export-show-labels=%s export-show-teams=%s%s\n",
+		o->show_hosts ? "on" : "off", o->full_cgroups ? "on" : "off",
+		o->show_images ? "on" : "off", o->show_labels ? "on" : "off",
+		o->show_teams ? "on" : "off",
+		o->hide_processes ? ", process names hidden" : "");
+}
+
 /* The export data as @a asks, redacted, into *@red. 0 or an exit status. */
 static int redacted(const struct export_args *a, struct twl_store *store,
 		    json_t **red)
@@ -209,14 +262,31 @@ static int redacted(const struct export_args *a, struct twl_store *store,
 		.show_hosts = a->cfg.export_show_hosts,
 		.full_cgroups = a->cfg.export_show_cgroups,
 		.hide_processes = a->hide_processes,
+		.show_values = a->cfg.export_show_values,
+		.show_images = a->cfg.export_show_images,
+		.show_labels = a->cfg.export_show_labels,
+		.show_teams = a->cfg.export_show_teams,
+		.group_label = a->cfg.export_group_label,
 	};
+	int64_t now = time(NULL);
 	json_t *data = NULL;
 	int rc;
 
-	rc = twl_read_export_data(store, time(NULL), a->days, a->feature,
-				  opts.full_cgroups, opts.show_hosts, &data);
+	rc = twl_read_export_data(store, now, a->days, a->feature, &opts,
+				  &data);
 	if (rc)
 		return fail("reading the export data", -rc);
+	rc = twl_readiness_export(store, a->cfg.data_dir,
+				  a->cfg.export_readiness_target,
+				  now - (int64_t)a->days * 86400, data);
+	if (rc) {
+		json_decref(data);
+		return fail(rc == -ENOENT ? "export-readiness-target: no such "
+					    "target" :
+					    "reading the readiness target",
+			    -rc);
+	}
+	preview_settings(&opts);
 	*red = twl_export_redact(data, &opts);
 	rc = *red ? 0 : fail("redacting", errno);
 	json_decref(data);

@@ -24,6 +24,7 @@
 #include "store/store.h"
 #include "http/tls.h"
 #include "caps.h"
+#include "catalog_data.h"
 
 static volatile sig_atomic_t stop_flag, hup_flag;
 
@@ -403,6 +404,12 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 		return 1;
 	if (ensure_dir(cfg->data_dir))
 		return 1;
+	ret = twl_server_catalog_load(cfg->data_dir);
+	if (ret) {
+		twl_log(LOG_ERR, "cannot install %s/catalog.json: %s",
+			cfg->data_dir, strerror(-ret));
+		return 1;
+	}
 	ret = twl_store_open(cfg->db_path, &store);
 	if (ret) {
 		twl_log(LOG_ERR, "cannot open database %s: %s", cfg->db_path,
@@ -447,6 +454,8 @@ int main(int argc, char **argv)
 	twl_log_init("twilight-server", LOG_INFO);
 	if (argc >= 2 && !strcmp(argv[1], "export"))
 		return twl_export_cli(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "catalog"))
+		return twl_catalog_cli(argc - 1, argv + 1);
 	rest = calloc((size_t)argc + 1, sizeof(*rest));
 	if (!rest)
 		return 1;

@@ -1,23 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lookups in the generated catalog table and its JSON form. The table
- * itself (twl_catalog_version/count/at) is generated from
- * schema/catalog.json into the build tree's generated/twilight_catalog.c.
+ * Lookups in the current catalog and its JSON form. The compiled-in table
+ * (twl_catalog_compiled) is generated from schema/catalog.json into the
+ * build tree's generated/twilight_catalog.c; catalog_load.c installs newer
+ * ones.
  */
 #include <errno.h>
 #include <string.h>
 
 #include <twilight/catalog.h>
 
+unsigned twl_catalog_version(void)
+{
+	return twl_catalog_current()->version;
+}
+
+size_t twl_catalog_count(void)
+{
+	return twl_catalog_current()->n_features;
+}
+
+const struct twl_feature *twl_catalog_at(size_t i)
+{
+	const struct twl_catalog *c = twl_catalog_current();
+
+	return i < c->n_features ? &c->features[i] : NULL;
+}
+
+size_t twl_catalog_route_count(void)
+{
+	return twl_catalog_current()->n_routes;
+}
+
+const struct twl_catalog_route *twl_catalog_route_at(size_t i)
+{
+	const struct twl_catalog *c = twl_catalog_current();
+
+	return i < c->n_routes ? &c->routes[i] : NULL;
+}
+
 const struct twl_feature *twl_catalog_find(const char *id)
 {
-	const struct twl_feature *f;
+	const struct twl_catalog *c = twl_catalog_current();
 
 	if (!id)
 		return NULL;
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
-		if (!strcmp(f->id, id))
-			return f;
+	for (size_t i = 0; i < c->n_features; i++)
+		if (!strcmp(c->features[i].id, id))
+			return &c->features[i];
 	return NULL;
 }
 
@@ -31,25 +61,25 @@ static bool list_has(const char *const *list, const char *s)
 
 const struct twl_feature *twl_catalog_find_file(const char *file)
 {
-	const struct twl_feature *f;
+	const struct twl_catalog *c = twl_catalog_current();
 
 	if (!file)
 		return NULL;
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
-		if (list_has(f->files, file))
-			return f;
+	for (size_t i = 0; i < c->n_features; i++)
+		if (list_has(c->features[i].files, file))
+			return &c->features[i];
 	return NULL;
 }
 
 const struct twl_feature *twl_catalog_find_event_file(const char *file)
 {
-	const struct twl_feature *f;
+	const struct twl_catalog *c = twl_catalog_current();
 
 	if (!file)
 		return NULL;
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
-		if (list_has(f->event_files, file))
-			return f;
+	for (size_t i = 0; i < c->n_features; i++)
+		if (list_has(c->features[i].event_files, file))
+			return &c->features[i];
 	return NULL;
 }
 
@@ -94,7 +124,9 @@ static json_t *message_to_json(const struct twl_catalog_message *m)
 static int add_facts(json_t *o, const struct twl_feature *f)
 {
 	json_t *facts = json_pack(
-		"{s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o}", "commit_note",
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o}",
+		"value_kind", f->value_kind, "value_name",
+		str_or_null(f->value_name), "commit_note",
 		str_or_null(f->commit_note), "config", str_or_null(f->config),
 		"stopped_working", str_or_null(f->stopped_working),
 		"warn_condition", str_or_null(f->warn_condition),
@@ -149,26 +181,26 @@ static json_t *route_to_json(const struct twl_catalog_route *r)
 
 json_t *twl_catalog_to_json(void)
 {
-	const struct twl_feature *f;
-	const struct twl_catalog_route *r;
+	const struct twl_catalog *c = twl_catalog_current();
 	json_t *feats = json_array(), *routes = json_array();
 	json_t *doc;
 
-	for (size_t i = 0; feats && (f = twl_catalog_at(i)); i++) {
-		if (json_array_append_new(feats, feature_to_json(f))) {
+	for (size_t i = 0; feats && i < c->n_features; i++) {
+		if (json_array_append_new(feats,
+					  feature_to_json(&c->features[i]))) {
 			json_decref(feats);
 			feats = NULL;
 		}
 	}
-	for (size_t i = 0; routes && (r = twl_catalog_route_at(i)); i++) {
-		if (json_array_append_new(routes, route_to_json(r))) {
+	for (size_t i = 0; routes && i < c->n_routes; i++) {
+		if (json_array_append_new(routes,
+					  route_to_json(&c->routes[i]))) {
 			json_decref(routes);
 			routes = NULL;
 		}
 	}
-	doc = json_pack("{s:I, s:o, s:o}", "version",
-			(json_int_t)twl_catalog_version(), "routes", routes,
-			"features", feats);
+	doc = json_pack("{s:I, s:o, s:o}", "version", (json_int_t)c->version,
+			"routes", routes, "features", feats);
 	if (!doc)
 		errno = ENOMEM;
 	return doc;

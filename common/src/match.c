@@ -5,9 +5,10 @@
  * Most kernel log lines match nothing, so the no-match path must be cheap:
  * every catalog message starts with a literal of at least 4 bytes (the
  * generator checks this), and an index keyed by those 4 bytes (a small hash
- * table built once, on first use) leaves one 4-byte load, one multiply and
- * usually an empty bucket per line. Only lines whose first 4 bytes equal a
- * catalog message's are compared in full.
+ * table, one per catalog: the compiled-in one's built on first use, a
+ * loaded one's when it is installed) leaves one 4-byte load, one multiply
+ * and usually an empty bucket per line. Only lines whose first 4 bytes
+ * equal a catalog message's are compared in full.
  *
  * When several messages match one line (an exact text that a template of
  * another feature also matches, such as "cpuset.sched_relax_domain_level
@@ -32,12 +33,14 @@ struct idx_entry {
 	size_t message;
 };
 
-static struct {
+struct twl_match_index {
 	struct idx_entry *entries; /* grouped by bucket, catalog order inside */
 	size_t start[N_BUCKETS + 1];
-	bool ready;
-} idx;
-static pthread_once_t idx_once = PTHREAD_ONCE_INIT;
+};
+
+/* The compiled-in catalog's index, built on first use. */
+static struct twl_match_index *compiled_idx;
+static pthread_once_t compiled_once = PTHREAD_ONCE_INIT;
 
 static uint32_t load_key(const char *p)
 {
@@ -75,34 +78,63 @@ static void bucket_insert(struct idx_entry *b, size_t n, uint32_t key,
 				   .message = message };
 }
 
-/* Build the index (once). On allocation failure matching scans linearly. */
-static void idx_build(void)
+/* Contract: see match.h. */
+struct twl_match_index *twl_match_index_new(const struct twl_catalog *c)
 {
-	const struct twl_feature *f;
+	struct twl_match_index *x = calloc(1, sizeof(*x));
 	size_t n = 0, fill[N_BUCKETS] = { 0 };
+	const struct twl_feature *f;
 
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
-		n += f->n_messages;
-	idx.entries = calloc(n ? n : 1, sizeof(*idx.entries));
-	if (!idx.entries)
-		return;
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++)
-		for (size_t j = 0; j < f->n_messages; j++)
-			idx.start[bucket_of(load_key(
-					  f->messages[j].literals[0])) +
-				  1]++;
+	for (size_t i = 0; i < c->n_features; i++)
+		n += c->features[i].n_messages;
+	if (x)
+		x->entries = calloc(n ? n : 1, sizeof(*x->entries));
+	if (!x || !x->entries) {
+		free(x);
+		return NULL;
+	}
+	for (size_t i = 0; i < c->n_features; i++)
+		for (size_t j = 0; j < c->features[i].n_messages; j++)
+			x->start[bucket_of(load_key(
+					 c->features[i].messages[j].literals[0])) +
+				 1]++;
 	for (unsigned b = 0; b < N_BUCKETS; b++)
-		idx.start[b + 1] += idx.start[b];
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++) {
+		x->start[b + 1] += x->start[b];
+	for (size_t i = 0; i < c->n_features; i++) {
+		f = &c->features[i];
 		for (size_t j = 0; j < f->n_messages; j++) {
 			uint32_t key = load_key(f->messages[j].literals[0]);
 			unsigned b = bucket_of(key);
 
-			bucket_insert(&idx.entries[idx.start[b]], fill[b]++,
-				      key, f, j);
+			bucket_insert(&x->entries[x->start[b]], fill[b]++, key,
+				      f, j);
 		}
 	}
-	idx.ready = true;
+	return x;
+}
+
+/* Contract: see match.h. */
+void twl_match_index_free(struct twl_match_index *x)
+{
+	if (x)
+		free(x->entries);
+	free(x);
+}
+
+static void compiled_build(void)
+{
+	compiled_idx = twl_match_index_new(&twl_catalog_compiled);
+}
+
+/* @c's index; NULL (scan linearly) when it could not be allocated. */
+static const struct twl_match_index *index_of(const struct twl_catalog *c)
+{
+	if (c->index)
+		return c->index;
+	if (c != &twl_catalog_compiled)
+		return NULL;
+	pthread_once(&compiled_once, compiled_build);
+	return compiled_idx;
 }
 
 static bool is_ws(char c)
@@ -230,13 +262,14 @@ static void clear(struct twl_match *out)
  * among equally specific ones the first in catalog order. The winner is
  * matched again at the end to fill @out with its fields.
  */
-static int match_scan(const char *text, size_t len, bool norm,
-		      struct twl_match *out)
+static int match_scan(const struct twl_catalog *c, const char *text, size_t len,
+		      bool norm, struct twl_match *out)
 {
 	const struct twl_feature *f, *best = NULL;
 	size_t best_j = 0;
 
-	for (size_t i = 0; (f = twl_catalog_at(i)); i++) {
+	for (size_t i = 0; i < c->n_features; i++) {
+		f = &c->features[i];
 		for (size_t j = 0; j < f->n_messages; j++) {
 			if ((best &&
 			     f->messages[j].specificity <=
@@ -254,6 +287,8 @@ static int match_scan(const char *text, size_t len, bool norm,
 
 int twl_match_text(const char *text, size_t len, struct twl_match *out)
 {
+	const struct twl_catalog *c = twl_catalog_current();
+	const struct twl_match_index *x;
 	uint32_t key;
 
 	clear(out);
@@ -263,15 +298,15 @@ int twl_match_text(const char *text, size_t len, struct twl_match *out)
 		len--;
 	if (len < KEY_LEN)
 		return 0;
-	pthread_once(&idx_once, idx_build);
-	if (!idx.ready)
-		return match_scan(text, len, false, out);
+	x = index_of(c);
+	if (!x)
+		return match_scan(c, text, len, false, out);
 	key = load_key(text);
-	for (size_t e = idx.start[bucket_of(key)];
-	     e < idx.start[bucket_of(key) + 1]; e++) {
-		if (idx.entries[e].key != key)
+	for (size_t e = x->start[bucket_of(key)];
+	     e < x->start[bucket_of(key) + 1]; e++) {
+		if (x->entries[e].key != key)
 			continue;
-		if (match_one(idx.entries[e].feature, idx.entries[e].message,
+		if (match_one(x->entries[e].feature, x->entries[e].message,
 			      text, len, false, out))
 			return 1;
 		clear(out);
@@ -286,7 +321,7 @@ int twl_match_normalized(const char *text, size_t len, struct twl_match *out)
 		return 0;
 	while (len > 0 && is_ws(text[len - 1]))
 		len--;
-	return match_scan(text, len, true, out);
+	return match_scan(twl_catalog_current(), text, len, true, out);
 }
 
 /* Horspool shift for "deprecat", case-insensitive: distance from the last

@@ -8,35 +8,18 @@
  *
  * Usage: catalog_gen CATALOG.json OUT.c OUT.sql
  *
- * The parts: gen_parse.c and gen_message.c (each record), gen_check.c
- * (records against each other), gen_write_c.c and gen_write_sql.c (the
- * outputs). The rules checked are documented in schema/catalog.md.
+ * The parser and checks are shared with the runtime loader
+ * (common/src/catgen_*.c: catgen_parse.c and catgen_message.c each record,
+ * catgen_check.c the records against each other, catgen_sql.c the SQL
+ * seed); gen_write_c.c here writes the C table. The rules checked are
+ * documented in schema/catalog.md.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "gen.h"
-
-/* Contract: see gen.h. */
-void gen_catalog_fini(struct catalog *c)
-{
-	for (size_t i = 0; c->feats && i < c->n_feats; i++) {
-		struct gfeat *f = &c->feats[i];
-
-		for (size_t j = 0; j < f->n_msgs; j++) {
-			for (size_t k = 0; k <= MAX_FIELDS; k++)
-				free(f->msgs[j].lits[k]);
-			for (size_t k = 0; k < MAX_FIELDS; k++)
-				free(f->msgs[j].names[k]);
-		}
-		free(f->msgs);
-	}
-	free(c->feats);
-	free(c->routes);
-	json_decref(c->doc);
-}
+#include "catgen.h"
 
 /* Write @path through a temporary file and rename, so a failed run leaves no half file. */
 static int write_out(const char *path,
@@ -88,6 +71,8 @@ int main(int argc, char **argv)
 	if (err == -ENOMEM)
 		fprintf(stderr, "catalog_gen: out of memory reading %s\n",
 			gen_in_path);
+	else if (err)
+		fprintf(stderr, "catalog_gen: %s\n", gen_err);
 	if (!err)
 		err = write_out(argv[2], gen_write_c, &c);
 	if (!err)

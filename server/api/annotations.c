@@ -2,7 +2,9 @@
 /*
  * Use-case annotations: admins record per feature (optionally per
  * workload) why the fleet depends on it and whether the cgroup v2
- * replacement fits; every linux-mm export carries them. Viewers read.
+ * replacement fits, as free text plus optional structured fields (intent,
+ * the component that sets it, whether v2 was tried and what fell short,
+ * the owning team); every linux-mm export carries them. Viewers read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,15 +15,22 @@
 #include <twilight/util.h>
 
 #include "api/api_read.h"
+#include "api/body.h"
 #include "http/server.h"
 #include "store/store.h"
 
 #define ANN_MAX_TEXT 4000
 #define ANN_MAX_WORKLOAD 128
+#define ANN_MAX_SET_BY 128
+#define ANN_MAX_TEAM 64
+#define ANN_MAX_SHORTFALL 1000
 
-int twl_api_annotations_get(struct twl_server *srv,
-			    const struct twl_request *req,
-			    struct twl_response *resp)
+/* Contract: see api_read.h. */
+int twl_api_feature_list(struct twl_server *srv, const struct twl_request *req,
+			 struct twl_response *resp,
+			 int (*read)(struct twl_store *, const char *,
+				     json_t **),
+			 const char *what)
 {
 	const char *feature = twl_request_query(req, "feature");
 	json_t *doc;
@@ -30,142 +39,150 @@ int twl_api_annotations_get(struct twl_server *srv,
 	if (feature && !twl_catalog_find(feature))
 		return twl_response_error(resp, 400, "bad_parameter", "feature",
 					  "not a catalog feature id");
-	rc = twl_read_annotations(twl_server_store(srv), feature, &doc);
+	rc = read(twl_server_store(srv), feature, &doc);
 	if (rc)
-		return twl_api_store_error(resp, rc, "annotation");
+		return twl_api_store_error(resp, rc, what);
 	return twl_response_json(resp, 200, doc);
 }
 
-/* Printable text: no control characters but newline and tab. */
-static bool printable(const char *s, bool allow_newline)
+int twl_api_annotations_get(struct twl_server *srv,
+			    const struct twl_request *req,
+			    struct twl_response *resp)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	return twl_api_feature_list(srv, req, resp, twl_read_annotations,
+				    "annotation");
+}
 
-		if (c == 0x7f ||
-		    (c < 0x20 && !(allow_newline && (c == '\n' || c == '\t'))))
-			return false;
-	}
-	return true;
+/* The feature member: required, a catalog feature id. */
+static int check_feature(const json_t *body, struct twl_response *resp,
+			 const char **feature)
+{
+	json_t *v = json_object_get(body, "feature");
+
+	if (!v)
+		return twl_body_bad(resp, "feature", "missing_field",
+				    "a catalog feature id is required");
+	if (!json_is_string(v))
+		return twl_body_bad(resp, "feature", "wrong_type",
+				    "expected a string");
+	*feature = json_string_value(v);
+	if (!twl_catalog_find(*feature))
+		return twl_body_bad(resp, "feature", "unknown_feature",
+				    "not a catalog feature id");
+	return 0;
+}
+
+/* The structured fields; all optional. */
+static int check_fields(const json_t *body, struct twl_response *resp,
+			struct twl_annotation *a)
+{
+	static const char *const intent[] = { "intentional", "accidental",
+					      NULL },
+				 *const tried[] = { "no", "works",
+						    "falls_short", NULL };
+	static const struct twl_body_str set_by = { .key = "set_by",
+						    .max = ANN_MAX_SET_BY },
+					 team = { .key = "team",
+						  .max = ANN_MAX_TEAM },
+					 shortfall = { .key = "shortfall",
+						       .max = ANN_MAX_SHORTFALL,
+						       .multiline = true };
+	int rc;
+
+	rc = twl_body_enum(body, "intent", intent,
+			   "expected \"intentional\", \"accidental\" or null",
+			   resp, &a->intent);
+	if (!rc)
+		rc = twl_body_string(body, &set_by, resp, &a->set_by);
+	if (!rc)
+		rc = twl_body_enum(
+			body, "v2_tried", tried,
+			"expected \"no\", \"works\", \"falls_short\" or null",
+			resp, &a->v2_tried);
+	if (!rc)
+		rc = twl_body_string(body, &shortfall, resp, &a->shortfall);
+	if (!rc && a->shortfall &&
+	    (!a->v2_tried || strcmp(a->v2_tried, "falls_short")))
+		rc = twl_body_bad(resp, "shortfall", "out_of_range",
+				  "only with v2_tried \"falls_short\"");
+	if (!rc)
+		rc = twl_body_string(body, &team, resp, &a->team);
+	return rc;
 }
 
 /*
- * Check the POST body; on a problem answer 400 naming the field and
- * return 1.
+ * Check the POST body into @a; on a problem answer 400 naming the field
+ * and return 1.
  */
 static int check_body(const json_t *body, struct twl_response *resp,
-		      const char **feature, const char **workload,
-		      const char **text, const char **fits)
+		      struct twl_annotation *a)
 {
-	const char *key;
-	json_t *v;
+	static const char *const members[] = {
+		"feature", "workload", "text",	    "fits", "intent",
+		"set_by",  "v2_tried", "shortfall", "team", NULL
+	};
+	static const char *const fits[] = { "yes", "no", "partial", NULL };
+	static const struct twl_body_str text = { .key = "text",
+						  .max = ANN_MAX_TEXT,
+						  .required = true,
+						  .multiline = true },
+					 workload = { .key = "workload",
+						      .max = ANN_MAX_WORKLOAD,
+						      .blank_ok = true };
 	int rc;
 
-#define BAD(field, code, reason)                                         \
-	do {                                                             \
-		rc = twl_response_error(resp, 400, code, field, reason); \
-		return rc ? rc : 1;                                      \
-	} while (0)
+	rc = twl_body_object(body, members, resp);
+	if (!rc)
+		rc = check_feature(body, resp, &a->feature);
+	if (!rc)
+		rc = twl_body_string(body, &text, resp, &a->text);
+	if (!rc)
+		rc = twl_body_string(body, &workload, resp, &a->workload);
+	if (!rc)
+		rc = twl_body_enum(
+			body, "fits", fits,
+			"expected \"yes\", \"no\", \"partial\" or null", resp,
+			&a->fits);
+	if (!rc)
+		rc = check_fields(body, resp, a);
+	return rc;
+}
 
-	if (!json_is_object(body))
-		BAD("", "wrong_type", "the body must be a JSON object");
-	json_object_foreach((json_t *)body, key, v)
-	{
-		if (strcmp(key, "feature") && strcmp(key, "workload") &&
-		    strcmp(key, "text") && strcmp(key, "fits"))
-			BAD(key, "unknown_field",
-			    "allowed: feature, workload, text, fits");
-	}
-	v = json_object_get(body, "feature");
-	if (!v)
-		BAD("feature", "missing_field",
-		    "a catalog feature id is required");
-	if (!json_is_string(v))
-		BAD("feature", "wrong_type", "expected a string");
-	*feature = json_string_value(v);
-	if (!twl_catalog_find(*feature))
-		BAD("feature", "unknown_feature", "not a catalog feature id");
-
-	v = json_object_get(body, "text");
-	if (!v)
-		BAD("text", "missing_field", "the use case text is required");
-	if (!json_is_string(v))
-		BAD("text", "wrong_type", "expected a string");
-	*text = json_string_value(v);
-	if (!json_string_length(v) ||
-	    strspn(*text, " \t\n") == json_string_length(v))
-		BAD("text", "out_of_range", "the use case text is empty");
-	if (json_string_length(v) > ANN_MAX_TEXT)
-		BAD("text", "too_long", "at most 4000 bytes");
-	if (strlen(*text) != json_string_length(v) || !printable(*text, true))
-		BAD("text", "invalid_text",
-		    "control characters are not allowed");
-
-	*workload = NULL;
-	v = json_object_get(body, "workload");
-	if (v && !json_is_null(v)) {
-		if (!json_is_string(v))
-			BAD("workload", "wrong_type",
-			    "expected a string or null");
-		*workload = json_string_value(v);
-		if (!json_string_length(v))
-			*workload = NULL;
-		else if (json_string_length(v) > ANN_MAX_WORKLOAD)
-			BAD("workload", "too_long", "at most 128 bytes");
-		else if (strlen(*workload) != json_string_length(v) ||
-			 !printable(*workload, false))
-			BAD("workload", "invalid_text",
-			    "control characters are not allowed");
-	}
-
-	*fits = NULL;
-	v = json_object_get(body, "fits");
-	if (v && !json_is_null(v)) {
-		if (!json_is_string(v))
-			BAD("fits", "wrong_type",
-			    "expected \"yes\", \"no\", \"partial\" or null");
-		*fits = json_string_value(v);
-		if (strcmp(*fits, "yes") && strcmp(*fits, "no") &&
-		    strcmp(*fits, "partial"))
-			BAD("fits", "out_of_range",
-			    "expected \"yes\", \"no\", \"partial\" or null");
-	}
-	return 0;
-#undef BAD
+/* The stored annotation @a as the API shows it. */
+static json_t *annotation_json(const struct twl_annotation *a, int64_t id)
+{
+	return json_pack("{s:I, s:s, s:s?, s:s, s:s?, s:s, s:I, s:s?, s:s?,"
+			 " s:s?, s:s?, s:s?}",
+			 "id", (json_int_t)id, "feature", a->feature,
+			 "workload", a->workload, "text", a->text, "fits",
+			 a->fits, "author", a->author, "created",
+			 (json_int_t)a->now, "intent", a->intent, "set_by",
+			 a->set_by, "v2_tried", a->v2_tried, "shortfall",
+			 a->shortfall, "team", a->team);
 }
 
 int twl_api_annotations_post(struct twl_server *srv,
 			     const struct twl_request *req,
 			     struct twl_response *resp)
 {
-	const char *feature, *workload, *text, *fits;
-	json_error_t jerr;
+	struct twl_annotation a = { .author = req->who.name, .now = req->now };
 	json_t *body;
 	int64_t id;
 	int rc;
 
-	body = json_loadb(req->body ? req->body : "", req->body_len,
-			  JSON_REJECT_DUPLICATES, &jerr);
-	if (!body)
-		return twl_response_error(resp, 400, "invalid_json", "",
-					  jerr.text);
-	rc = check_body(body, resp, &feature, &workload, &text, &fits);
+	rc = twl_body_load(req, resp, &body);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	rc = check_body(body, resp, &a);
 	if (rc) {
 		json_decref(body);
 		return rc > 0 ? 0 : rc;
 	}
-	rc = twl_store_annotation_add(twl_server_store(srv), feature, workload,
-				      text, fits, req->who.name, req->now, &id);
-	if (rc) {
-		json_decref(body);
-		return twl_api_store_error(resp, rc, "annotation");
-	}
-	rc = twl_response_json(
-		resp, 201,
-		json_pack("{s:I, s:s, s:s?, s:s, s:s?, s:s, s:I}", "id",
-			  (json_int_t)id, "feature", feature, "workload",
-			  workload, "text", text, "fits", fits, "author",
-			  req->who.name, "created", (json_int_t)req->now));
+	rc = twl_store_annotation_put(twl_server_store(srv), &a, &id);
+	if (rc)
+		rc = twl_api_store_error(resp, rc, "annotation");
+	else
+		rc = twl_response_json(resp, 201, annotation_json(&a, id));
 	json_decref(body);
 	return rc;
 }

@@ -13,9 +13,11 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "api/api_app.h"
 #include "api/api_ingest.h"
 #include "api/metrics.h"
 #include "api/metrics_fleet.h"
+#include "api/webhooks.h"
 #include "store/store_read.h"
 #include "http/auth.h"
 #include "http/server_internal.h"
@@ -341,16 +343,14 @@ const struct twl_route twl_core_routes[] = {
 };
 
 const struct twl_route *const twl_api_routes[] = {
-	twl_core_routes,
-	twl_read_routes,
-	twl_export_routes,
-	NULL,
+	twl_core_routes,    twl_read_routes,	twl_export_routes,
+	twl_catalog_routes, twl_webhook_routes, NULL,
 };
 
 /* Contract: see http/server.h. */
 const struct twl_app twl_api_app = {
 	.routes = twl_api_routes,
-	.start = twl_api_ingest_start,
-	.drain = twl_api_ingest_drain,
-	.free = twl_api_ingest_free,
+	.start = twl_api_app_start,
+	.drain = twl_api_app_drain,
+	.free = twl_api_app_free,
 };

@@ -16,6 +16,7 @@
 
 #include "api/api_read.h"
 #include "api/export.h"
+#include "api/readiness.h"
 #include "config.h"
 #include "http/server.h"
 
@@ -33,6 +34,9 @@ static int query_opts(const struct twl_request *req, struct twl_response *resp,
 		{ "hosts", "show", "hide", &opts->show_hosts },
 		{ "cgroups", "full", "kind", &opts->full_cgroups },
 		{ "processes", "hide", "show", &opts->hide_processes },
+		{ "images", "show", "hide", &opts->show_images },
+		{ "labels", "show", "hide", &opts->show_labels },
+		{ "teams", "show", "hide", &opts->show_teams },
 	};
 	char reason[96];
 	const char *v;
@@ -63,6 +67,30 @@ static int query_opts(const struct twl_request *req, struct twl_response *resp,
 		*days = (unsigned)n;
 	}
 	return 0;
+}
+
+/*
+ * The readiness facts of export-readiness-target into @data. A target
+ * that is gone (a dropped file removed) leaves the line out and is
+ * logged; the export itself still answers.
+ */
+static int export_readiness(struct twl_server *srv,
+			    const struct twl_config *cfg, int64_t since,
+			    json_t *data)
+{
+	int rc = twl_readiness_export(twl_server_store(srv), cfg->data_dir,
+				      cfg->export_readiness_target, since,
+				      data);
+
+	if (rc == -ENOENT) {
+		twl_log(LOG_WARNING,
+			"export: export-readiness-target %s: no such target "
+			"(GET /api/v1/targets lists them); the export has no "
+			"readiness line",
+			cfg->export_readiness_target);
+		rc = 0;
+	}
+	return rc;
 }
 
 /* Whether @list is the To of a catalog route. */
@@ -131,6 +159,7 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	const struct twl_config *cfg = twl_server_config(srv);
 	const char *feature = twl_request_query(req, "feature");
 	struct twl_export_opts opts = { 0 };
+	const char *group;
 	json_t *data = NULL;
 	unsigned days;
 	int rc;
@@ -139,17 +168,29 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	if (cfg) {
 		opts.show_hosts = cfg->export_show_hosts;
 		opts.full_cgroups = cfg->export_show_cgroups;
+		opts.show_values = cfg->export_show_values;
+		opts.show_images = cfg->export_show_images;
+		opts.show_labels = cfg->export_show_labels;
+		opts.show_teams = cfg->export_show_teams;
+		opts.group_label = cfg->export_group_label;
 	}
 	if (query_opts(req, resp, &opts, &days))
 		return 1;
+	rc = twl_api_group_label(req, resp, &group);
+	if (rc)
+		return rc;
+	if (group)
+		opts.group_label = group;
 	if (feature && !twl_catalog_find(feature)) {
 		twl_response_error(resp, 400, "bad_parameter", "feature",
 				   "not a catalog feature id");
 		return 1;
 	}
 	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
-				  feature, opts.full_cgroups, opts.show_hosts,
-				  &data);
+				  feature, &opts, &data);
+	if (!rc && cfg)
+		rc = export_readiness(srv, cfg,
+				      req->now - (int64_t)days * 86400, data);
 	if (rc) {
 		rc = twl_api_store_error(resp, rc, "feature");
 		return rc ? rc : 1;

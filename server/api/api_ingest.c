@@ -47,12 +47,6 @@ void twl_api_ingest_free(void *state)
 	twl_writer_free(state);
 }
 
-/* Contract: see api_ingest.h. */
-struct twl_writer *twl_api_writer(struct twl_server *srv)
-{
-	return twl_server_app_state(srv);
-}
-
 /* Why a report was not stored, and when to try again. */
 static const struct {
 	int result, status;

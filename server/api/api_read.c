@@ -17,6 +17,7 @@
 
 #include "api/api_read.h"
 #include "api/export.h"
+#include "api/value_class.h"
 #include "api/readiness.h"
 #include "http/server.h"
 #include "http/server_internal.h"
@@ -85,6 +86,27 @@ static int label_filter(const char *v, struct twl_read_filter *f)
 	memcpy(f->label_key, v, n);
 	f->label_key[n] = '\0';
 	f->label_value = eq + 1;
+	return 0;
+}
+
+/* Contract: see api_read.h. */
+int twl_api_group_label(const struct twl_request *req,
+			struct twl_response *resp, const char **key)
+{
+	const char *v = twl_request_query(req, "group");
+	int rc;
+
+	*key = NULL;
+	if (!v)
+		return 0;
+	if (strncmp(v, "label:", 6) ||
+	    !twl_wire_label_key_ok(v + 6, strlen(v + 6))) {
+		rc = twl_response_error(
+			resp, 400, "bad_parameter", "group",
+			"expected label:KEY, a host.labels key");
+		return rc ? rc : 1;
+	}
+	*key = v + 6;
 	return 0;
 }
 
@@ -182,16 +204,6 @@ int twl_api_store_error(struct twl_response *resp, int err, const char *what)
 	}
 }
 
-static int h_catalog(struct twl_server *srv, const struct twl_request *req,
-		     struct twl_response *resp)
-{
-	json_t *doc = twl_catalog_to_json();
-
-	if (!doc)
-		return -ENOMEM;
-	return twl_response_json(resp, 200, doc);
-}
-
 static int h_summary(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
@@ -219,6 +231,11 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_read_feature(twl_server_store(srv), req->path_rest, &f, &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "feature");
+	rc = twl_value_classes_into(json_object_get(doc, "values"));
+	if (rc) {
+		json_decref(doc);
+		return rc;
+	}
 	return twl_response_json(resp, 200, doc);
 }
 
@@ -345,7 +362,6 @@ static int h_export(struct twl_server *srv, const struct twl_request *req,
 }
 
 const struct twl_route twl_read_routes[] = {
-	{ "GET", "/api/v1/catalog", TWL_ROLE_VIEWER, h_catalog },
 	{ "GET", "/api/v1/summary", TWL_ROLE_VIEWER, h_summary },
 	{ "GET", "/api/v1/features/*", TWL_ROLE_VIEWER, h_feature },
 	{ "GET", "/api/v1/hosts", TWL_ROLE_VIEWER, h_hosts },
@@ -358,6 +374,14 @@ const struct twl_route twl_read_routes[] = {
 	  twl_api_annotations_post },
 	{ "DELETE", "/api/v1/annotations/*", TWL_ROLE_ADMIN,
 	  twl_api_annotations_delete },
+	{ "GET", "/api/v1/migration-status", TWL_ROLE_VIEWER,
+	  twl_api_migration_get },
+	{ "POST", "/api/v1/migration-status", TWL_ROLE_ADMIN,
+	  twl_api_migration_post },
+	{ "DELETE", "/api/v1/migration-status", TWL_ROLE_ADMIN,
+	  twl_api_migration_delete },
+	{ "GET", "/api/v1/migration-reuse", TWL_ROLE_VIEWER,
+	  twl_api_migration_reuse_get },
 	{ "GET", "/api/v1/export/linux-mm", TWL_ROLE_VIEWER, h_export },
 	{ "GET", "/api/v1/targets", TWL_ROLE_VIEWER, twl_api_targets_get },
 	{ "POST", "/api/v1/targets", TWL_ROLE_ADMIN, twl_api_targets_post },

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Read API handlers (GET /api/v1/catalog, summary, features/{id}, hosts,
- * hosts/{id}, health, export/linux-mm) and annotations (annotations.c).
+ * hosts/{id}, health, export/linux-mm), annotations (annotations.c) and
+ * migration status (migration_status.c).
  * The route table twl_read_routes[] is declared in http.h; docs/api.md
  * documents every endpoint.
  */
@@ -23,6 +24,30 @@ int twl_api_annotations_post(struct twl_server *srv,
 int twl_api_annotations_delete(struct twl_server *srv,
 			       const struct twl_request *req,
 			       struct twl_response *resp);
+
+/*
+ * twl_api_feature_list - answer a GET with an optional ?feature= (a
+ * catalog id, else 400) with @read's document for it; store errors as
+ * twl_api_store_error() with @what (annotations.c).
+ */
+int twl_api_feature_list(struct twl_server *srv, const struct twl_request *req,
+			 struct twl_response *resp,
+			 int (*read)(struct twl_store *, const char *,
+				     json_t **),
+			 const char *what);
+
+/* Migration status handlers (migration_status.c). */
+int twl_api_migration_get(struct twl_server *srv, const struct twl_request *req,
+			  struct twl_response *resp);
+int twl_api_migration_reuse_get(struct twl_server *srv,
+				const struct twl_request *req,
+				struct twl_response *resp);
+int twl_api_migration_post(struct twl_server *srv,
+			   const struct twl_request *req,
+			   struct twl_response *resp);
+int twl_api_migration_delete(struct twl_server *srv,
+			     const struct twl_request *req,
+			     struct twl_response *resp);
 
 /*
  * twl_parse_time - parse a time parameter: Unix seconds, or a UTC date
@@ -56,6 +81,14 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
  * -EBUSY 503, else returns @err
  * (server.c answers 500). @what names the object for the reason text.
  */
+/*
+ * twl_api_group_label - the query's group=label:KEY: *@key the KEY (into
+ * the query), NULL without group. 0; 1 after answering 400 for anything
+ * but a host.labels key; or a negative errno from answering.
+ */
+int twl_api_group_label(const struct twl_request *req,
+			struct twl_response *resp, const char **key);
+
 int twl_api_store_error(struct twl_response *resp, int err, const char *what);
 
 #endif /* TWL_SERVER_API_READ_H */

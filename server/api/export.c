@@ -16,6 +16,8 @@
 
 #include "api/escape.h"
 #include "api/export.h"
+#include "api/export_usecases.h"
+#include "api/export_where.h"
 
 int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 {
@@ -30,44 +32,6 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 	return 0;
 }
 
-/*
- * Where the writer itself runs (its container as twl_container_kind()
- * reduced it, or with full cgroups its identity), as the text names it
- * after the kind of cgroup it used: "" when that adds nothing (docker
- * writing a docker cgroup, a systemd unit a systemd one, a container
- * runtime's process a kubernetes pod), else e.g. "a systemd unit" or
- * "container (docker)".
- */
-static const char *writer_where(const char *ct, const char *cgroup)
-{
-	static const struct {
-		const char *kind, *label;
-	} labels[] = {
-		{ "systemd", "a systemd unit" },
-		{ "docker", "container (docker)" },
-		{ "cri-containerd", "container (containerd)" },
-		{ "crio", "container (cri-o)" },
-		{ "podman", "container (podman)" },
-		{ "lxc", "container (lxc)" },
-	};
-	size_t i;
-
-	if (!ct[0])
-		return "";
-	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
-		if (strcmp(ct, labels[i].kind))
-			continue;
-		if (!strcmp(cgroup, labels[i].label) ||
-		    (!strcmp(ct, "systemd") &&
-		     !strncmp(cgroup, "systemd ", 8)) ||
-		    (strcmp(ct, "systemd") &&
-		     !strcmp(cgroup, "kubernetes pod")))
-			return "";
-		return labels[i].label;
-	}
-	return ct; /* an identity (full cgroups), or another runtime */
-}
-
 /* ---- redaction ---------------------------------------------------- */
 
 static const char *str_or(const json_t *o, const char *key, const char *dflt)
@@ -80,81 +44,6 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 static json_int_t int_of(const json_t *o, const char *key)
 {
 	return json_integer_value(json_object_get(o, key));
-}
-
-/* Find a workload in @arr equal in (process, cgroup, container). */
-static json_t *find_workload(json_t *arr, const char *proc, const char *cg,
-			     const char *ct)
-{
-	size_t i;
-	json_t *w;
-
-	json_array_foreach(arr, i, w)
-	{
-		if (!strcmp(str_or(w, "process", ""), proc) &&
-		    !strcmp(str_or(w, "cgroup", ""), cg) &&
-		    !strcmp(str_or(w, "container", ""), ct))
-			return w;
-	}
-	return NULL;
-}
-
-static int redact_workloads(json_t *feat, const struct twl_export_opts *opts)
-{
-	json_t *in = json_object_get(feat, "workloads");
-	json_t *out, *w, *have;
-	size_t i;
-	char ct[64];
-
-	if (!in)
-		return 0;
-	if (!json_is_array(in))
-		return -EINVAL;
-	out = json_array();
-	if (!out)
-		return -ENOMEM;
-	json_array_foreach(in, i, w)
-	{
-		const char *proc = str_or(w, "process", "");
-		const char *cg = str_or(w, "cgroup", "");
-		const char *cont = str_or(w, "container", "");
-
-		if (!json_is_object(w)) {
-			json_decref(out);
-			return -EINVAL;
-		}
-		if (opts->hide_processes)
-			proc = "(hidden)";
-		if (!opts->full_cgroups) {
-			cg = twl_cgroup_kind(cg);
-			cont = twl_container_kind(cont, ct, sizeof(ct));
-			/* a systemd unit writing a systemd cgroup: one row */
-			if (!writer_where(cont, cg)[0])
-				cont = "";
-		}
-		have = find_workload(out, proc, cg, cont);
-		if (have) {
-			json_int_t h = int_of(w, "hosts");
-
-			json_object_set_new(have, "uses",
-					    json_integer(int_of(have, "uses") +
-							 int_of(w, "uses")));
-			if (h > int_of(have, "hosts"))
-				json_object_set_new(have, "hosts",
-						    json_integer(h));
-			continue;
-		}
-		if (json_array_append_new(
-			    out,
-			    json_pack("{s:s, s:s, s:s, s:I, s:I}", "process",
-				      proc, "cgroup", cg, "container", cont,
-				      "hosts", (json_int_t)int_of(w, "hosts"),
-				      "uses", (json_int_t)int_of(w, "uses")))) {
-			json_decref(out);
-			return -ENOMEM;
-		}
-	}
-	return json_object_set_new(feat, "workloads", out) ? -ENOMEM : 0;
 }
 
 json_t *twl_export_redact(const json_t *data,
@@ -187,18 +76,21 @@ json_t *twl_export_redact(const json_t *data,
 		}
 		if (!opts->show_hosts)
 			json_object_del(f, "hosts");
-		rc = redact_workloads(f, opts);
+		rc = twl_export_redact_where(f, opts);
+		if (!rc)
+			rc = twl_export_redact_values(f, opts);
 		if (rc) {
 			json_decref(copy);
 			errno = -rc;
 			return NULL;
 		}
 	}
-	json_object_set_new(copy, "redaction",
-			    json_pack("{s:b, s:b, s:b}", "show_hosts",
-				      opts->show_hosts, "full_cgroups",
-				      opts->full_cgroups, "hide_processes",
-				      opts->hide_processes));
+	if (json_object_set_new(copy, "redaction",
+				twl_export_redaction(opts))) {
+		json_decref(copy);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return copy;
 }
 
@@ -333,21 +225,6 @@ static void fmt_share(json_int_t num, json_int_t den, char *out, size_t cap)
 		 permille / 10, permille % 10);
 }
 
-/* Append a printf line through the wrapper (so it is wrapped and escaped). */
-__attribute__((format(printf, 4, 5))) static int wrapf(struct twl_buf *b,
-						       const char *first,
-						       const char *rest,
-						       const char *fmt, ...)
-{
-	char line[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	return twl_export_wrap(b, line, first, rest, TWL_EXPORT_WIDTH);
-}
-
 #define TRY(x)                    \
 	do {                      \
 		rc = (x);         \
@@ -418,35 +295,36 @@ static int text_feature_head(struct twl_buf *b, const json_t *f)
 	int rc = 0;
 
 	TRY(twl_buf_append(b, "\n", 1));
-	TRY(wrapf(b, "", "  ", "%s: %s", str_or(f, "id", "?"),
-		  str_or(f, "title", "")));
-	TRY(wrapf(b, "  ", "    ", "Upstream status: %s%s%s%s%s%s",
-		  str_or(f, "status", "unknown"),
-		  json_string_value(json_object_get(f, "kernel_version")) ?
-			  ", since " :
-			  "",
-		  str_or(f, "kernel_version", ""),
-		  json_string_value(json_object_get(f, "commit")) ?
-			  " (commit " :
-			  "",
-		  str_or(f, "commit", ""),
-		  json_string_value(json_object_get(f, "commit")) ? ")" : ""));
+	TRY(twl_export_wrapf(b, "", "  ", "%s: %s", str_or(f, "id", "?"),
+			     str_or(f, "title", "")));
+	TRY(twl_export_wrapf(
+		b, "  ", "    ", "Upstream status: %s%s%s%s%s%s",
+		str_or(f, "status", "unknown"),
+		json_string_value(json_object_get(f, "kernel_version")) ?
+			", since " :
+			"",
+		str_or(f, "kernel_version", ""),
+		json_string_value(json_object_get(f, "commit")) ? " (commit " :
+								  "",
+		str_or(f, "commit", ""),
+		json_string_value(json_object_get(f, "commit")) ? ")" : ""));
 	fmt_share(using, int_of(f, "hosts_v1"), s1, sizeof(s1));
 	fmt_share(using, int_of(f, "hosts_all"), s2, sizeof(s2));
-	TRY(wrapf(b, "  ", "    ",
-		  "Hosts using it: %" JSON_INTEGER_FORMAT
-		  " of %" JSON_INTEGER_FORMAT " cgroup v1/hybrid hosts (%s)",
-		  using, int_of(f, "hosts_v1"), s1));
-	TRY(wrapf(b, "  ", "    ",
-		  "Share of all hosts: %" JSON_INTEGER_FORMAT
-		  " of %" JSON_INTEGER_FORMAT " (%s)",
-		  using, int_of(f, "hosts_all"), s2));
+	TRY(twl_export_wrapf(b, "  ", "    ",
+			     "Hosts using it: %" JSON_INTEGER_FORMAT
+			     " of %" JSON_INTEGER_FORMAT
+			     " cgroup v1/hybrid hosts (%s)",
+			     using, int_of(f, "hosts_v1"), s1));
+	TRY(twl_export_wrapf(b, "  ", "    ",
+			     "Share of all hosts: %" JSON_INTEGER_FORMAT
+			     " of %" JSON_INTEGER_FORMAT " (%s)",
+			     using, int_of(f, "hosts_all"), s2));
 	fmt_date(int_of(f, "first_seen"), d1, sizeof(d1));
 	fmt_date(int_of(f, "last_seen"), d2, sizeof(d2));
-	TRY(wrapf(b, "  ", "    ",
-		  "Uses counted: %" JSON_INTEGER_FORMAT
-		  " (first seen %s, last seen %s)",
-		  int_of(f, "uses"), d1, d2));
+	TRY(twl_export_wrapf(b, "  ", "    ",
+			     "Uses counted: %" JSON_INTEGER_FORMAT
+			     " (first seen %s, last seen %s)",
+			     int_of(f, "uses"), d1, d2));
 out:
 	return rc;
 }
@@ -454,8 +332,6 @@ out:
 /* Where a feature is used: kernel versions, workloads, hosts. */
 static int text_feature_where(struct twl_buf *b, const json_t *f)
 {
-	static const char workloads[] =
-		"  Workloads (process in the cgroup it used):\n";
 	json_t *arr, *x;
 	size_t i;
 	int rc = 0;
@@ -463,32 +339,17 @@ static int text_feature_where(struct twl_buf *b, const json_t *f)
 	arr = json_object_get(f, "kernels");
 	if (json_array_size(arr)) {
 		TRY(twl_buf_append(b, "  Kernel versions:\n", 19));
-		json_array_foreach(arr, i, x)
-			TRY(wrapf(b, "    - ", "      ",
-				  "%s: %" JSON_INTEGER_FORMAT " host%s",
-				  str_or(x, "kernel", "?"), int_of(x, "hosts"),
-				  int_of(x, "hosts") == 1 ? "" : "s"));
+		json_array_foreach(arr, i, x) TRY(twl_export_wrapf(
+			b, "    - ", "      ",
+			"%s: %" JSON_INTEGER_FORMAT " host%s",
+			str_or(x, "kernel", "?"), int_of(x, "hosts"),
+			int_of(x, "hosts") == 1 ? "" : "s"));
 	}
-	arr = json_object_get(f, "workloads");
-	if (json_array_size(arr))
-		TRY(twl_buf_append(b, workloads, sizeof(workloads) - 1));
-	json_array_foreach(arr, i, x)
-	{
-		const char *wh = writer_where(str_or(x, "container", ""),
-					      str_or(x, "cgroup", ""));
-
-		TRY(wrapf(b, "    - ", "      ",
-			  "%s in %s%s%s: %" JSON_INTEGER_FORMAT
-			  " host%s, %" JSON_INTEGER_FORMAT " use%s",
-			  str_or(x, "process", "?"), str_or(x, "cgroup", "?"),
-			  wh[0] ? ", writer in " : "", wh, int_of(x, "hosts"),
-			  int_of(x, "hosts") == 1 ? "" : "s", int_of(x, "uses"),
-			  int_of(x, "uses") == 1 ? "" : "s"));
-	}
+	TRY(twl_export_text_workloads(b, f));
 	arr = json_object_get(f, "hosts");
 	if (json_array_size(arr)) {
 		TRY(twl_buf_append(b, "  Hosts:\n", 9));
-		json_array_foreach(arr, i, x) TRY(wrapf(
+		json_array_foreach(arr, i, x) TRY(twl_export_wrapf(
 			b, "    - ", "      ", "%s",
 			json_string_value(x) ? json_string_value(x) : "?"));
 	}
@@ -499,39 +360,20 @@ out:
 /* The cgroup v2 replacement, whether it fits, and the use cases told. */
 static int text_feature_use_cases(struct twl_buf *b, const json_t *f)
 {
-	json_t *arr, *x;
-	char d1[16], fits[128];
-	size_t i;
+	json_t *arr;
+	char fits[128];
 	int rc = 0;
 
-	TRY(wrapf(b, "  ", "    ", "cgroup v2 replacement: %s",
-		  str_or(f, "replacement", "none known")));
+	TRY(twl_export_wrapf(b, "  ", "    ", "cgroup v2 replacement: %s",
+			     str_or(f, "replacement", "none known")));
 	if (json_string_value(json_object_get(f, "replacement_note")))
-		TRY(wrapf(b, "    ", "    ", "%s",
-			  str_or(f, "replacement_note", "")));
+		TRY(twl_export_wrapf(b, "    ", "    ", "%s",
+				     str_or(f, "replacement_note", "")));
 	arr = json_object_get(f, "annotations");
 	fits_summary(arr, fits, sizeof(fits));
-	TRY(wrapf(b, "  ", "    ", "Does the replacement fit: %s", fits));
-	if (!json_array_size(arr)) {
-		if (int_of(f, "hosts_using") > 0)
-			TRY(wrapf(b, "  ", "    ",
-				  "Use cases: none recorded yet."));
-		goto out;
-	}
-	TRY(twl_buf_append(b, "  Use cases:\n", 13));
-	json_array_foreach(arr, i, x)
-	{
-		const char *wl =
-			json_string_value(json_object_get(x, "workload"));
-		const char *ft = json_string_value(json_object_get(x, "fits"));
-
-		fmt_date(int_of(x, "created"), d1, sizeof(d1));
-		TRY(wrapf(b, "    - ", "      ", "%s%s%s(%s, %s%s%s) %s",
-			  wl ? "[" : "", wl ? wl : "", wl ? "] " : "",
-			  str_or(x, "author", "?"), d1,
-			  ft ? "; replacement fits: " : "", ft ? ft : "",
-			  str_or(x, "text", "")));
-	}
+	TRY(twl_export_wrapf(b, "  ", "    ", "Does the replacement fit: %s",
+			     fits));
+	rc = twl_export_use_cases(b, f);
 out:
 	return rc;
 }
@@ -555,8 +397,8 @@ static int text_unused(struct twl_buf *b, const json_t *feats, const char *list)
 	if (!names.len)
 		goto out;
 	TRY(twl_buf_append(b, "\n", 1));
-	TRY(wrapf(b, "", "", "Not seen in use in this period: %s.",
-		  names.data));
+	TRY(twl_export_wrapf(b, "", "", "Not seen in use in this period: %s.",
+			     names.data));
 out:
 	twl_buf_fini(&names);
 	return rc;
@@ -572,7 +414,7 @@ static int text_coverage(struct twl_buf *b, const json_t *cov)
 	if (!json_is_object(cov))
 		return 0;
 	TRY(twl_buf_append(b, "\n", 1));
-	TRY(wrapf(
+	TRY(twl_export_wrapf(
 		b, "", "",
 		"Coverage, from the latest report of each of the %" JSON_INTEGER_FORMAT
 		" hosts that sent one: BPF counters attached to the memory "
@@ -599,10 +441,10 @@ static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 	int rc = 0;
 
 	fmt_date(int_of(data, "generated"), date, sizeof(date));
-	TRY(wrapf(b, "", "", "Hello,"));
+	TRY(twl_export_wrapf(b, "", "", "Hello,"));
 	TRY(twl_buf_append(b, "\n", 1));
 	if (list)
-		TRY(wrapf(
+		TRY(twl_export_wrapf(
 			b, "", "",
 			"The kernel asks users of deprecated cgroup v1 features to report "
 			"their use case upstream. This report counts the use of the features "
@@ -611,7 +453,7 @@ static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 			"counters of control-file accesses).",
 			list, int_of(data, "window_days"), date));
 	else
-		TRY(wrapf(
+		TRY(twl_export_wrapf(
 			b, "", "",
 			"The kernel asks users of deprecated cgroup v1 features to report "
 			"their use case to linux-mm@kvack.org. This report counts the use of "
@@ -620,16 +462,17 @@ static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 			"counters of control-file accesses).",
 			int_of(data, "window_days"), date));
 	TRY(twl_buf_append(b, "\n", 1));
-	TRY(wrapf(b, "", "",
-		  "Fleet: %" JSON_INTEGER_FORMAT
-		  " hosts reporting; cgroup v1: %" JSON_INTEGER_FORMAT
-		  ", hybrid: %" JSON_INTEGER_FORMAT
-		  ", v2: %" JSON_INTEGER_FORMAT
-		  ", unknown: %" JSON_INTEGER_FORMAT ".",
-		  int_of(fleet, "hosts"), int_of(fleet, "hosts_v1"),
-		  int_of(fleet, "hosts_hybrid"), int_of(fleet, "hosts_v2"),
-		  int_of(fleet, "hosts_unknown")));
+	TRY(twl_export_wrapf(
+		b, "", "",
+		"Fleet: %" JSON_INTEGER_FORMAT
+		" hosts reporting; cgroup v1: %" JSON_INTEGER_FORMAT
+		", hybrid: %" JSON_INTEGER_FORMAT ", v2: %" JSON_INTEGER_FORMAT
+		", unknown: %" JSON_INTEGER_FORMAT ".",
+		int_of(fleet, "hosts"), int_of(fleet, "hosts_v1"),
+		int_of(fleet, "hosts_hybrid"), int_of(fleet, "hosts_v2"),
+		int_of(fleet, "hosts_unknown")));
 	TRY(text_coverage(b, json_object_get(fleet, "coverage")));
+	TRY(twl_export_text_fleet_readiness(b, data));
 out:
 	return rc;
 }
@@ -654,15 +497,15 @@ int twl_export_body(const json_t *data, const char *list, struct twl_buf *b)
 			continue;
 		TRY(text_feature_head(b, f));
 		TRY(text_feature_where(b, f));
+		TRY(twl_export_values_text(b, f));
 		TRY(text_feature_use_cases(b, f));
 	}
 	TRY(text_unused(b, feats, list));
 	TRY(twl_buf_append(b, "\n", 1));
-	TRY(wrapf(
+	TRY(twl_export_text_withheld(b, data));
+	TRY(twl_export_wrapf(
 		b, "", "",
-		"Host names are withheld and cgroup paths are reduced to their kind "
-		"unless stated above. Generated by twilight; nothing was sent "
-		"automatically."));
+		"Generated by twilight; nothing was sent automatically."));
 out:
 	return rc;
 }
@@ -746,25 +589,24 @@ static int csv_join(const json_t *f, const char *key, struct twl_buf *out)
 	TRY(twl_buf_append(out, "", 0));
 	json_array_foreach(arr, i, x)
 	{
-		const char *sep = i ? "; " : "", *wh;
+		const char *sep = i ? "; " : "";
+		char phrase[1024];
 
 		if (!strcmp(key, "kernels"))
 			rc = twl_buf_printf(out,
 					    "%s%s (%" JSON_INTEGER_FORMAT ")",
 					    sep, str_or(x, "kernel", "?"),
 					    int_of(x, "hosts"));
-		else if (!strcmp(key, "workloads")) {
-			wh = writer_where(str_or(x, "container", ""),
-					  str_or(x, "cgroup", ""));
+		else if (!strcmp(key, "workloads"))
 			rc = twl_buf_printf(
 				out,
-				"%s%s in %s%s%s (%" JSON_INTEGER_FORMAT
+				"%s%s (%" JSON_INTEGER_FORMAT
 				" hosts, %" JSON_INTEGER_FORMAT " uses)",
-				sep, str_or(x, "process", "?"),
-				str_or(x, "cgroup", "?"),
-				wh[0] ? ", writer in " : "", wh,
+				sep,
+				twl_export_workload_text(x, phrase,
+							 sizeof(phrase)),
 				int_of(x, "hosts"), int_of(x, "uses"));
-		} else if (!strcmp(key, "hosts"))
+		else if (!strcmp(key, "hosts"))
 			rc = twl_buf_printf(out, "%s%s", sep,
 					    json_string_value(x) ?
 						    json_string_value(x) :

@@ -23,12 +23,32 @@
  *     "uses": n,              uses counted (BPF counters, warnings)
  *     "first_seen", "last_seen": unix s or null,
  *     "kernels": [{"kernel": s, "hosts": n}],
- *     "workloads": [{"process": s, "cgroup": s, "container": s,
+ *     "workloads": [{"process": s, "place": kind, "place_name": s,
+ *                    "target": kind, "image": s, "has_image": b,
  *                    "hosts": n, "uses": n}],
+ *       (docs/workloads.md: the writer's place and the target cgroup as
+ *        the classifier's kinds, "root" ... "other"; place_name "" unless
+ *        full_cgroups, image "" unless show_images; has_image: the agent
+ *        sent an image, withheld or not; sorted by hosts, then uses)
+ *     "by_label": {"key": s, "groups": [{"value": s|null, "hosts": n}]}
+ *                             hosts using it per value of the group label
+ *                             (only kept with show_labels)
  *     "hosts": [s, ...]       host names (only kept with show_hosts)
+ *     "readiness": {"hosts": n}  hosts that lose it on the readiness target
  *     "annotations": [{"workload": s|null, "text": s, "fits": s|null,
- *                      "author": s, "created": n}]
- *   }]
+ *                      "author": s, "created": n, "intent": s|null,
+ *                      "set_by": s|null, "v2_tried": s|null,
+ *                      "shortfall": s|null, "team": s|null (only kept
+ *                      with show_teams)}]
+ *     (the text groups them: export_usecases.h)
+ *     "values": {...}         what was written (store_read.h's feature
+ *                             "values"); after redaction kept, with its
+ *                             "classes" (value_class.h), only with
+ *                             show_values, else "values_withheld": true
+ *                             when it had a class
+ *   }],
+ *   "readiness": {"target": s, "title": s, "kernel": s, "hosts": n}
+ *                             the export-readiness-target (optional)
  * }
  */
 #ifndef TWL_SERVER_EXPORT_H
@@ -45,12 +65,22 @@ enum twl_export_format {
 	TWL_EXPORT_JSON = 2,
 };
 
-/* What may leave the building. Defaults (all false): no host names, cgroup
- * paths and container ids reduced to their kind, process names shown. */
+/*
+ * What may leave the building (the export goes to a public list). Defaults
+ * (all false, NULL): no host names, no cgroup names (a workload's place
+ * reduced to its kind), no container images, no host labels, no teams;
+ * process names shown. Each is a server setting (export-show-*) the
+ * preview states.
+ */
 struct twl_export_opts {
 	bool show_hosts; /* list host names per feature */
-	bool full_cgroups; /* keep cgroup paths and container ids */
+	bool full_cgroups; /* name the writer's unit, pod or container */
 	bool hide_processes; /* replace process names by "(hidden)" */
+	bool show_values; /* the values written (export_values.c) */
+	bool show_images; /* name the writers' container images */
+	bool show_labels; /* the hosts using a feature by a label's value */
+	bool show_teams; /* the teams that own use cases */
+	const char *group_label; /* the label key to group by, NULL: none */
 };
 
 /* Most bytes an export may produce; past it the render fails with -E2BIG. */
@@ -58,25 +88,6 @@ struct twl_export_opts {
 
 /* Width of the email body. */
 #define TWL_EXPORT_WIDTH 72
-
-/*
- * twl_cgroup_kind - the kind of a cgroup path, one of the static strings
- * "root", "container (docker)", "container (containerd)",
- * "container (cri-o)", "container (podman)", "container (lxc)",
- * "kubernetes pod", "systemd service", "systemd scope", "systemd slice",
- * "user session", "other". @path may be NULL (-> "root"). A kind maps
- * to itself, so applying it twice changes nothing.
- */
-const char *twl_cgroup_kind(const char *path);
-
-/*
- * twl_container_kind - the runtime part of a container identity as the
- * agent derives it ("docker:<id>" -> "docker"); "" stays "" (no container);
- * a runtime name without ':' ([a-z0-9-], up to 32 bytes) maps to itself,
- * anything else to "other".
- * Writes at most @cap bytes (NUL included) into @out and returns @out.
- */
-char *twl_container_kind(const char *container, char *out, size_t cap);
 
 /*
  * twl_export_parse_format - "text" (or NULL), "csv", "json" -> *@fmt.
@@ -87,14 +98,25 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt);
 /*
  * twl_export_redact - a new document from @data with @opts applied:
  * without show_hosts the "hosts" arrays are removed; without full_cgroups
- * cgroup paths become twl_cgroup_kind() and containers their runtime, and
- * workloads that became equal are merged (uses added, hosts: the largest,
- * since the store already counted distinct hosts per kind when asked);
- * with hide_processes process names become "(hidden)". Returns a new
- * reference or NULL (errno EINVAL for a malformed @data, ENOMEM).
+ * workloads lose their place's name, without show_images their image,
+ * without show_labels "by_label" goes, without show_teams every
+ * annotation's "team"; with hide_processes process names become
+ * "(hidden)". Workloads that became equal are merged (uses added, hosts:
+ * the largest, since the store counted distinct hosts per group) and
+ * sorted by hosts, then uses. "redaction" states every setting. Returns a
+ * new reference or NULL (errno EINVAL for a malformed @data, ENOMEM).
  */
 json_t *twl_export_redact(const json_t *data,
 			  const struct twl_export_opts *opts);
+
+/*
+ * twl_export_redact_values - redaction of feature @feat's "values"
+ * (export_values.c): with @opts->show_values its "classes" are added
+ * (process names "(hidden)" first with hide_processes), else the member
+ * goes and "values_withheld" is set when it had a class. 0, -EINVAL
+ * (malformed values), -ENOMEM.
+ */
+int twl_export_redact_values(json_t *feat, const struct twl_export_opts *opts);
 
 /*
  * twl_export_render - render @data (already redacted: call
@@ -119,6 +141,14 @@ int twl_export_render(const json_t *data, enum twl_export_format fmt,
 struct twl_buf;
 int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 		    const char *rest, unsigned width);
+
+/*
+ * twl_export_values_text - append a redacted feature @f's value classes to
+ * @b ("  Values written:" and one item each), or the line saying they
+ * were withheld (export-show-values); nothing when it has neither.
+ * Returns 0 or a negative errno from twl_buf.
+ */
+int twl_export_values_text(struct twl_buf *b, const json_t *f);
 
 /*
  * twl_export_list_of - the mailing list reports about catalog feature @id
@@ -187,12 +217,14 @@ void twl_export_messages_free(struct twl_export_message *m, size_t n);
  * twl_export_cli - the "twilight-server export" subcommand (export_cli.c):
  * argv[0] is "export"; options --feature ID, --format text|csv|json,
  * --days N, --show-hosts/--hide-hosts, --full-cgroups/--cgroup-kinds,
- * --hide-processes, --output FILE (default stdout), --out-dir DIR (one
- * .eml and one .txt per mailing list, twl_export_messages()) with
- * --from ADDR, plus the server's own
- * options (--data-dir, --db, --config) to find the database and the
- * export privacy defaults. Returns a process exit status (0 ok, 1 error,
- * 2 usage).
+ * --show-images, --show-labels, --show-teams, --hide-processes, --output
+ * FILE (default stdout), --out-dir DIR (one .eml and one .txt per mailing
+ * list, twl_export_messages()) with --from ADDR, plus the server's own
+ * options (--data-dir, --db, --config) to find the database, the export
+ * privacy defaults (export-show-*), the group label and the readiness
+ * target. States the redaction settings on standard error; an
+ * export-readiness-target that names no target is an error. Returns a
+ * process exit status (0 ok, 1 error, 2 usage).
  */
 int twl_export_cli(int argc, char **argv);
 

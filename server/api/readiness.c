@@ -151,12 +151,15 @@ static int readiness_params(const struct twl_request *req,
 }
 
 /* The store's answer for target @t's plan, in *@out. */
-static int readiness_doc(struct twl_server *srv, const json_t *t, int64_t since,
-			 unsigned limit, json_t **out)
+static int readiness_doc(struct twl_store *store, const json_t *t,
+			 int64_t since, unsigned limit, const char *group,
+			 json_t **out)
 {
 	json_t *plan = twl_target_plan(t), *removed = json_array(), *v;
 	json_t *shipped = twl_targets_shipped(), *dl = NULL;
-	struct twl_readiness_query q = { .since = since, .limit = limit };
+	struct twl_readiness_query q = { .since = since,
+					 .limit = limit,
+					 .group_label = group };
 	char *rj = NULL, *ij = NULL;
 	size_t i;
 	int rc = -ENOMEM;
@@ -177,7 +180,7 @@ static int readiness_doc(struct twl_server *srv, const json_t *t, int64_t since,
 	q.removed_json = rj;
 	q.interfaces_json = ij;
 	q.deadlines = dl;
-	rc = twl_read_readiness(twl_server_store(srv), &q, out);
+	rc = twl_read_readiness(store, &q, out);
 	if (!rc && (json_object_set_new(*out, "plan", json_incref(plan)) ||
 		    json_object_set_new(*out, "deadlines", json_incref(dl))))
 		rc = -ENOMEM;
@@ -191,12 +194,71 @@ out:
 	return rc;
 }
 
+/* The export's readiness facts of @doc (twl_read_readiness()) into @data. */
+static int export_facts(const json_t *t, const json_t *doc, json_t *data)
+{
+	json_t *b = json_object_get(doc, "breaks"), *f, *feat;
+	const char *id;
+	size_t i, k;
+
+	if (json_object_set_new(
+		    data, "readiness",
+		    json_pack("{s:s?, s:s?, s:s?, s:I}", "target",
+			      json_string_value(json_object_get(t, "name")),
+			      "title",
+			      json_string_value(json_object_get(t, "title")),
+			      "kernel",
+			      json_string_value(json_object_get(t, "kernel")),
+			      "hosts",
+			      (json_int_t)json_integer_value(
+				      json_object_get(b, "count")))))
+		return -ENOMEM;
+	json_array_foreach(json_object_get(b, "features"), i, f)
+	{
+		id = json_string_value(json_object_get(f, "id"));
+		json_array_foreach(json_object_get(data, "features"), k, feat)
+		{
+			const char *fid =
+				json_string_value(json_object_get(feat, "id"));
+
+			if (!id || !fid || strcmp(id, fid))
+				continue;
+			if (json_object_set_new(
+				    feat, "readiness",
+				    json_pack("{s:O}", "hosts",
+					      json_object_get(f, "hosts"))))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Contract: see readiness.h. */
+int twl_readiness_export(struct twl_store *store, const char *data_dir,
+			 const char *name, int64_t since, json_t *data)
+{
+	json_t *t = NULL, *doc = NULL;
+	int rc;
+
+	if (!name || !name[0])
+		return 0;
+	rc = twl_targets_find(data_dir, name, &t);
+	if (!rc)
+		rc = readiness_doc(store, t, since, 1, NULL, &doc);
+	if (!rc)
+		rc = export_facts(t, doc, data);
+	json_decref(doc);
+	json_decref(t);
+	return rc;
+}
+
 /* Contract: see readiness.h. GET /api/v1/readiness?target=N. */
 int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			  struct twl_response *resp)
 {
 	const char *dir = data_dir(srv),
 		   *name = twl_request_query(req, "target");
+	const char *group = NULL;
 	unsigned limit, days;
 	json_t *t, *doc;
 	int rc;
@@ -208,6 +270,8 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			resp, 400, "bad_parameter", "target",
 			"expected a target name (GET /api/v1/targets)");
 	rc = readiness_params(req, resp, &limit, &days);
+	if (!rc)
+		rc = twl_api_group_label(req, resp, &group);
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	rc = twl_targets_find(dir, name, &t);
@@ -217,7 +281,8 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			"no such target (GET /api/v1/targets)");
 	if (rc)
 		return rc;
-	rc = readiness_doc(srv, t, req->now - (int64_t)days * 86400, limit,
+	rc = readiness_doc(twl_server_store(srv), t,
+			   req->now - (int64_t)days * 86400, limit, group,
 			   &doc);
 	if (!rc &&
 	    (json_object_set_new(doc, "target", twl_target_summary(t)) ||

@@ -7,6 +7,10 @@
 #ifndef TWL_SERVER_API_READINESS_H
 #define TWL_SERVER_API_READINESS_H
 
+#include <stdint.h>
+
+#include <jansson.h>
+
 #include "http/http.h"
 
 int twl_api_targets_get(struct twl_server *srv, const struct twl_request *req,
@@ -15,5 +19,19 @@ int twl_api_targets_post(struct twl_server *srv, const struct twl_request *req,
 			 struct twl_response *resp);
 int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			  struct twl_response *resp);
+
+struct twl_store;
+
+/*
+ * twl_readiness_export - the linux-mm export's readiness facts: target
+ * @name's breakage (twl_read_readiness() over hosts seen since @since)
+ * into export data @data (export.h) as "readiness": {"target", "title",
+ * "kernel", "hosts"} and, on each feature the target takes away that some
+ * host uses, "readiness": {"hosts"}. Targets: the shipped ones and
+ * @data_dir's (target_dir.h). @name NULL or "": nothing. 0, -ENOENT (no such target)
+ * or another negative errno.
+ */
+int twl_readiness_export(struct twl_store *store, const char *data_dir,
+			 const char *name, int64_t since, json_t *data);
 
 #endif /* TWL_SERVER_API_READINESS_H */

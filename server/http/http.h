@@ -94,6 +94,7 @@ struct twl_route {
 extern const struct twl_route twl_core_routes[];
 extern const struct twl_route twl_read_routes[];
 extern const struct twl_route twl_export_routes[];
+extern const struct twl_route twl_catalog_routes[];
 
 /*
  * The tables twl_server_new() serves, NULL-terminated (api_core.c). An

@@ -201,8 +201,62 @@ int twl_store_annotation_add(struct twl_store *s, const char *feature,
 			     const char *fits, const char *author, int64_t now,
 			     int64_t *id);
 
+/*
+ * A structured use case: the free text plus optional fields (NULL: not
+ * said). @intent "intentional" or "accidental"; @v2_tried "no", "works"
+ * or "falls_short"; @shortfall only with "falls_short"; @set_by (the
+ * component that sets the knob, at most 128 bytes) and @team (at most 64)
+ * free strings. The API checks them first; the store refuses what breaks
+ * these rules with -EINVAL.
+ */
+struct twl_annotation {
+	const char *feature, *workload, *text, *fits;
+	const char *intent, *set_by, *v2_tried, *shortfall, *team;
+	const char *author;
+	int64_t now;
+};
+
+/*
+ * twl_store_annotation_put - store annotation @a as
+ * twl_store_annotation_add() does, with its structured fields.
+ */
+int twl_store_annotation_put(struct twl_store *s,
+			     const struct twl_annotation *a, int64_t *id);
+
 /* twl_store_annotation_delete - delete annotation @id; -ENOENT if absent. */
 int twl_store_annotation_delete(struct twl_store *s, int64_t id);
+
+/* --- migration status (short admin writes; read in store_read.h) --- */
+
+/* Most statuses stored (features x workloads); more: -EDQUOT. */
+#define TWL_STORE_MAX_MIGRATION_STATUS 10000
+
+/*
+ * Where one feature's use by one workload stands. @workload is a process
+ * name, or NULL/"" for the feature as a whole; @status "migrating",
+ * "migrated", "accepted_risk" or "blocked"; @reason required for
+ * "blocked" and refused otherwise (at most 1000 bytes); @owner at most 64
+ * bytes; @date (Unix seconds) when the status took effect.
+ */
+struct twl_migration_status {
+	const char *feature, *workload, *status, *reason, *owner, *author;
+	int64_t date, now;
+};
+
+/*
+ * twl_store_migration_status_set - set (insert or replace) the status of
+ * @m's feature and workload. -EINVAL when @m breaks the rules above,
+ * -EDQUOT for a new pair once TWL_STORE_MAX_MIGRATION_STATUS are stored.
+ */
+int twl_store_migration_status_set(struct twl_store *s,
+				   const struct twl_migration_status *m);
+
+/*
+ * twl_store_migration_status_delete - forget the status of @feature and
+ * @workload (NULL/"": the feature as a whole); -ENOENT if there is none.
+ */
+int twl_store_migration_status_delete(struct twl_store *s, const char *feature,
+				      const char *workload);
 
 /* --- operations --- */
 

@@ -92,8 +92,10 @@ int twl_read_summary(struct twl_store *s, int64_t now, json_t **out);
  * hosts_reading_only), first/last seen, uses (BPF writes and
  * registrations), reads, kernel warnings (apart, never in uses),
  * workloads per kind, top cgroups, containers, processes (each with its
- * use, uses and reads), kernels, timeline by day. -ENOENT if @id is not
- * in the catalog.
+ * use, uses and reads), kernels, timeline by day, and "values": what was
+ * written to its files, from BPF value summaries and census knobs, as
+ * its catalog value_kind reads (docs/api.md; the read API adds their
+ * "classes", api/value_class.h). -ENOENT if @id is not in the catalog.
  */
 int twl_read_feature(struct twl_store *s, const char *id,
 		     const struct twl_read_filter *f, json_t **out);
@@ -148,16 +150,45 @@ int twl_read_annotations(struct twl_store *s, const char *feature,
 			 json_t **out);
 
 /*
- * twl_read_export_data - the export data document (see export.h) at @now
- * over the last @window_days days, for @feature (NULL = every catalog
- * feature). Workloads are grouped by process, cgroup kind and container
- * runtime unless @full_cgroups; "hosts" (names) are filled only when
- * @with_hosts. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if
- * @feature is not in the catalog.
+ * twl_read_migration_status - {"statuses": [{"feature", "workload" (null:
+ * the feature as a whole), "status", "reason", "owner", "date", "author",
+ * "updated", "seen_again"}]} for @feature (NULL = all), by feature and
+ * workload. "seen_again" is null, or for a "migrated" status that
+ * twl_read_migration_reuse() reports, its {"hosts", "last_seen", "ops"}.
  */
+int twl_read_migration_status(struct twl_store *s, const char *feature,
+			      json_t **out);
+
+/*
+ * twl_read_migration_reuse - the workloads marked "migrated" that were
+ * seen using the feature again after the status's date: {"reused":
+ * [{"feature", "workload" (null: the feature as a whole, any process),
+ * "owner", "date", "hosts", "last_seen", "ops"}]}, by feature and
+ * workload. Seen again = a BPF usage row of that feature (and process)
+ * that configures or listens (op write or register_event; reads are not
+ * uses) whose last use is later than the date. Only uses later than
+ * @after (0: all) count, so a caller that remembers the last_seen it
+ * already acted on asks only for news. Read-only and idempotent: meant to
+ * be polled by whatever raises alerts.
+ */
+int twl_read_migration_reuse(struct twl_store *s, int64_t after, json_t **out);
+
+/*
+ * twl_read_export_data - the export data document (see export.h) at @now
+ * over the last @window_days days, each feature with its "values" as
+ * twl_read_feature() has them, for @feature (NULL = every catalog
+ * feature). Workloads are grouped as docs/workloads.md defines them
+ * (process, kind of the writer's place, kind of the target), with the
+ * place's name when @opts->full_cgroups and the image when
+ * @opts->show_images; "hosts" (names) are filled only when
+ * @opts->show_hosts, "by_label" only when @opts->group_label names a label
+ * key. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if @feature is
+ * not in the catalog.
+ */
+struct twl_export_opts;
 int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
-			 const char *feature, bool full_cgroups,
-			 bool with_hosts, json_t **out);
+			 const char *feature,
+			 const struct twl_export_opts *opts, json_t **out);
 
 /* What twl_read_readiness() asks about (built from a target's plan). */
 struct twl_readiness_query {
@@ -169,23 +200,29 @@ struct twl_readiness_query {
 	json_t *deadlines; /* [{"runtime", "cgroup_modes": [...]}], or NULL */
 	int64_t since; /* hosts and evidence seen since (Unix seconds) */
 	unsigned limit; /* host list page size, 1..TWL_READ_LIMIT_MAX */
+	const char *group_label; /* a host label key to group by, or NULL */
 };
 
 /*
  * twl_read_readiness - which hosts seen since @q->since break when they
  * move to a kernel without @q's removed features: {"breaks": {"count",
- * "features": [{"id", "hosts", "by_kind": {"configures", "listens",
- * "reads"} (hosts per kind of use seen by BPF, census knobs as
+ * "features": [{"id", "hosts", "migration", "by_kind": {"configures",
+ * "listens", "reads"} (hosts per kind of use seen by BPF, census knobs as
  * configures), "evidence": {"bpf_hosts", "bpf_count",
  * "census_knob_hosts", "v1_hierarchy_hosts", "kernel_warning_hosts"},
  * "workloads": [top 10 {"comm", "container", "target_kind", "ops",
- * "hosts", "count"}]}], "hosts": [@q->limit of {"host_id", "hostname",
+ * "hosts", "count", "migration"}]}], "hosts": [@q->limit of {"host_id", "hostname",
  * "kernel", "cgroup_mode", "features", "runtimes"}]}, "ready": {"count"}
  * (v2 hosts, and measured hosts with no such use), "not_measured":
  * {"count", "hosts"} (neither v2 nor measured: no census, no BPF attached
  * or counted)}; each of @q->deadlines gains "hosts", the hosts that run
- * its runtime on one of its cgroup modes. Counts are exact whatever the
- * page size. -EINVAL for a limit out of range or a missing list.
+ * its runtime on one of its cgroup modes. With @q->group_label, "groups":
+ * {"label", "values": [@q->limit of {"value" (null: hosts without the
+ * label), "hosts", "breaks", "ready", "not_measured"}]}, most breaking
+ * first. Counts are exact whatever the page size. "migration" is the
+ * status set for the feature as a whole, or for the workload's process,
+ * as {"status", "reason", "owner", "date"}, or null. -EINVAL for a limit
+ * out of range or a missing list.
  */
 int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 		       json_t **out);

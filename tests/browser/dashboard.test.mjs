@@ -39,7 +39,9 @@ const SEED = [
 	{
 		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight', labels: { team: 'payments', env: 'prod' },
 		usage: [
-			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '' },
+			// the values written (wire format 2): 256 MiB to 512 MiB, and unlimited
+			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '',
+				value: { last: 536870912, min: 268435456, max: 536870912, unlimited: true, unit: 'bytes', source: 'stored' } },
 		],
 	},
 	{ name: 'evil-3', mode: 'v1', kernel: '6.1.0-twilight',
@@ -150,6 +152,7 @@ before(async () => {
 				comm: u.comm, uid: 0, writer_cgroup: u.cgroup, container: u.container, last_pid: 100 + i,
 				...(hst.labels ? { use: { write: 'configures', register_event: 'listens', read: 'reads' }[u.op || 'write'] } : {}),
 				count: u.count, failed: 0, condition_met: u.count, first_seen: now - 3600, last_seen: now - 60,
+				...(u.value ? { value: u.value } : {}),
 			})),
 		};
 		const r = await request('POST', '/api/v1/reports', key, report);
@@ -238,6 +241,9 @@ test('sign in and the overview shows the seeded figures', async () => {
 	assert.equal(num(tcp[6]), expect.tcp.uses);
 	const oom = await row(title('memcg_v1.oom_control'));
 	assert.equal(num(oom[6]), expect.oom.uses);
+	// No use case is recorded yet: every feature in use needs one.
+	const needs = await page.$$eval('#table-needs-usecase tbody tr td:first-child', (tds) => tds.map((t) => t.textContent).sort());
+	assert.deepEqual(needs, ['memcg_v1.soft_limit', 'memcg_v1.kmem_tcp_limit', 'memcg_v1.oom_control'].map(title).sort());
 	// Sorting by uses (descending on first click) puts soft limit first.
 	await page.click('#table-features th[data-key=uses]');
 	const first = await page.$eval('#table-features tbody tr td', (td) => td.textContent);
@@ -311,6 +317,27 @@ test('the readiness page answers for the target chosen from the list', async () 
 	await ctx.close();
 });
 
+test('the readiness page groups hosts by an operator label', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const api = JSON.parse((await request('GET', '/api/v1/readiness?target=debian-12-6.12&group=label:team', adminToken)).body);
+	// The seed: web-2 (team=payments) breaks; of the three without the
+	// label, web-1 and evil-3 break and v2-only is ready.
+	const want = [['(no team label)', 3, 2, 1, 0], ['payments', 1, 1, 0, 0]];
+	assert.deepEqual(api.groups.values.map((g) => [g.value === null ? '(no team label)' : g.value, g.hosts, g.breaks, g.ready, g.not_measured]), want);
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness?target=debian-12-6.12');
+	await page.waitForSelector('#readiness-stats');
+	assert.equal(await page.$('#table-groups'), null, 'no grouping until asked');
+	await page.fill('#f-group', 'team');
+	await page.click('form.filters button[type=submit]');
+	await page.waitForFunction(() => location.hash.includes('group=team'));
+	await page.waitForSelector('#table-groups');
+	const rows = await page.$$eval('#table-groups tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+	assert.deepEqual(rows.map((r) => [r[0], ...r.slice(1).map(num)]), want);
+	assert.deepEqual(await strayText(page), [], 'readiness page grouped');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the hosts page filters by an operator label, and a host shows its labels', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/hosts');
@@ -359,6 +386,9 @@ test('feature page, annotation editor and export preview', async () => {
 	assert.match(await page.textContent('#feature-reading'), /^0 /);
 	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
 	assert.ok(procs.includes('batchd'), 'process batchd listed: ' + procs);
+	// The values web-2 wrote, in words: one host, one cgroup, one process.
+	assert.deepEqual(await page.$$eval('#feature-values li', (lis) => lis.map((li) => li.textContent)),
+		['soft_limit_in_bytes set on 1 cgroup on 1 host: 256 MiB-512 MiB; reset to unlimited by 1 process']);
 	await page.waitForFunction(() => document.getElementById('export-text') &&
 		document.getElementById('export-text').textContent.includes('linux-mm@kvack.org'));
 	const note = 'Nightly batch jobs rely on soft limits for reclaim ordering (browser test)';
@@ -384,6 +414,9 @@ test('feature page, annotation editor and export preview', async () => {
 	assert.equal(csv.status, 200);
 	assert.match(csv.body, /^feature,title,/);
 	assert.deepEqual(await saved('#export-csv'), { name: 'twilight-linux-mm-memcg_v1.soft_limit.csv', body: csv.body });
+	// The export withholds the values unless the server shows them.
+	assert.match(shown, /\n {2}Values written: values withheld \(export-show-values\)\n/);
+	assert.doesNotMatch(shown, /512 MiB/);
 	await page.screenshot({ path: join(SHOTS, 'feature.png'), fullPage: true });
 	assert.deepEqual(await strayText(page), []);
 	assert.deepEqual(problems, []);
@@ -407,13 +440,114 @@ test('a viewer token sees use cases but no editor, and no request is refused', a
 	await ctx.close();
 });
 
+// expectedRefusal(problems, path): drop the one 400 the test provoked on
+// path (the response and the browser's console line about it), and fail
+// when there was none.
+function expectedRefusal(problems, path) {
+	const mine = (p) => p === 'HTTP 400 for https://127.0.0.1:' + port + path ||
+		(p.startsWith('console: Failed to load resource') && p.includes(' 400'));
+	assert.ok(problems.some(mine), 'a 400 for ' + path + ' was provoked');
+	problems.splice(0, problems.length, ...problems.filter((p) => !mine(p)));
+}
+
+test('structured use case on the feature page, grouped in the export; the overview stops asking for it', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.kmem_tcp_limit');
+	await page.waitForSelector('#annot-form');
+	await page.fill('#annot-text', 'Docker sets a TCP buffer limit per container (browser test)');
+	await page.selectOption('#annot-intent', 'accidental');
+	await page.fill('#annot-set-by', 'dockerd --kernel-memory-tcp');
+	await page.selectOption('#annot-v2-tried', 'falls_short');
+	await page.fill('#annot-shortfall', 'no per-cgroup TCP limit in v2');
+	await page.fill('#annot-team', 'platform');
+	await page.click('#annot-form button[type=submit]');
+	await page.waitForSelector('#annotations .usecase-fields');
+	assert.equal(await page.textContent('#annotations .usecase-fields'),
+		'accidental (a default nobody chose) · set by dockerd --kernel-memory-tcp · v2 tried: falls short (no per-cgroup TCP limit in v2) · team platform');
+	const stored = JSON.parse((await request('GET', '/api/v1/annotations?feature=memcg_v1.kmem_tcp_limit', adminToken)).body).annotations;
+	assert.deepEqual([stored[0].intent, stored[0].set_by, stored[0].v2_tried, stored[0].shortfall, stored[0].team],
+		['accidental', 'dockerd --kernel-memory-tcp', 'falls_short', 'no per-cgroup TCP limit in v2', 'platform']);
+	await page.waitForFunction(() => document.getElementById('export-text').textContent.includes('Use cases, by intent and what sets them:'));
+	// A field the API refuses shows its reason and stores nothing.
+	await page.fill('#annot-text', 'refused');
+	await page.selectOption('#annot-v2-tried', 'works');
+	await page.fill('#annot-shortfall', 'x');
+	await page.click('#annot-form button[type=submit]');
+	await page.waitForFunction(() => document.querySelector('#annot-form .error').textContent.includes('falls_short'));
+	expectedRefusal(problems, '/api/v1/annotations');
+	assert.equal(JSON.parse((await request('GET', '/api/v1/annotations?feature=memcg_v1.kmem_tcp_limit', adminToken)).body).annotations.length, 1);
+	// The overview: soft limit (browser test above) and TCP have use cases now, oom_control has none.
+	const catalog = JSON.parse((await request('GET', '/api/v1/catalog', adminToken)).body);
+	await page.goto('https://127.0.0.1:' + port + '/#/');
+	await page.waitForSelector('#table-needs-usecase');
+	const needs = await page.$$eval('#table-needs-usecase tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+	assert.deepEqual(needs, [catalog.features.find((f) => f.id === 'memcg_v1.oom_control').title]);
+	assert.deepEqual(await strayText(page), []);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('migration status: set on the feature page, flagged when used again, shown in readiness', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#mig-form');
+	assert.match(await page.textContent('#migration'), /No migration status set/);
+	// batchd wrote soft limits a minute ago on web-1 and web-2: marked
+	// migrated since 2020, it is seen using the feature again.
+	await page.fill('#mig-workload', 'batchd');
+	await page.selectOption('#mig-status', 'migrated');
+	await page.fill('#mig-owner', 'team-batch');
+	await page.fill('#mig-date', '2020-01-01');
+	await page.click('#mig-form button[type=submit]');
+	await page.waitForSelector('#table-migration-status tbody tr td.text');
+	const row = await page.$$eval('#table-migration-status tbody tr', (trs) => [...trs[0].cells].map((c) => c.textContent));
+	assert.equal(row[0], 'batchd');
+	assert.equal(row[1], 'migrated · owner team-batch · since 2020-01-01');
+	assert.match(row[2], /^used again on 2 hosts, last /);
+	const reuse = JSON.parse((await request('GET', '/api/v1/migration-reuse', adminToken)).body).reused;
+	assert.deepEqual(reuse.map((x) => [x.feature, x.workload, x.hosts]), [['memcg_v1.soft_limit', 'batchd', 2]]);
+	// Blocked needs a reason: the API's refusal is shown, nothing changes.
+	await page.fill('#mig-workload', 'batchd');
+	await page.selectOption('#mig-status', 'blocked');
+	await page.click('#mig-form button[type=submit]');
+	await page.waitForFunction(() => document.querySelector('#mig-form .error').textContent.includes('reason'));
+	expectedRefusal(problems, '/api/v1/migration-status');
+	// The whole feature: accepted risk, set through the API.
+	const set = await request('POST', '/api/v1/migration-status', adminToken,
+		{ feature: 'memcg_v1.soft_limit', status: 'accepted_risk', owner: 'sre', date: '2026-01-15' });
+	assert.equal(set.status, 200, set.body);
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness?target=debian-12-6.12');
+	await page.waitForSelector('#table-break-workloads');
+	const cells = async (sel) => page.$$eval(sel + ' tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+	const wl = (await cells('#table-break-workloads')).find((r) => r[1] === 'batchd');
+	assert.ok(wl, 'batchd is a workload that breaks');
+	assert.equal(wl[wl.length - 1], 'migrated · owner team-batch · since 2020-01-01');
+	const catalog = JSON.parse((await request('GET', '/api/v1/catalog', adminToken)).body);
+	const soft = (await cells('#table-breaks')).find((r) => r[0] === catalog.features.find((f) => f.id === 'memcg_v1.soft_limit').title);
+	assert.equal(soft[soft.length - 1], 'accepted risk · owner sre · since 2026-01-15');
+	await page.screenshot({ path: join(SHOTS, 'readiness-migration.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), []);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('hostile process name renders as text and runs no script', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.oom_control');
 	await page.waitForSelector('#table-processes');
 	const procs = await page.$$eval('#table-processes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
 	assert.ok(procs.includes(XSS), 'the hostile name is shown as text: ' + JSON.stringify(procs));
+	// Its registration is a listener; no value was written.
+	assert.deepEqual(await page.$$eval('#feature-values li', (lis) => lis.map((li) => li.textContent)),
+		['notification listeners: 1 process on 1 host']);
 	assert.equal(await page.$$eval('img', (imgs) => imgs.length), 0, 'no <img> element was created');
+	// A limit written by an agent that sent no value: said plainly, no list.
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.kmem_tcp_limit');
+	await page.waitForSelector('#feature-values');
+	assert.match(await page.textContent('#feature-values'), /^No values recorded in this range/);
+	assert.equal(await page.$$eval('#feature-values li', (lis) => lis.length), 0);
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.oom_control');
+	await page.waitForSelector('#table-processes');
 	await page.screenshot({ path: join(SHOTS, 'hostile.png'), fullPage: true });
 	// The host page too.
 	const hosts = JSON.parse((await request('GET', '/api/v1/hosts?host=evil-3', adminToken)).body).hosts;

@@ -2,8 +2,12 @@
 /*
  * The deprecation catalog: one record per deprecated kernel feature, compiled
  * from schema/catalog.json by schema/gen/catalog_gen.c (see schema/catalog.md
- * for the fields). The table is constant data; every function here is pure
- * and thread-safe.
+ * for the fields), or loaded at runtime from a newer data file with the
+ * same rules (twl_catalog_load()). One catalog is current at a time: the
+ * compiled-in one until twl_catalog_install() makes a loaded one current.
+ * An installed catalog is never freed (other threads may hold pointers into
+ * it), so a process installs at most TWL_CATALOG_MAX_INSTALLS. Every
+ * function here is thread-safe; the lookups read the current catalog.
  */
 #ifndef TWILIGHT_CATALOG_H
 #define TWILIGHT_CATALOG_H
@@ -11,6 +15,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+struct twl_match_index;
 
 /* How a catalog message text is compared with a kernel message. */
 enum twl_match_kind {
@@ -79,14 +85,73 @@ struct twl_feature {
 	/* NULL-terminated cgroup.event_control targets, e.g. "memory.oom_control" */
 	const char *const *event_files;
 	const char *warn_condition; /* NULL for silent features */
+	/* what a write to its files sets: "none", "bytes", "boolean",
+	 * "integer" or "bitmask"; value_name: the value's name
+	 * ("oom_kill_disable"), NULL exactly for "none" */
+	const char *value_kind, *value_name;
 	const struct twl_catalog_message *messages;
 	size_t n_messages;
 };
 
-/* twl_catalog_version - the data file's "version", which agents report. */
+/*
+ * A whole catalog. twl_catalog_compiled is the table generated at build
+ * time; a loaded one also carries its SQL seed and the matcher's index.
+ */
+struct twl_catalog {
+	unsigned version;
+	const struct twl_feature *features;
+	size_t n_features;
+	const struct twl_catalog_route *routes;
+	size_t n_routes;
+	const char *seed_sql; /* NULL for the compiled-in one (see server) */
+	struct twl_match_index *index; /* NULL: built on first use */
+};
+
+extern const struct twl_catalog twl_catalog_compiled;
+
+/* Largest catalog data file accepted (the shipped one is about 45 KiB). */
+#define TWL_CATALOG_MAX_BYTES (1024 * 1024)
+
+/* Most catalogs one process installs (each stays in memory until exit). */
+#define TWL_CATALOG_MAX_INSTALLS 16
+
+/*
+ * twl_catalog_load - parse and check a catalog data file @buf[0..@len) with
+ * the generator's rules (schema/catalog.md), named @name in messages.
+ * Returns a new catalog (twl_catalog_free() it unless installed), or NULL
+ * with errno EINVAL (@err gets the generator's one-line message, "NAME:
+ * features[3] (id): ..."), EFBIG (over TWL_CATALOG_MAX_BYTES) or ENOMEM.
+ */
+struct twl_catalog *twl_catalog_load(const char *buf, size_t len,
+				     const char *name, char *err,
+				     size_t err_cap);
+
+/* twl_catalog_load_file - twl_catalog_load() of the file @path. */
+struct twl_catalog *twl_catalog_load_file(const char *path, char *err,
+					  size_t err_cap);
+
+/* twl_catalog_free - free a loaded catalog never installed; NULL-safe. */
+void twl_catalog_free(struct twl_catalog *c);
+
+/*
+ * twl_catalog_install - make loaded catalog @c current for every lookup and
+ * the matcher, at once; the catalog then belongs to this module until the
+ * process exits. Returns 0, -ENOSPC after TWL_CATALOG_MAX_INSTALLS (@c
+ * stays the caller's), or -ENOMEM (matcher index).
+ */
+int twl_catalog_install(struct twl_catalog *c);
+
+/*
+ * twl_catalog_current - the current catalog. A caller that walks it (or
+ * keeps a feature pointer) keeps a consistent view even when another
+ * thread installs a newer one meanwhile.
+ */
+const struct twl_catalog *twl_catalog_current(void);
+
+/* twl_catalog_version - the current catalog's "version", which agents report. */
 unsigned twl_catalog_version(void);
 
-/* twl_catalog_count - number of features in the table. */
+/* twl_catalog_count - number of features in the current catalog. */
 size_t twl_catalog_count(void);
 
 /* twl_catalog_at - feature @i (data-file order), NULL when @i is out of range. */

@@ -2,8 +2,10 @@
 /*
  * Matching kernel message texts against the deprecation catalog. Runs on
  * every kernel log line, so the no-match path is a few byte comparisons
- * (see schema/catalog.md, "Matching rules"). All functions are thread-safe;
- * the matcher allocates its index once, on first use, and nothing after.
+ * (see schema/catalog.md, "Matching rules"). All functions are thread-safe
+ * and match against the current catalog (twl_catalog_current()); the
+ * compiled-in catalog's index is allocated once, on first use, a loaded
+ * catalog's when it is installed, and nothing after.
  */
 #ifndef TWILIGHT_MATCH_H
 #define TWILIGHT_MATCH_H
@@ -49,6 +51,15 @@ int twl_match_text(const char *text, size_t len, struct twl_match *out);
  * normalised ("###").
  */
 int twl_match_normalized(const char *text, size_t len, struct twl_match *out);
+
+/*
+ * twl_match_index_new - the matcher's index of catalog @c (which must outlive
+ * it), or NULL with errno ENOMEM. twl_catalog_install() calls it.
+ */
+struct twl_match_index *twl_match_index_new(const struct twl_catalog *c);
+
+/* twl_match_index_free - free an index; NULL-safe. */
+void twl_match_index_free(struct twl_match_index *x);
 
 /* twl_text_mentions_deprecation - true when @text contains "deprecat" in any case. */
 bool twl_text_mentions_deprecation(const char *text, size_t len);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <twilight/catalog.h>
 #include <twilight/util.h>
 
 #include "store/sqlite/migrate.h"
@@ -115,8 +116,17 @@ int twl_migrate(sqlite3 *db, char *err, size_t err_cap)
 /* Contract: see migrate.h. */
 int twl_catalog_seed(sqlite3 *db, char *err, size_t err_cap)
 {
-	if (!twl_catalog_seed_sql[0])
+	const char *sql = twl_catalog_seed_text();
+
+	if (!sql[0])
 		return 0;
-	return exec_tx(db, twl_catalog_seed_sql, 0, err, err_cap,
-		       "catalog seed");
+	return exec_tx(db, sql, 0, err, err_cap, "catalog seed");
+}
+
+/* Contract: see migrate.h. */
+const char *twl_catalog_seed_text(void)
+{
+	const char *loaded = twl_catalog_current()->seed_sql;
+
+	return loaded ? loaded : twl_catalog_seed_sql;
 }

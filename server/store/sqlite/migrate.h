@@ -31,7 +31,13 @@ int twl_migrate_latest(void);
  */
 int twl_migrate(sqlite3 *db, char *err, size_t err_cap);
 
-/* Run the catalog seed in one transaction. 0 or negative errno. */
+/*
+ * twl_catalog_seed_text - the current catalog's seed: the one made when a
+ * newer catalog was loaded (twl_catalog_install()), else the generated one.
+ */
+const char *twl_catalog_seed_text(void);
+
+/* Run the current catalog's seed in one transaction. 0 or negative errno. */
 int twl_catalog_seed(sqlite3 *db, char *err, size_t err_cap);
 
 #endif /* TWL_SERVER_MIGRATE_H */

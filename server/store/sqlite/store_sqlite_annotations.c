@@ -16,15 +16,17 @@
 #include "store/sqlite/store_sqlite_internal.h"
 
 static const char q_ann_list[] =
-	"SELECT id, feature_id, workload, text, fits, author, created"
-	" FROM annotations WHERE (?1 IS NULL OR feature_id = ?1)"
+	"SELECT id, feature_id, workload, text, fits, author, created, intent,"
+	" set_by, v2_tried, shortfall, team FROM annotations WHERE (?1 IS NULL OR feature_id = ?1)"
 	" ORDER BY feature_id, created, id LIMIT 10000"; /* the cap */
 
 static const struct twl_col annotation_cols[] = {
-	{ "id", 0, TWL_COL_INT },	 { "feature", 1, TWL_COL_TEXT },
-	{ "workload", 2, TWL_COL_TEXT }, { "text", 3, TWL_COL_TEXT },
-	{ "fits", 4, TWL_COL_TEXT },	 { "author", 5, TWL_COL_TEXT },
-	{ "created", 6, TWL_COL_INT },
+	{ "id", 0, TWL_COL_INT },	   { "feature", 1, TWL_COL_TEXT },
+	{ "workload", 2, TWL_COL_TEXT },   { "text", 3, TWL_COL_TEXT },
+	{ "fits", 4, TWL_COL_TEXT },	   { "author", 5, TWL_COL_TEXT },
+	{ "created", 6, TWL_COL_INT },	   { "intent", 7, TWL_COL_TEXT },
+	{ "set_by", 8, TWL_COL_TEXT },	   { "v2_tried", 9, TWL_COL_TEXT },
+	{ "shortfall", 10, TWL_COL_TEXT }, { "team", 11, TWL_COL_TEXT },
 };
 static const struct twl_row annotation_row = TWL_ROW(annotation_cols);
 
@@ -67,10 +69,10 @@ int twl_read_annotations(struct twl_store *s, const char *feature, json_t **out)
 	return rc;
 }
 
-/* Run one write statement on the admin writer in its own transaction. */
-static int admin_write(struct twl_store *s, const char *sql,
-		       int (*bind)(sqlite3_stmt *, void *), void *arg,
-		       int64_t *changes_or_id, bool want_id)
+/* Contract: see store_sqlite_internal.h. */
+int twl_admin_write(struct twl_store *s, const char *sql,
+		    int (*bind)(sqlite3_stmt *, void *), void *arg,
+		    int64_t *changes_or_id, bool want_id)
 {
 	sqlite3 *db = twl_store_admin_write_lock(s);
 	sqlite3_stmt *st = NULL;
@@ -114,34 +116,86 @@ unlock:
 	return rc;
 }
 
-struct ann_args {
-	const char *feature, *workload, *text, *fits, *author;
-	int64_t now, id;
-};
+/* Bind @v as text, or NULL when @v is NULL. */
+static int bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) :
+		   sqlite3_bind_null(st, i);
+}
 
 static int bind_ann_add(sqlite3_stmt *st, void *p)
 {
-	struct ann_args *a = p;
-	int r;
+	const struct twl_annotation *a = p;
+	const char *const texts[] = { a->feature, a->workload, a->text,
+				      a->fits,	  a->author,   a->intent,
+				      a->set_by,  a->v2_tried, a->shortfall,
+				      a->team };
+	int r = SQLITE_OK;
+	size_t i;
 
-	r = sqlite3_bind_text(st, 1, a->feature, -1, SQLITE_STATIC);
+	for (i = 0; r == SQLITE_OK && i < sizeof(texts) / sizeof(texts[0]); i++)
+		r = bind_opt(st, (int)i + 1, texts[i]);
 	if (r == SQLITE_OK)
-		r = a->workload ? sqlite3_bind_text(st, 2, a->workload, -1,
-						    SQLITE_STATIC) :
-				  sqlite3_bind_null(st, 2);
+		r = sqlite3_bind_int64(st, 11, a->now);
 	if (r == SQLITE_OK)
-		r = sqlite3_bind_text(st, 3, a->text, -1, SQLITE_STATIC);
-	if (r == SQLITE_OK)
-		r = a->fits ? sqlite3_bind_text(st, 4, a->fits, -1,
-						SQLITE_STATIC) :
-			      sqlite3_bind_null(st, 4);
-	if (r == SQLITE_OK)
-		r = sqlite3_bind_text(st, 5, a->author, -1, SQLITE_STATIC);
-	if (r == SQLITE_OK)
-		r = sqlite3_bind_int64(st, 6, a->now);
-	if (r == SQLITE_OK)
-		r = sqlite3_bind_int(st, 7, TWL_STORE_MAX_ANNOTATIONS);
+		r = sqlite3_bind_int(st, 12, TWL_STORE_MAX_ANNOTATIONS);
 	return r;
+}
+
+/* Whether @v is NULL or one of the NULL-terminated @allowed. */
+static bool null_or_one_of(const char *v, const char *const *allowed)
+{
+	if (!v)
+		return true;
+	for (; *allowed; allowed++)
+		if (!strcmp(v, *allowed))
+			return true;
+	return false;
+}
+
+/* The rules of struct twl_annotation (store.h). */
+static bool annotation_valid(const struct twl_annotation *a)
+{
+	static const char *const fits[] = { "yes", "no", "partial", NULL },
+				 *const intent[] = { "intentional",
+						     "accidental", NULL },
+				 *const tried[] = { "no", "works",
+						    "falls_short", NULL };
+
+	if (!a->feature || !a->text || !a->author)
+		return false;
+	if (!null_or_one_of(a->fits, fits) ||
+	    !null_or_one_of(a->intent, intent) ||
+	    !null_or_one_of(a->v2_tried, tried))
+		return false;
+	if (a->shortfall &&
+	    (!a->v2_tried || strcmp(a->v2_tried, "falls_short") ||
+	     !*a->shortfall || strlen(a->shortfall) > 1000))
+		return false;
+	if (a->set_by && (!*a->set_by || strlen(a->set_by) > 128))
+		return false;
+	return !a->team || (*a->team && strlen(a->team) <= 64);
+}
+
+/* Contract: see store.h. */
+int twl_store_annotation_put(struct twl_store *s,
+			     const struct twl_annotation *a, int64_t *id)
+{
+	int64_t newid = 0;
+	int rc;
+
+	if (!annotation_valid(a))
+		return -EINVAL;
+	rc = twl_admin_write(
+		s,
+		"INSERT INTO annotations(feature_id, workload, text, fits, author,"
+		" intent, set_by, v2_tried, shortfall, team, created)"
+		" SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11"
+		" WHERE (SELECT count(*) FROM annotations) < ?12",
+		bind_ann_add, (void *)a, &newid, true);
+	if (!rc && id)
+		*id = newid;
+	return rc;
 }
 
 /* Contract: see store.h. */
@@ -150,24 +204,14 @@ int twl_store_annotation_add(struct twl_store *s, const char *feature,
 			     const char *fits, const char *author, int64_t now,
 			     int64_t *id)
 {
-	struct ann_args a = { feature, workload, text, fits, author, now, 0 };
-	int64_t newid = 0;
-	int rc;
+	const struct twl_annotation a = { .feature = feature,
+					  .workload = workload,
+					  .text = text,
+					  .fits = fits,
+					  .author = author,
+					  .now = now };
 
-	if (!feature || !text || !author)
-		return -EINVAL;
-	if (fits && strcmp(fits, "yes") && strcmp(fits, "no") &&
-	    strcmp(fits, "partial"))
-		return -EINVAL;
-	rc = admin_write(
-		s,
-		"INSERT INTO annotations(feature_id, workload, text, fits, author,"
-		" created) SELECT ?1, ?2, ?3, ?4, ?5, ?6"
-		" WHERE (SELECT count(*) FROM annotations) < ?7",
-		bind_ann_add, &a, &newid, true);
-	if (!rc && id)
-		*id = newid;
-	return rc;
+	return twl_store_annotation_put(s, &a, id);
 }
 
 static int bind_ann_del(sqlite3_stmt *st, void *p)
@@ -181,8 +225,8 @@ int twl_store_annotation_delete(struct twl_store *s, int64_t id)
 	int64_t changes = 0;
 	int rc;
 
-	rc = admin_write(s, "DELETE FROM annotations WHERE id = ?1",
-			 bind_ann_del, &id, &changes, false);
+	rc = twl_admin_write(s, "DELETE FROM annotations WHERE id = ?1",
+			     bind_ann_del, &id, &changes, false);
 	if (!rc && !changes)
 		rc = -ENOENT;
 	return rc;

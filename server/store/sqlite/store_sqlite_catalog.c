@@ -104,12 +104,12 @@ int twl_store_catalog_rematch(struct twl_store *s, int64_t *n)
 		     twl_store_write_end(s, true);
 }
 
-/* The catalog this binary holds, as one string ("<version>:<hash>"). */
+/* The current catalog (compiled-in or loaded), as one string ("<version>:<hash>"). */
 static void catalog_print(char *out, size_t cap)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	for (const char *p = twl_catalog_seed_sql; *p; p++)
+	for (const char *p = twl_catalog_seed_text(); *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 	snprintf(out, cap, "%u:%016" PRIx64, twl_catalog_version(), h);
 }

@@ -2,9 +2,9 @@
 /*
  * The linux-mm export's data on SQLite (twl_read_export_data(), see
  * store_read.h and api/export.h): the fleet over a window and, per catalog
- * feature, its hosts, kernels and workloads. Workloads are grouped by
- * cgroup kind and container runtime in SQL, through two functions
- * registered on every connection.
+ * feature, its hosts, kernels and workloads. Workloads are grouped in SQL
+ * as docs/workloads.md defines them, through a function registered on
+ * every connection.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -13,6 +13,9 @@
 #include <sqlite3.h>
 
 #include <twilight/catalog.h>
+#include <twilight/cgroup_class.h>
+#include <twilight/wire.h>
+#include <twilight/workload.h>
 
 #include "api/export.h"
 #include "store/ingest.h"
@@ -21,39 +24,52 @@
 
 #define DAY 86400
 
-/* ---- SQL functions for kind grouping, on every connection ----------- */
+/* ---- the workload SQL function, on every connection ---------------- */
 
-static void sql_cgroup_kind(sqlite3_context *ctx, int argc,
-			    sqlite3_value **argv)
+static const char *text_arg(sqlite3_value *v)
 {
-	const char *p = (const char *)sqlite3_value_text(argv[0]);
+	const char *s = (const char *)sqlite3_value_text(v);
 
-	sqlite3_result_text(ctx, twl_cgroup_kind(p), -1, SQLITE_STATIC);
+	return s ? s : "";
 }
 
-static void sql_container_kind(sqlite3_context *ctx, int argc,
-			       sqlite3_value **argv)
+/*
+ * twl_workload_part(part, comm, writer_cgroup, container, target_kind,
+ * cgroup): part 0 of a usage row's workload (workload.h) is the kind of
+ * the writer's place, 1 its name, 2 the kind of the target; each as the
+ * one definition gives it, so SQL groups by exactly that.
+ */
+static void sql_workload_part(sqlite3_context *ctx, int argc,
+			      sqlite3_value **argv)
 {
-	const char *p = (const char *)sqlite3_value_text(argv[0]);
-	char out[64];
+	struct twl_wire_usage u = { 0 };
+	struct twl_workload w;
+	int part = sqlite3_value_int(argv[0]);
 
-	twl_container_kind(p, out, sizeof(out));
-	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+	u.comm = text_arg(argv[1]);
+	u.writer_cgroup = text_arg(argv[2]);
+	u.container = text_arg(argv[3]);
+	u.target_kind = text_arg(argv[4]);
+	u.cgroup = text_arg(argv[5]);
+	u.image = "";
+	/* a name too long leaves the name "": the kinds are right */
+	twl_workload_of(&u, TWL_WORKLOAD_PLACE_NAME, &w);
+	if (part == 1)
+		sqlite3_result_text(ctx, w.place_name, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_text(ctx,
+				    twl_cgroup_kind_name(part ? w.target_kind :
+								w.place_kind),
+				    -1, SQLITE_STATIC);
 }
 
 static int register_functions(sqlite3 *db, char **err,
 			      const struct sqlite3_api_routines *api)
 {
 	int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-	int rc;
 
-	rc = sqlite3_create_function(db, "twl_cgroup_kind", 1, flags, NULL,
-				     sql_cgroup_kind, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "twl_container_kind", 1, flags,
-					     NULL, sql_container_kind, NULL,
-					     NULL);
-	return rc;
+	return sqlite3_create_function(db, "twl_workload_part", 6, flags, NULL,
+				       sql_workload_part, NULL, NULL);
 }
 
 /*
@@ -88,23 +104,40 @@ static const char q_hosts_mode[] =
 	" AND last_seen >= ?2)";
 
 /*
- * The workloads that use the feature: writes and event registrations
- * (configures, listens); a read is monitoring, not a use, and never makes
- * a workload row (docs/api.md, "Kinds of use").
+ * The workloads that use the feature (docs/workloads.md: process, kind of
+ * the writer's place, kind of the target; the place's name with ?4, the
+ * image with ?5): writes and event registrations (configures, listens); a
+ * read is monitoring, not a use, and never makes a workload row
+ * (docs/api.md, "Kinds of use"). Whether a row had an image at all is
+ * kept, so a withheld one can be said to be withheld. Sorted by hosts,
+ * then uses.
  */
-static const char q_exp_workloads_kind[] =
-	"SELECT comm, twl_cgroup_kind(writer_cgroup) AS k,"
-	" twl_container_kind(container) AS c,"
+static const char q_exp_workloads[] =
+	"SELECT comm,"
+	" twl_workload_part(0, comm, writer_cgroup, container, target_kind,"
+	"  cgroup) AS pk,"
+	" CASE WHEN ?4 THEN twl_workload_part(1, comm, writer_cgroup,"
+	"  container, target_kind, cgroup) ELSE '' END AS pn,"
+	" twl_workload_part(2, comm, writer_cgroup, container, target_kind,"
+	"  cgroup) AS tk,"
+	" CASE WHEN ?5 THEN coalesce(image, '') ELSE '' END AS im,"
+	" max(coalesce(image, '') != ''),"
 	" count(DISTINCT host_id), sum(count) FROM usage"
 	" WHERE feature_id = ?1 AND last_seen >= ?2 AND op != 'read'"
-	" GROUP BY comm, k, c ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3";
+	" GROUP BY comm, pk, pn, tk, im"
+	" ORDER BY 7 DESC, 8 DESC, 1, 2, 3, 4, 5 LIMIT ?3";
 
-static const char q_exp_workloads_full[] =
-	"SELECT comm, writer_cgroup, container,"
-	" count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen >= ?2 AND op != 'read'"
-	" GROUP BY comm, writer_cgroup, container"
-	" ORDER BY 5 DESC, 1, 2, 3 LIMIT ?3";
+/*
+ * The hosts using the feature (as hosts_using counts them, q_fh_range)
+ * by the value of host label ?4 (NULL: hosts without it).
+ */
+static const char q_exp_by_label[] =
+	"SELECT l.value, count(*) FROM feature_host fh"
+	" INDEXED BY feature_host_last_hour"
+	" LEFT JOIN host_labels l ON l.host_id = fh.host_id AND l.key = ?4"
+	" WHERE fh.feature_id = ?1 AND fh.last_hour >= ?2 / 3600"
+	" AND fh.last_used >= ?2 AND fh.kinds & 27"
+	" GROUP BY l.value ORDER BY 2 DESC, l.value IS NULL, 1 LIMIT ?3";
 
 static const char q_exp_hostnames[] =
 	"SELECT h.hostname FROM feature_host fh"
@@ -165,18 +198,71 @@ static const struct twl_col using_cols[] = {
 static const struct twl_row using_row = TWL_ROW(using_cols);
 
 static const struct twl_col workload_cols[] = {
-	{ "process", 0, TWL_COL_TEXT },	  { "cgroup", 1, TWL_COL_TEXT },
-	{ "container", 2, TWL_COL_TEXT }, { "hosts", 3, TWL_COL_INT },
-	{ "uses", 4, TWL_COL_INT },
+	{ "process", 0, TWL_COL_TEXT },	   { "place", 1, TWL_COL_TEXT },
+	{ "place_name", 2, TWL_COL_TEXT }, { "target", 3, TWL_COL_TEXT },
+	{ "image", 4, TWL_COL_TEXT },	   { "has_image", 5, TWL_COL_BOOL },
+	{ "hosts", 6, TWL_COL_INT },	   { "uses", 7, TWL_COL_INT },
 };
 static const struct twl_row workload_row = TWL_ROW(workload_cols);
+
+static const struct twl_col by_label_cols[] = {
+	{ "value", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+};
+static const struct twl_row by_label_row = TWL_ROW(by_label_cols);
 
 static const struct twl_col hostname_cols[] = { { NULL, 0, TWL_COL_TEXT } };
 static const struct twl_row hostname_row = TWL_ROW(hostname_cols);
 
+/* The workloads of feature @f since @since into @o's "workloads". */
+static int export_workloads(struct twl_rctx *c, const struct twl_feature *f,
+			    int64_t since, const struct twl_export_opts *opts,
+			    json_t *o)
+{
+	sqlite3_stmt *st;
+	json_t *arr;
+	int rc = 0;
+
+	TRY(twl_jset(o, "workloads", arr = json_array()));
+	st = twl_rctx_stmt(c, q_exp_workloads, &rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
+	sqlite3_bind_int(st, 4, opts->full_cgroups);
+	sqlite3_bind_int(st, 5, opts->show_images);
+	rc = twl_rows_into(st, &workload_row, arr, SIZE_MAX, NULL);
+out:
+	return rc;
+}
+
+/* The hosts using @f by the value of opts->group_label, into @o. */
+static int export_by_label(struct twl_rctx *c, const struct twl_feature *f,
+			   int64_t since, const char *key, json_t *o)
+{
+	sqlite3_stmt *st;
+	json_t *arr;
+	int rc = 0;
+
+	TRY(twl_jset(o, "by_label",
+		     json_pack("{s:s, s:[]}", "key", key, "groups")));
+	arr = json_object_get(json_object_get(o, "by_label"), "groups");
+	st = twl_rctx_stmt(c, q_exp_by_label, &rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_STATIC);
+	rc = twl_rows_into(st, &by_label_row, arr, SIZE_MAX, NULL);
+out:
+	return rc;
+}
+
 /* The lists of feature @f since @since into its export object @o. */
 static int export_lists(struct twl_rctx *c, const struct twl_feature *f,
-			int64_t since, bool full_cgroups, bool with_hosts,
+			int64_t since, const struct twl_export_opts *opts,
 			json_t *o)
 {
 	sqlite3_stmt *st;
@@ -185,19 +271,10 @@ static int export_lists(struct twl_rctx *c, const struct twl_feature *f,
 
 	TRY(twl_jset(o, "kernels", arr = json_array()));
 	TRY(twl_rq_kernels_into(c, f->id, since, INT64_MAX, arr));
-
-	TRY(twl_jset(o, "workloads", arr = json_array()));
-	st = twl_rctx_stmt(
-		c, full_cgroups ? q_exp_workloads_full : q_exp_workloads_kind,
-		&rc);
-	if (!st)
-		return rc;
-	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
-	TRY(twl_rows_into(st, &workload_row, arr, SIZE_MAX, NULL));
-
-	if (with_hosts) {
+	TRY(export_workloads(c, f, since, opts, o));
+	if (opts->group_label && opts->group_label[0])
+		TRY(export_by_label(c, f, since, opts->group_label, o));
+	if (opts->show_hosts) {
 		TRY(twl_jset(o, "hosts", arr = json_array()));
 		st = twl_rctx_stmt(c, q_exp_hostnames, &rc);
 		if (!st)
@@ -214,7 +291,7 @@ out:
 }
 
 static int export_feature(struct twl_rctx *c, const struct twl_feature *f,
-			  int64_t since, bool full_cgroups, bool with_hosts,
+			  int64_t since, const struct twl_export_opts *opts,
 			  json_t *fleet, json_t *feats)
 {
 	json_t *o;
@@ -234,17 +311,19 @@ static int export_feature(struct twl_rctx *c, const struct twl_feature *f,
 	TRY(twl_rq_day_uses(c, f->id, since / DAY, INT64_MAX / DAY, &uses));
 	TRY(twl_jset(o, "uses", json_integer(uses)));
 	TRY(twl_rq_first_last(c, f->id, o));
-	rc = export_lists(c, f, since, full_cgroups, with_hosts, o);
+	TRY(twl_rq_values_into(c, f, since, INT64_MAX, o));
+	rc = export_lists(c, f, since, opts, o);
 out:
 	return rc;
 }
 
 /* Contract: see store_read.h. */
 int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
-			 const char *feature, bool full_cgroups,
-			 bool with_hosts, json_t **out)
+			 const char *feature,
+			 const struct twl_export_opts *opts, json_t **out)
 {
 	static const char *const modes[] = { "v1", "hybrid", "v2" };
+	static const struct twl_export_opts none = { 0 };
 	const struct twl_feature *only = NULL;
 	int64_t since, all, v, known = 0, v1 = 0;
 	struct twl_rctx c;
@@ -254,6 +333,8 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 	int rc;
 
 	*out = NULL;
+	if (!opts)
+		opts = &none;
 	if (!window_days || window_days > 3660)
 		return -EINVAL;
 	if (feature) {
@@ -300,8 +381,7 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 
 		if (only && f != only)
 			continue;
-		TRY(export_feature(&c, f, since, full_cgroups, with_hosts,
-				   fleet, feats));
+		TRY(export_feature(&c, f, since, opts, fleet, feats));
 	}
 out:
 	twl_rctx_end(&c);

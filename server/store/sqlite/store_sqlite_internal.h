@@ -395,6 +395,25 @@ sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc);
 int twl_rq_range_into(struct twl_rctx *c, const char *id, int64_t since,
 		      int64_t until, const struct twl_row *r, json_t *obj);
 
+struct twl_feature;
+
+/*
+ * twl_rq_values_into - set @obj's "values" to what was written to
+ * feature @f's files in [@since, @until] (store_sqlite_values.c): {"kind",
+ * "name" (the catalog's value_kind and value_name), unless the kind is
+ * "none": "written" (BPF value summaries: {"cgroups", "hosts",
+ * "processes", "min", "max" (finite values, null: none), "set" and
+ * "unlimited" ({"cgroups", "hosts", "processes"} set to a finite value,
+ * reset to unlimited), unless bytes "values" [{"value", "cgroups",
+ * "hosts", "processes", "names" (first 3)}] and "values_more"},
+ * "configured" (census knobs: {"cgroups", "hosts", "min", "max", unless
+ * bytes "values" [{"value", "cgroups", "hosts"}] and "values_more"}); for
+ * a feature with event files "listeners" {"processes", "hosts",
+ * "cgroups"}}. Cgroups are counted per host; lists hold 16 values.
+ */
+int twl_rq_values_into(struct twl_rctx *c, const struct twl_feature *f,
+		       int64_t since, int64_t until, json_t *obj);
+
 /* twl_rq_day_uses - uses of feature @id on days @from..@to (day numbers). */
 int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
 		    int64_t to, int64_t *uses);
@@ -433,5 +452,16 @@ int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
  */
 int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
 			    json_t *arr);
+
+/*
+ * twl_admin_write - run @sql, bound by @bind(@arg), on the admin writer in
+ * a transaction of its own. *@changes_or_id gets the rows changed, or
+ * with @want_id the new row's id (-EDQUOT when nothing was inserted: the
+ * statement's WHERE refused it at a cap). 0 or a negative errno, nothing
+ * changed (store_sqlite_annotations.c).
+ */
+int twl_admin_write(struct twl_store *s, const char *sql,
+		    int (*bind)(sqlite3_stmt *, void *), void *arg,
+		    int64_t *changes_or_id, bool want_id);
 
 #endif /* TWL_SERVER_STORE_SQLITE_INTERNAL_H */

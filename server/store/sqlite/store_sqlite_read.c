@@ -567,6 +567,7 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	TRY(twl_rq_day_uses(&c, f->id, since / DAY, until / DAY, &uses));
 	TRY(twl_jset(doc, "uses", json_integer(uses)));
 	TRY(twl_rq_feature_kinds(&c, f->id, since, until, doc));
+	TRY(twl_rq_values_into(&c, f, since, until, doc));
 	STMT(st, q_warn_count);
 	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, since);

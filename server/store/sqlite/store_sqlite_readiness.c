@@ -42,6 +42,11 @@
 	"  AND json_extract(j.value, '$.kind') = 'v1' AND EXISTS (SELECT 1"      \
 	"  FROM json_each(j.value, '$.controllers') c WHERE c.value = iface.ctl))"
 
+/* A migration status as readiness shows it (migration 018). */
+#define MIGRATION_JSON                                                 \
+	"json_object('status', m.status, 'reason', m.reason, 'owner'," \
+	" m.owner, 'date', m.date)"
+
 static const char q_features[] = EV_CTE
 	" SELECT feature_id, COUNT(DISTINCT host_id),"
 	" COUNT(DISTINCT CASE WHEN op = 'write' THEN host_id END),"
@@ -51,7 +56,9 @@ static const char q_features[] = EV_CTE
 	" CAST(TOTAL(n) AS INT),"
 	" COUNT(DISTINCT CASE WHEN src = 'census' THEN host_id END),"
 	" COUNT(DISTINCT CASE WHEN src = 'hierarchy' THEN host_id END),"
-	" COUNT(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END)"
+	" COUNT(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END),"
+	" (SELECT " MIGRATION_JSON " FROM migration_status m"
+	"  WHERE m.feature_id = ev.feature_id AND m.workload = '')"
 	" FROM ev GROUP BY feature_id ORDER BY 2 DESC, 1";
 
 static const char q_break_count[] = EV_CTE
@@ -89,9 +96,25 @@ static const char q_unmeasured[] = REST_CTE
 	" SELECT host_id, hostname, kernel, cgroup_mode FROM rest"
 	" WHERE NOT v2 AND NOT measured ORDER BY host_id LIMIT ?4";
 
+/*
+ * Hosts seen since ?3 by the value of their label ?5 (NULL: without it):
+ * how many break, are ready, are not measured; ?4 groups at most.
+ */
+static const char q_groups[] = REST_CTE
+	" SELECT l.value, COUNT(*),"
+	" COUNT(*) FILTER (WHERE r.host_id IS NULL),"
+	" COUNT(*) FILTER (WHERE r.v2 OR r.measured),"
+	" COUNT(*) FILTER (WHERE NOT r.v2 AND NOT r.measured)"
+	" FROM hosts h LEFT JOIN rest r ON r.host_id = h.host_id"
+	" LEFT JOIN host_labels l ON l.host_id = h.host_id AND l.key = ?5"
+	" WHERE h.last_seen >= ?3 GROUP BY l.value"
+	" ORDER BY 3 DESC, 2 DESC, l.value IS NULL, 1 LIMIT ?4";
+
 static const char q_workloads[] =
 	"SELECT u.comm, u.container, COALESCE(u.target_kind, ''),"
-	" group_concat(DISTINCT u.op), COUNT(DISTINCT u.host_id), SUM(u.count)"
+	" group_concat(DISTINCT u.op), COUNT(DISTINCT u.host_id), SUM(u.count),"
+	" (SELECT " MIGRATION_JSON " FROM migration_status m"
+	"  WHERE m.feature_id = ?1 AND m.workload = u.comm)"
 	" FROM usage u JOIN hosts h ON h.host_id = u.host_id"
 	" WHERE u.feature_id = ?1 AND u.last_seen >= ?2"
 	" AND h.last_seen >= ?2 AND h.cgroup_mode != 'v2'"
@@ -106,6 +129,7 @@ static const char q_runtime[] =
 static const struct twl_col c_feature[] = {
 	{ "id", 0, TWL_COL_TEXT },
 	{ "hosts", 1, TWL_COL_INT },
+	{ "migration", 10, TWL_COL_JSON },
 };
 static const struct twl_col c_kind[] = {
 	{ "configures", 2, TWL_COL_INT },
@@ -133,10 +157,16 @@ static const struct twl_col c_host4[] = {
 	{ "kernel", 2, TWL_COL_TEXT },
 	{ "cgroup_mode", 3, TWL_COL_TEXT },
 };
+static const struct twl_col c_group[] = {
+	{ "value", 0, TWL_COL_TEXT },	    { "hosts", 1, TWL_COL_INT },
+	{ "breaks", 2, TWL_COL_INT },	    { "ready", 3, TWL_COL_INT },
+	{ "not_measured", 4, TWL_COL_INT },
+};
 static const struct twl_col c_workload[] = {
 	{ "comm", 0, TWL_COL_TEXT },	    { "container", 1, TWL_COL_TEXT },
 	{ "target_kind", 2, TWL_COL_TEXT }, { "ops", 3, TWL_COL_TEXT },
 	{ "hosts", 4, TWL_COL_INT },	    { "count", 5, TWL_COL_INT },
+	{ "migration", 6, TWL_COL_JSON },
 };
 
 /* Bind the evidence CTE's parameters (and ?4, the page size). */
@@ -277,6 +307,33 @@ out:
 	return rc;
 }
 
+/* "groups": the hosts by the value of q->group_label. */
+static int groups(struct twl_rctx *c, const struct twl_readiness_query *q,
+		  json_t *out)
+{
+	static const struct twl_row rg = TWL_ROW(c_group);
+	json_t *arr = json_array();
+	sqlite3_stmt *st;
+	int rc = -ENOMEM;
+
+	if (!arr)
+		goto out;
+	st = twl_rctx_stmt(c, q_groups, &rc);
+	if (!st)
+		goto out;
+	bind_ev(st, q);
+	sqlite3_bind_text(st, 5, q->group_label, -1, SQLITE_STATIC);
+	rc = twl_rows_into(st, &rg, arr, q->limit, NULL);
+	if (!rc &&
+	    json_object_set_new(out, "groups",
+				json_pack("{s:s, s:O}", "label", q->group_label,
+					  "values", arr)))
+		rc = -ENOMEM;
+out:
+	json_decref(arr);
+	return rc;
+}
+
 /* Each deadline of q gets "hosts": hosts running its runtime on its modes. */
 static int deadlines(struct twl_rctx *c, const struct twl_readiness_query *q)
 {
@@ -336,6 +393,8 @@ int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 	TRY(breaks(&c, q, doc));
 	TRY(rest(&c, q, doc));
 	TRY(deadlines(&c, q));
+	if (q->group_label)
+		TRY(groups(&c, q, doc));
 out:
 	twl_rctx_end(&c);
 	if (rc)

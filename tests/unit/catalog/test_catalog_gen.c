@@ -5,7 +5,8 @@
  * is compared with the compiled C table, with twl_catalog_to_json() and with
  * the SQL seed loaded into an in-memory SQLite database. Then the generator
  * is run on broken copies of the data file: each must fail with a message
- * naming the record and the field, and write nothing.
+ * naming the record and the field, and write nothing; the runtime loader
+ * (twl_catalog_load_file()) must refuse each with the same message.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -127,6 +128,8 @@ static void test_table_matches_data_file(void **state)
 		assert_str_field(jf, "stopped_note", f->stopped_note, id);
 		assert_str_field(jf, "route", f->route->id, id);
 		assert_str_field(jf, "in_reply_to", f->in_reply_to, id);
+		assert_str_field(jf, "value_kind", f->value_kind, id);
+		assert_str_field(jf, "value_name", f->value_name, id);
 		assert_list(json_object_get(jf, "references"), f->references,
 			    id);
 		assert_list(json_object_get(jf, "files"), f->files, id);
@@ -560,6 +563,29 @@ static void test_migration_012(void **state)
 }
 
 /* Run the generator on @bad; returns its exit status, stderr in @err. */
+/*
+ * The runtime loader (twl_catalog_load()) on the same file must agree with
+ * the generator: accept what it accepts, and reject the rest with the same
+ * line (the generator prefixes "catalog_gen: ").
+ */
+static void check_loader_agrees(const char *in, const char *gen_err, int rc)
+{
+	char lerr[2048], want[2200];
+	struct twl_catalog *c = twl_catalog_load_file(in, lerr, sizeof(lerr));
+
+	if (rc == 0) {
+		if (!c)
+			fail_msg("generator accepted, loader refused: %s",
+				 lerr);
+		twl_catalog_free(c);
+		return;
+	}
+	if (c)
+		fail_msg("generator refused (%s), loader accepted", gen_err);
+	snprintf(want, sizeof(want), "catalog_gen: %s\n", lerr);
+	assert_string_equal(gen_err, want);
+}
+
 static int run_gen(json_t *bad, char *err, size_t cap, bool *wrote)
 {
 	char dir[] = "/tmp/twl-catgen-XXXXXX", in[64], out_c[64], out_sql[64],
@@ -585,6 +611,7 @@ static int run_gen(json_t *bad, char *err, size_t cap, bool *wrote)
 	err[n] = '\0';
 	fclose(fp);
 	*wrote = stat(out_c, &st) == 0 || stat(out_sql, &st) == 0;
+	check_loader_agrees(in, err, WEXITSTATUS(status));
 	unlink(cmd);
 	unlink(in);
 	unlink(out_c);
@@ -788,6 +815,26 @@ static void missing_stopped_note(json_t *c)
 	json_object_del(feature_copy(c, "cgroup_v1.freezer"), "stopped_note");
 }
 
+static void bad_value_kind(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.soft_limit"),
+			    "value_kind", json_string("size"));
+}
+
+static void value_kind_without_files(json_t *c)
+{
+	json_t *f = feature_copy(c, "memcg_v1.swapaccount");
+
+	json_object_set_new(f, "value_kind", json_string("boolean"));
+	json_object_set_new(f, "value_name", json_string("swapaccount"));
+}
+
+static void value_kind_without_name(json_t *c)
+{
+	json_object_set_new(feature_copy(c, "memcg_v1.swappiness"),
+			    "value_name", json_null());
+}
+
 static void unknown_route(json_t *c)
 {
 	json_object_set_new(feature_copy(c, "memcg_v1.oom_control"), "route",
@@ -938,6 +985,15 @@ static void test_generator_rejects_bad_data(void **state)
 		{ "missing stopped_note",
 		  missing_stopped_note,
 		  { "cgroup_v1.freezer", "\"stopped_note\"", "missing" } },
+		{ "bad value_kind",
+		  bad_value_kind,
+		  { "memcg_v1.soft_limit", "\"value_kind\"", "\"size\"" } },
+		{ "value_kind without files",
+		  value_kind_without_files,
+		  { "memcg_v1.swapaccount", "\"value_kind\"", "empty" } },
+		{ "value_kind without a name",
+		  value_kind_without_name,
+		  { "memcg_v1.swappiness", "\"value_name\"", "null" } },
 		{ "unknown route",
 		  unknown_route,
 		  { "memcg_v1.oom_control", "\"route\"", "memcgv1" } },

@@ -279,6 +279,57 @@ json_t *make_report(const char *host_id, const char *batch_id, int64_t seq)
 	return r;
 }
 
+/* Move every time member below @j by @shift. */
+static void shift_times(json_t *j, int64_t shift)
+{
+	static const char *const keys[] = { "sent_time",  "time",
+					    "first_seen", "last_seen",
+					    "first_time", "last_time" };
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v) shift_times(v, shift);
+		return;
+	}
+	json_object_foreach(j, k, v)
+	{
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(k, keys[i]) && json_is_integer(v))
+				json_integer_set(v,
+						 json_integer_value(v) + shift);
+		if (json_is_object(v) || json_is_array(v))
+			shift_times(v, shift);
+	}
+}
+
+json_t *make_report_shifted(const char *host_id, const char *batch_id,
+			    int64_t seq, int64_t shift)
+{
+	json_t *r = make_report(host_id, batch_id, seq);
+
+	shift_times(r, shift);
+	return r;
+}
+
+void post_full_report(struct fixture *f, const char *host_id,
+		      const char *batch_id, int64_t shift)
+{
+	json_t *rep = make_report_shifted(host_id, batch_id, 1, shift);
+	char key[80], *body = dump(rep);
+	struct http_result r;
+
+	enrol_host(f, host_id, key);
+	http(f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
+	if (r.status != 200)
+		fail_msg("report refused (%ld): %.*s", r.status, (int)r.len,
+			 r.body);
+	http_result_fini(&r);
+	free(body);
+	json_decref(rep);
+}
+
 char *dump(const json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT);

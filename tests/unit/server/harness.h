@@ -80,6 +80,22 @@ void enrol_host(struct fixture *f, const char *host_id, char key[80]);
 json_t *load_example(const char *name);
 /* A valid report (from full.json) for host_id with batch_id and seq. */
 json_t *make_report(const char *host_id, const char *batch_id, int64_t seq);
+/*
+ * Times of full.json (its sent_time), and make_report() with every time
+ * member ("sent_time", "time", "first_seen", "last_seen", ...) moved by
+ * @shift seconds: make_report_shifted(h, b, s, now - FULL_JSON_SENT)
+ * reports full.json's events as if sent now.
+ */
+#define FULL_JSON_SENT 1764735600
+json_t *make_report_shifted(const char *host_id, const char *batch_id,
+			    int64_t seq, int64_t shift);
+/*
+ * Enrol @host_id and post full.json for it, its times moved by @shift
+ * (make_report_shifted()) under batch id @batch_id; fails the test unless
+ * it is stored.
+ */
+void post_full_report(struct fixture *f, const char *host_id,
+		      const char *batch_id, int64_t shift);
 /* Serialise a report (compact). Caller frees. */
 char *dump(const json_t *j);
 

@@ -1,5 +1,6 @@
-// A feature's use cases (annotations): listed for everyone, recorded and
-// deleted by admins. A viewer gets no form and no delete buttons, so the
+// A feature's use cases (annotations): listed for everyone with their
+// structured fields (intent, what sets it, whether v2 was tried and what fell
+// short, the owning team), recorded and deleted by admins. A viewer gets no form and no delete buttons, so the
 // page never asks for something the API would refuse.
 import { api } from '../api.js';
 import { h } from '../dom.js';
@@ -7,10 +8,55 @@ import { fmtTime } from '../format.js';
 import { isAdmin, whoami } from '../session.js';
 import { loadExport } from './export.js';
 
+const INTENT = { intentional: 'intentional', accidental: 'accidental (a default nobody chose)' };
+const TRIED = { no: 'v2 not tried', works: 'v2 tried: works', falls_short: 'v2 tried: falls short' };
+
 function meta(a) {
 	return (a.workload ? 'workload ' + a.workload + ' · ' : '') +
 		(a.fits ? 'v2 replacement fits: ' + a.fits + ' · ' : '') +
 		'by ' + (a.author || '?') + ', ' + fmtTime(a.created);
+}
+
+// fields(a): the structured fields a use case states, one line; null when none.
+function fields(a) {
+	const parts = [];
+	if (a.intent)
+		parts.push(INTENT[a.intent] || a.intent);
+	if (a.set_by)
+		parts.push('set by ' + a.set_by);
+	if (a.v2_tried)
+		parts.push((TRIED[a.v2_tried] || a.v2_tried) + (a.shortfall ? ' (' + a.shortfall + ')' : ''));
+	if (a.team)
+		parts.push('team ' + a.team);
+	return parts.length ? h('div', { class: 'meta usecase-fields' }, parts.join(' · ')) : null;
+}
+
+function choice(id, label, options) {
+	return h('select', { id }, h('option', { value: '' }, label),
+		Object.entries(options).map(([v, t]) => h('option', { value: v }, t)));
+}
+
+// The optional structured fields of the form, and the body members they set.
+function fieldInputs() {
+	const el = {
+		intent: choice('annot-intent', 'intentional or accidental? (not said)', INTENT),
+		set_by: h('input', { id: 'annot-set-by', maxlength: 128, placeholder: 'set by (optional), e.g. docker --memory-reservation' }),
+		v2_tried: choice('annot-v2-tried', 'v2 replacement tried? (not said)', TRIED),
+		shortfall: h('input', { id: 'annot-shortfall', maxlength: 1000, placeholder: 'what fell short (with "falls short")' }),
+		team: h('input', { id: 'annot-team', maxlength: 64, placeholder: 'owning team (optional)' }),
+	};
+	return {
+		nodes: Object.values(el),
+		fill(body) {
+			for (const [k, e] of Object.entries(el))
+				if (e.value.trim())
+					body[k] = e.value.trim();
+		},
+		clear() {
+			for (const e of Object.values(el))
+				e.value = '';
+		},
+	};
 }
 
 function form(id, err, refresh) {
@@ -18,6 +64,7 @@ function form(id, err, refresh) {
 	const workload = h('input', { id: 'annot-workload', placeholder: 'workload (optional): process or container' });
 	const fits = h('select', { id: 'annot-fits' }, h('option', { value: '' }, 'v2 replacement fits? (unknown)'),
 		h('option', { value: 'yes' }, 'yes'), h('option', { value: 'partial' }, 'partially'), h('option', { value: 'no' }, 'no'));
+	const more = fieldInputs();
 	return h('form', {
 		class: 'annot-form', id: 'annot-form', onsubmit: async (ev) => {
 			ev.preventDefault();
@@ -27,16 +74,18 @@ function form(id, err, refresh) {
 				body.workload = workload.value.trim();
 			if (fits.value)
 				body.fits = fits.value;
+			more.fill(body);
 			try {
 				await api('/api/v1/annotations', { method: 'POST', body });
 				text.value = '';
 				workload.value = '';
+				more.clear();
 				await refresh();
 			} catch (e) {
 				err.textContent = 'Could not save: ' + e.message;
 			}
 		},
-	}, text, workload, fits, h('button', { type: 'submit' }, 'Add use case'), err);
+	}, text, workload, fits, more.nodes, h('button', { type: 'submit' }, 'Add use case'), err);
 }
 
 // annotationsSection(id, list): the section for feature id, showing list
@@ -63,6 +112,7 @@ export function annotationsSection(id, list) {
 	function paint(items) {
 		box.replaceChildren(...(items.length ? items.map((a) => h('div', { class: 'annotation' },
 			h('div', {}, a.text),
+			fields(a),
 			h('div', { class: 'meta' }, meta(a)),
 			admin ? h('button', { class: 'secondary', type: 'button', onclick: remove(a) }, 'Delete') : null))
 			: [h('p', { class: 'muted' }, 'No use case recorded yet.')]));

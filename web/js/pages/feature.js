@@ -1,6 +1,6 @@
 // The feature page (#/feature/<id>?since&until): what the catalog says,
-// how much the fleet uses it, by whom, the recorded use cases and the
-// linux-mm export.
+// how much the fleet uses it, by whom, the recorded use cases, where the
+// migration off it stands, and the linux-mm export.
 import { api, query } from '../api.js';
 import { dayAxis, lineChart, onAxis } from '../chart.js';
 import { banner, h, setMain, statusBadge } from '../dom.js';
@@ -10,6 +10,7 @@ import { feature } from '../session.js';
 import { table } from '../table.js';
 import { annotationsSection } from './annotations.js';
 import { exportSection } from './export.js';
+import { migrationSection } from './migration.js';
 
 function rangeFilters(params) {
 	const since = h('input', { type: 'date', id: 'f-since', value: fmtDay(params.get('since')) });
@@ -51,6 +52,19 @@ function infoCard(id, c, d) {
 		h('dt', {}, 'Last seen'), h('dd', {}, fmtTime(d.last_seen))));
 }
 
+// The values written, in the words the server makes of them
+// (values.classes, one line each); none recorded is said plainly.
+function valuesCard(v) {
+	const classes = (v && v.classes) || [];
+	let none = 'No values recorded in this range (agents send them with wire format 2 and BPF; the census reports non-default knobs).';
+	if (v && v.kind === 'none')
+		none = 'Writes to this feature carry no value worth showing (reads, resets, events or states).';
+	return h('div', { class: 'card' }, h('h2', {}, 'Values written'),
+		classes.length ?
+			h('ul', { id: 'feature-values' }, ...classes.map((c) => h('li', {}, c))) :
+			h('p', { id: 'feature-values', class: 'muted' }, none));
+}
+
 function charts(tl) {
 	const days = dayAxis([tl], 30);
 	return h('div', { class: 'row' },
@@ -87,15 +101,18 @@ export async function pageFeature(view) {
 	const c = feature(id);
 	const params = view.params;
 	setMain(h('h1', {}, c ? c.title : id), banner('loading', 'Loading…'));
-	const [d, ann] = await Promise.all([
+	const [d, ann, mig] = await Promise.all([
 		api(query('/api/v1/features/' + encodeURIComponent(id), { since: params.get('since'), until: params.get('until') })),
 		api('/api/v1/annotations?feature=' + encodeURIComponent(id)),
+		api(query('/api/v1/migration-status', { feature: id })),
 	]);
 	if (!view.current())
 		return;
-	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), charts(d.timeline || []),
+	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
+		charts(d.timeline || []),
 		usage(d),
 		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),
 		annotationsSection(id, ann.annotations || []),
+		migrationSection(id, mig.statuses || []),
 		exportSection(id));
 }

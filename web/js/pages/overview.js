@@ -1,5 +1,6 @@
 // The overview (#/): fleet figures, the features in use with their trend,
-// and the catalog features nobody uses.
+// the features in use that no use case explains yet, and the catalog
+// features nobody uses.
 import { api } from '../api.js';
 import { dayAxis, DAY, lineChart, onAxis } from '../chart.js';
 import { banner, h, setMain, statusBadge } from '../dom.js';
@@ -63,16 +64,21 @@ async function trend(view, used) {
 
 export async function pageOverview(view) {
 	setMain(h('h1', {}, 'Deprecated kernel features in the fleet'), banner('loading', 'Loading the fleet summary…'));
-	const sum = await api('/api/v1/summary');
+	const [sum, ann] = await Promise.all([api('/api/v1/summary'), api('/api/v1/annotations')]);
 	if (!view.current())
 		return;
 	const rows = featureRows(sum);
 	const used = rows.filter((r) => r.hosts_30d > 0);
 	const unused = rows.filter((r) => !(r.hosts_30d > 0));
+	const explained = new Set((ann.annotations || []).map((a) => a.feature));
 	setMain(h('h1', {}, 'Deprecated kernel features in the fleet'), stats(sum.hosts || {}),
 		h('h2', {}, 'Features in use (last 30 days)'),
 		table(COLUMNS, used, { id: 'features', empty: 'No host used a deprecated feature in the last 30 days.' }),
 		h('div', { id: 'trend' }),
+		h('h2', {}, 'Needs a use case'),
+		h('p', { class: 'muted' }, 'In use, and nobody has recorded why: the linux-mm export says "No use case recorded" for these.'),
+		table(COLUMNS.filter((c) => ['title', 'hosts_30d', 'workloads'].includes(c.key)), used.filter((r) => !explained.has(r.id)),
+			{ id: 'needs-usecase', empty: 'Every feature in use has a use case recorded.' }),
 		h('h2', {}, 'Not seen in use'),
 		table(COLUMNS.filter((c) => !UNUSED_HIDES.includes(c.key)), unused,
 			{ id: 'unused', empty: 'Every catalog feature is in use somewhere.' }),

@@ -1,27 +1,45 @@
 // Upgrade readiness (#/readiness?target=NAME): which hosts and workloads
 // break if the fleet moves to a target kernel (GET /api/v1/readiness),
-// with the kind of use and the evidence; hosts ready; hosts not measured.
-// The target is chosen from GET /api/v1/targets and kept in the URL.
+// with the kind of use, the evidence and the migration status set for
+// each feature and workload; hosts ready; hosts not measured.
+// The target is chosen from GET /api/v1/targets and kept in the URL, as is
+// the host label to group by (group=KEY).
 import { api, query } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
 import { fmtNum } from '../format.js';
 import { updateParams } from '../router.js';
 import { featureLink } from '../session.js';
 import { table } from '../table.js';
+import { migrationText } from './migration.js';
 
 function stat(id, n, label) {
 	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
 }
 
-function chooser(targets, current) {
+function chooser(targets, current, group) {
 	const sel = h('select', { id: 'f-target' }, targets.map((t) =>
 		h('option', { value: t.name, selected: t.name === current }, t.name + (t.kernel ? ' (' + t.kernel + ')' : ''))));
+	const fGroup = h('input', { id: 'f-group', value: group || '', placeholder: 'team' });
 	return h('form', {
 		class: 'filters', onsubmit: (ev) => {
 			ev.preventDefault();
-			updateParams({ target: sel.value });
+			updateParams({ target: sel.value, group: fGroup.value.trim() });
 		},
-	}, h('label', {}, 'Target kernel', sel), h('button', { type: 'submit' }, 'Show'));
+	}, h('label', {}, 'Target kernel', sel), h('label', {}, 'Group by label', fGroup), h('button', { type: 'submit' }, 'Show'));
+}
+
+// The hosts by the value of the label chosen (GET /api/v1/readiness's
+// group=label:KEY): how many break, are ready, are not measured.
+function groups(g) {
+	if (!g)
+		return null;
+	return [h('h2', {}, 'By label ' + g.label), table([
+		{ key: 'value', label: g.label, text: true, value: (x) => (x.value === null ? '(no ' + g.label + ' label)' : x.value) },
+		{ key: 'hosts', label: 'Hosts', num: true },
+		{ key: 'breaks', label: 'Would break', num: true },
+		{ key: 'ready', label: 'Ready', num: true },
+		{ key: 'not_measured', label: 'Not measured', num: true },
+	], g.values || [], { id: 'groups', empty: 'No host seen.' })];
 }
 
 const kind = (k) => (x) => (x.by_kind || {})[k] || 0;
@@ -36,6 +54,7 @@ const FEATURE_COLUMNS = [
 	{ key: 'bpf_hosts', label: 'BPF hosts', num: true, value: ev('bpf_hosts') },
 	{ key: 'census', label: 'Census hosts', num: true, value: (x) => ev('census_knob_hosts')(x) + ev('v1_hierarchy_hosts')(x) },
 	{ key: 'warned', label: 'Kernel warned', num: true, value: ev('kernel_warning_hosts') },
+	{ key: 'migration', label: 'Migration status', text: true, value: (x) => migrationText(x.migration) },
 ];
 
 const HOST_COLUMNS = [
@@ -55,6 +74,7 @@ const WORKLOAD_COLUMNS = [
 	{ key: 'ops', label: 'How', text: true, value: (x) => (Array.isArray(x.ops) ? x.ops.join(', ') : x.ops) },
 	{ key: 'hosts', label: 'Hosts', num: true },
 	{ key: 'count', label: 'Uses', num: true },
+	{ key: 'migration', label: 'Migration status', text: true, value: (x) => migrationText(x.migration) },
 ];
 
 function planNote(plan) {
@@ -86,16 +106,18 @@ export async function pageReadiness(view) {
 		return;
 	}
 	const name = view.params.get('target') || targets[0].name;
-	const r = await api(query('/api/v1/readiness', { target: name }));
+	const group = view.params.get('group') || '';
+	const r = await api(query('/api/v1/readiness', { target: name, group: group ? 'label:' + group : '' }));
 	if (!view.current())
 		return;
 	const b = r.breaks || {};
 	const workloads = (b.features || []).flatMap((f) => (f.workloads || []).map((w) => ({ feature: f.id, ...w })));
-	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name), planNote(r.plan || {}),
+	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name, group), planNote(r.plan || {}),
 		h('div', { class: 'stats', id: 'readiness-stats' },
 			stat('breaks', b.count, 'hosts would break'),
 			stat('ready', (r.ready || {}).count, 'hosts ready'),
 			stat('not-measured', (r.not_measured || {}).count, 'hosts not measured (kernel log only)')),
+		groups(r.groups),
 		h('h2', {}, 'What breaks'),
 		table(FEATURE_COLUMNS, b.features || [], { id: 'breaks', empty: 'No host uses a feature this target removes.' }),
 		h('h2', {}, 'Workloads'),

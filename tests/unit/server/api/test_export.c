@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linux-mm export (server/api/export.c): cgroup kinds, wrapping at 72
+ * linux-mm export (server/api/export.c, export_where.c): wrapping at 72
  * columns, redaction, hostile strings, CSV quoting, golden email text.
  * Pure: no server, no database.
  */
@@ -49,69 +49,6 @@ static void assert_wrapped(const char *text, bool body_only)
 			in_body = true;
 		p = nl + 1;
 	}
-}
-
-static void test_cgroup_kind(void **state)
-{
-	static const struct {
-		const char *path, *kind;
-	} cases[] = {
-		{ NULL, "root" },
-		{ "", "root" },
-		{ "/", "root" },
-		{ "/docker/0123abcd", "container (docker)" },
-		{ "/system.slice/docker-0123abcd.scope", "container (docker)" },
-		{ "/system.slice/containerd.service/cri-containerd-ab.scope",
-		  "container (containerd)" },
-		{ "/kubepods/burstable/pod1234/0123abcd", "kubernetes pod" },
-		{ "/kubepods.slice/kubepods-besteffort.slice/crio-1.scope",
-		  "kubernetes pod" },
-		{ "/machine.slice/crio-0123.scope", "container (cri-o)" },
-		{ "/machine.slice/libpod-0123.scope", "container (podman)" },
-		{ "/lxc.payload.c1", "container (lxc)" },
-		{ "/user.slice/user-1000.slice/session-3.scope",
-		  "user session" },
-		{ "/system.slice/mysql.service", "systemd service" },
-		{ "/system.slice/run-r1.scope", "systemd scope" },
-		{ "/system.slice", "systemd slice" },
-		{ "/batch/job42", "other" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_string_equal(twl_cgroup_kind(cases[i].path),
-				    cases[i].kind);
-		/* Idempotent: the store may already have grouped by kind. */
-		assert_string_equal(twl_cgroup_kind(cases[i].kind),
-				    cases[i].kind);
-	}
-}
-
-static void test_container_kind(void **state)
-{
-	char out[16];
-
-	assert_string_equal(twl_container_kind("docker:0123abcd", out,
-					       sizeof(out)),
-			    "docker");
-	assert_string_equal(twl_container_kind("cri-containerd:ff", out,
-					       sizeof(out)),
-			    "cri-containerd");
-	assert_string_equal(twl_container_kind("systemd:mysql.service", out,
-					       sizeof(out)),
-			    "systemd");
-	assert_string_equal(twl_container_kind("", out, sizeof(out)), "");
-	assert_string_equal(twl_container_kind(NULL, out, sizeof(out)), "");
-	assert_string_equal(twl_container_kind("docker", out, sizeof(out)),
-			    "docker");
-	assert_string_equal(twl_container_kind("Weird Name", out, sizeof(out)),
-			    "other");
-	assert_string_equal(twl_container_kind("<b>", out, sizeof(out)),
-			    "other");
-	/* Truncated to the buffer, still terminated. */
-	assert_string_equal(twl_container_kind("averyveryverylongruntime:1",
-					       out, 8),
-			    "averyve");
 }
 
 static void test_parse_format(void **state)
@@ -201,28 +138,39 @@ static json_t *sample_data(void)
 		"   \"kernels\": [{\"kernel\": \"6.1.0-28-amd64\", \"hosts\": 10},"
 		"                {\"kernel\": \"6.1.0-31-amd64\", \"hosts\": 2}],"
 		"   \"workloads\": ["
-		"    {\"process\": \"java\", \"cgroup\": \"/docker/0123456789ab\","
-		"     \"container\": \"docker:0123456789ab\", \"hosts\": 7, \"uses\": 3000},"
-		"    {\"process\": \"java\", \"cgroup\": \"/docker/ba9876543210\","
-		"     \"container\": \"docker:ba9876543210\", \"hosts\": 3, \"uses\": 400},"
-		"    {\"process\": \"memtune\", \"cgroup\": \"/system.slice/memtune.service\","
-		"     \"container\": \"\", \"hosts\": 2, \"uses\": 56},"
-		"    {\"process\": \"containerd-shim\", \"cgroup\": \"/docker/77aa\","
-		"     \"container\": \"systemd:containerd.service\", \"hosts\": 1,"
+		"    {\"process\": \"java\", \"place\": \"docker\","
+		"     \"place_name\": \"0123456789ab\", \"target\": \"docker\","
+		"     \"image\": \"registry.secret.example/openjdk:21\","
+		"     \"has_image\": true, \"hosts\": 7, \"uses\": 3000},"
+		"    {\"process\": \"java\", \"place\": \"docker\","
+		"     \"place_name\": \"ba9876543210\", \"target\": \"docker\","
+		"     \"image\": \"registry.secret.example/openjdk:17\","
+		"     \"has_image\": true, \"hosts\": 3, \"uses\": 400},"
+		"    {\"process\": \"memtune\", \"place\": \"systemd_unit\","
+		"     \"place_name\": \"memtune.service\","
+		"     \"target\": \"systemd_unit\", \"image\": \"\","
+		"     \"has_image\": false, \"hosts\": 2, \"uses\": 56},"
+		"    {\"process\": \"containerd-shim\", \"place\": \"systemd_unit\","
+		"     \"place_name\": \"containerd.service\", \"target\": \"docker\","
+		"     \"image\": \"\", \"has_image\": false, \"hosts\": 1,"
 		"     \"uses\": 5},"
-		"    {\"process\": \"envoy\", \"cgroup\":"
-		"     \"/kubepods/burstable/pod1/cri-containerd-aa.scope\","
-		"     \"container\": \"cri-containerd:aa\", \"hosts\": 4,"
+		"    {\"process\": \"envoy\", \"place\": \"kubernetes\","
+		"     \"place_name\": \"aa\", \"target\": \"kubernetes\","
+		"     \"image\": \"\", \"has_image\": false, \"hosts\": 4,"
 		"     \"uses\": 9},"
-		"    {\"process\": \"memtune\","
-		"     \"cgroup\": \"/system.slice/other.service\","
-		"     \"container\": \"systemd:memtune.service\", \"hosts\": 1,"
-		"     \"uses\": 2}],"
+		"    {\"process\": \"memtune\", \"place\": \"systemd_unit\","
+		"     \"place_name\": \"other.service\","
+		"     \"target\": \"systemd_unit\", \"image\": \"\","
+		"     \"has_image\": false, \"hosts\": 1, \"uses\": 2}],"
+		"   \"by_label\": {\"key\": \"team\", \"groups\": ["
+		"    {\"value\": \"payments-secret\", \"hosts\": 8},"
+		"    {\"value\": null, \"hosts\": 4}]},"
+		"   \"readiness\": {\"hosts\": 11},"
 		"   \"hosts\": [\"web-17.secret.example\", \"db-3.secret.example\"],"
 		"   \"annotations\": [{\"workload\": \"java\", \"text\": \"The JVM sizes its heap"
 		" from the soft limit so that batch jobs give memory back to latency-critical"
 		" services under pressure.\", \"fits\": \"partial\", \"author\": \"alice\","
-		" \"created\": 1764600000}]},"
+		" \"team\": \"team-secret\", \"created\": 1764600000}]},"
 		"  {\"id\": \"memcg_v1.oom_control\", \"title\": \"OOM notification\","
 		"   \"status\": \"warns\", \"kernel_version\": \"v6.12\", \"commit\": null,"
 		"   \"replacement\": \"memory.events\", \"replacement_note\": null,"
@@ -234,7 +182,10 @@ static json_t *sample_data(void)
 		"   \"hosts_using\": 0, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 0,"
 		"   \"first_seen\": null, \"last_seen\": null,"
 		"   \"kernels\": [], \"workloads\": [], \"annotations\": []}"
-		" ]}",
+		" ],"
+		" \"readiness\": {\"target\": \"debian-12-6.12\", \"title\":"
+		"  \"Debian 12 (bookworm) moving to Debian's 6.12 kernel\","
+		"  \"kernel\": \"6.12\", \"hosts\": 13}}",
 		0, &err);
 
 	if (!d)
@@ -323,42 +274,89 @@ static void test_text_headers_and_counts(void **state)
 	json_decref(d);
 }
 
+/* @s with every run of whitespace made one space: wrapping undone. */
+static char *flat(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	assert_non_null(out);
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\n') {
+			if (o == out || o[-1] != ' ')
+				*o++ = ' ';
+			continue;
+		}
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The process of workload row @i of feature 0 of redacted @d. */
+static const char *row_process(const json_t *red, size_t i)
+{
+	json_t *f = json_array_get(json_object_get(red, "features"), 0);
+
+	return json_string_value(json_object_get(
+		json_array_get(json_object_get(f, "workloads"), i), "process"));
+}
+
 static void test_redaction_default(void **state)
 {
-	json_t *d = sample_data();
+	json_t *d = sample_data(), *red = twl_export_redact(d, NULL);
 	char *out = render(d, NULL, TWL_EXPORT_TEXT);
 	char *csv = render(d, NULL, TWL_EXPORT_CSV);
 	char *js = render(d, NULL, TWL_EXPORT_JSON);
+	char *text = flat(out);
 	const char *all[] = { out, csv, js };
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
-		assert_null(strstr(all[i], "secret.example"));
-		assert_null(strstr(all[i], "/docker/"));
+		/* host names, images, labels, teams, cgroup names */
+		assert_null(strstr(all[i], "secret"));
 		assert_null(strstr(all[i], "0123456789ab"));
 		assert_null(strstr(all[i], "memtune.service"));
+		assert_null(strstr(all[i], "containerd.service"));
 	}
-	/* The two docker cgroups of java merge into one kind: uses add up. */
-	assert_non_null(
-		strstr(out, "java in container (docker): 7 hosts, 3400 uses"));
-	/*
-	 * memtune in a systemd unit writing a systemd service's cgroup: the
-	 * writer's place adds nothing, and its uses join the row without one
-	 * (hosts: the larger count, as the rows' hosts may be the same).
-	 * A systemd unit writing a docker container's cgroup is named.
-	 */
-	assert_non_null(
-		strstr(out, "memtune in systemd service: 2 hosts, 58 uses"));
-	assert_non_null(strstr(out, "containerd-shim in container (docker),"
-				    " writer in a systemd unit: 1\n"
-				    "      host, 5 uses"));
-	assert_non_null(strstr(csv, "containerd-shim in container (docker),"
-				    " writer in a systemd unit (1 hosts, 5"
+	/* The two docker rows of java are one workload: uses add up. */
+	assert_non_null(strstr(text, "- java in a docker container (image"
+				     " withheld), on docker container cgroups:"
+				     " 7 hosts, 3400 uses"));
+	assert_non_null(strstr(text, "- memtune in a systemd unit, on systemd"
+				     " unit cgroups: 2 hosts, 58 uses"));
+	assert_non_null(strstr(text, "- containerd-shim in a systemd unit, on"
+				     " docker container cgroups: 1 host, 5"
+				     " uses"));
+	assert_non_null(strstr(csv, "containerd-shim in a systemd unit, on"
+				    " docker container cgroups (1 hosts, 5"
 				    " uses)"));
-	assert_null(strstr(out, "container systemd"));
-	/* a pod's own container process: the runtime adds nothing either */
-	assert_non_null(
-		strstr(out, "envoy in kubernetes pod: 4 hosts, 9 uses"));
+	assert_non_null(strstr(text, "- envoy in a kubernetes pod, on"
+				     " kubernetes pod cgroups: 4 hosts, 9"
+				     " uses"));
+	/* sorted by hosts, then uses */
+	assert_string_equal(row_process(red, 0), "java");
+	assert_string_equal(row_process(red, 1), "envoy");
+	assert_string_equal(row_process(red, 2), "memtune");
+	assert_string_equal(row_process(red, 3), "containerd-shim");
+	assert_null(row_process(red, 4));
+	/* the readiness lines, and what was withheld, each with its setting */
+	assert_non_null(strstr(text, "13 of our hosts will lose a cgroup v1"
+				     " interface they use with our"
+				     " distribution's next kernel"
+				     " (debian-12-6.12, Linux 6.12;"));
+	assert_non_null(strstr(text, "11 of our hosts will lose this with our"
+				     " distribution's next kernel."));
+	assert_non_null(strstr(text, "Withheld from this report: host names"
+				     " (export-show-hosts), cgroup names"
+				     " (export-show-cgroups), container images"
+				     " (export-show-images), host labels"
+				     " (export-show-labels), teams"
+				     " (export-show-teams), values written"
+				     " (export-show-values)."));
+	assert_null(strstr(text, "Shown by the sender's choice"));
+	assert_null(strstr(text, "Hosts using it by"));
+	json_decref(red);
+	free(text);
 	free(out);
 	free(csv);
 	free(js);
@@ -380,20 +378,65 @@ static void test_redaction_idempotent(void **state)
 
 static void test_redaction_show_more(void **state)
 {
-	struct twl_export_opts o = { .show_hosts = true, .full_cgroups = true };
+	struct twl_export_opts o = { .show_hosts = true,
+				     .full_cgroups = true,
+				     .show_images = true,
+				     .show_labels = true,
+				     .show_teams = true,
+				     .show_values = true };
+	struct twl_export_opts images = { .show_images = true };
 	struct twl_export_opts hide = { .hide_processes = true };
 	json_t *d = sample_data();
-	char *out = render(d, &o, TWL_EXPORT_TEXT);
+	char *raw = render(d, &o, TWL_EXPORT_TEXT), *out = flat(raw);
+	char *js = render(d, &o, TWL_EXPORT_JSON);
+	char *img_raw = render(d, &images, TWL_EXPORT_TEXT);
+	char *img = flat(img_raw);
 	char *hidden = render(d, &hide, TWL_EXPORT_TEXT);
 
 	assert_non_null(strstr(out, "web-17.secret.example"));
-	assert_non_null(strstr(out, "/docker/0123456789ab"));
-	assert_non_null(strstr(out, "docker:ba9876543210"));
+	assert_non_null(strstr(
+		out, "- java in a docker container (0123456789ab, image"
+		     " registry.secret.example/openjdk:21), on docker container"
+		     " cgroups: 7 hosts, 3000 uses"));
+	assert_non_null(strstr(out, "- memtune in a systemd unit"
+				    " (memtune.service), on systemd unit"
+				    " cgroups: 2 hosts, 56 uses"));
+	assert_non_null(strstr(out, "Hosts using it by team: payments-secret"
+				    " 8, without the label 4"));
+	assert_non_null(strstr(js, "\"team\": \"team-secret\""));
+	assert_non_null(strstr(out, "Shown by the sender's choice: host names"
+				    " (export-show-hosts), cgroup names"
+				    " (export-show-cgroups), container images"
+				    " (export-show-images), host labels"
+				    " (export-show-labels), teams"
+				    " (export-show-teams), values written"
+				    " (export-show-values)."));
+	assert_null(strstr(out, "Withheld from this report"));
+	/* Images alone: two images of java stay two rows, no unit names. */
+	assert_non_null(strstr(img, "- java in a docker container (image"
+				    " registry.secret.example/openjdk:17), on"
+				    " docker container cgroups: 3 hosts, 400"
+				    " uses"));
+	assert_null(strstr(img, "0123456789ab"));
+	assert_null(strstr(img, "payments"));
+	assert_non_null(strstr(img, "Withheld from this report: host names"
+				    " (export-show-hosts), cgroup names"
+				    " (export-show-cgroups), host labels"
+				    " (export-show-labels), teams"
+				    " (export-show-teams), values written"
+				    " (export-show-values)."));
+	assert_non_null(strstr(img, "Shown by the sender's choice: container"
+				    " images (export-show-images)."));
 	assert_null(strstr(hidden, "java in"));
 	assert_null(strstr(hidden, "memtune in"));
 	assert_non_null(strstr(hidden, "(hidden) in"));
-	assert_wrapped(out, true);
+	assert_non_null(strstr(hidden, "Process names are hidden."));
+	assert_wrapped(raw, true);
 	free(out);
+	free(raw);
+	free(js);
+	free(img);
+	free(img_raw);
 	free(hidden);
 	json_decref(d);
 }
@@ -559,8 +602,6 @@ static void test_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cgroup_kind),
-		cmocka_unit_test(test_container_kind),
 		cmocka_unit_test(test_parse_format),
 		cmocka_unit_test(test_wrap_basic),
 		cmocka_unit_test(test_wrap_utf8_and_hostile),

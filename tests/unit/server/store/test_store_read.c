@@ -206,6 +206,7 @@ static json_t *find_by(json_t *arr, const char *key, const char *val)
 }
 
 #define GETI(o, k) json_integer_value(json_object_get((o), (k)))
+#define GETS(o, k) json_string_value(json_object_get((o), (k)))
 
 static void test_summary(void **state)
 {
@@ -963,8 +964,7 @@ static void test_host_hour_bounds(void **state)
 	assert_string_equal(part_host(part, 2), "early");
 	json_decref(doc);
 
-	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, false, false,
-					      &doc),
+	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, NULL, &doc),
 			 0);
 	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
 	/* all but db-5 (3 days ago), prev and early; all v1 or hybrid */
@@ -1053,8 +1053,7 @@ static void test_export_workloads_no_reads(void **state)
 		     7200);
 	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "java", 1);
 	ingest(f->s, r, NOW);
-	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, false, false,
-					      &doc),
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, NULL, &doc),
 			 0);
 	wl = json_object_get(json_array_get(json_object_get(doc, "features"),
 					    0),
@@ -1071,22 +1070,21 @@ static void test_export_workloads_no_reads(void **state)
 
 static void test_export_data(void **state)
 {
+	struct twl_export_opts full = { .show_hosts = true,
+					.full_cgroups = true };
 	struct fx *f = *state;
 	json_t *doc, *fl, *soft, *wl, *red;
 	char *text;
 
-	assert_int_equal(twl_read_export_data(f->s, NOW, 30, "x", false, false,
-					      &doc),
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, "x", NULL, &doc),
 			 -ENOENT);
-	assert_int_equal(twl_read_export_data(f->s, NOW, 0, NULL, false, false,
-					      &doc),
+	assert_int_equal(twl_read_export_data(f->s, NOW, 0, NULL, NULL, &doc),
 			 -EINVAL);
 	assert_int_equal(twl_store_annotation_add(f->s, SOFT, "java",
 						  "heap sizing", "partial",
 						  "alice", NOW, NULL),
 			 0);
-	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, false, false,
-					      &doc),
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, NULL, &doc),
 			 0);
 	fl = json_object_get(doc, "fleet");
 	assert_int_equal(GETI(fl, "hosts"), 5);
@@ -1100,17 +1098,18 @@ static void test_export_data(void **state)
 	assert_null(json_object_get(soft, "hosts"));
 	wl = json_object_get(soft, "workloads");
 	assert_int_equal(json_array_size(wl), 2);
-	/* Grouped by kind in SQL: no path leaves the store. */
-	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(wl, 0), "cgroup")),
-			    "container (docker)");
-	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(wl, 0), "container")),
-			    "docker");
+	/*
+	 * Grouped as docs/workloads.md defines a workload, in SQL: process,
+	 * kind of the writer's place, kind of the target; no path or name
+	 * leaves the store. "/docker/abc" is no docker id (64 hex digits).
+	 */
+	assert_string_equal(GETS(json_array_get(wl, 0), "place"), "other");
+	assert_string_equal(GETS(json_array_get(wl, 0), "target"), "other");
+	assert_string_equal(GETS(json_array_get(wl, 0), "place_name"), "");
 	assert_int_equal(GETI(json_array_get(wl, 0), "uses"), 15);
-	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(wl, 1), "cgroup")),
-			    "systemd service");
+	assert_string_equal(GETS(json_array_get(wl, 1), "place"),
+			    "systemd_unit");
+	assert_string_equal(GETS(json_array_get(wl, 1), "place_name"), "");
 	assert_int_equal(json_array_size(json_object_get(soft, "annotations")),
 			 1);
 
@@ -1122,25 +1121,25 @@ static void test_export_data(void **state)
 	assert_null(strstr(text, "web-1"));
 	assert_null(strstr(text, "/docker/abc"));
 	assert_non_null(strstr(text, "heap sizing"));
-	assert_non_null(
-		strstr(text, "java in container (docker): 1 host, 15 uses"));
-	assert_non_null(
-		strstr(text, "java in systemd service: 1 host, 5 uses"));
+	assert_non_null(strstr(text, "java in another cgroup, on other"
+				     " cgroups: 1 host, 15 uses"));
+	assert_non_null(strstr(text, "java in a systemd unit, on other"
+				     " cgroups: 1 host, 5 uses"));
 	free(text);
 	json_decref(red);
 	json_decref(doc);
 
 	/* Showing more: paths and host names. */
-	assert_int_equal(
-		twl_read_export_data(f->s, NOW, 30, SOFT, true, true, &doc), 0);
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, &full, &doc),
+			 0);
 	soft = json_array_get(json_object_get(doc, "features"), 0);
 	assert_int_equal(json_array_size(json_object_get(soft, "hosts")), 3);
-	find_by(json_object_get(soft, "workloads"), "cgroup", "/docker/abc");
+	find_by(json_object_get(soft, "workloads"), "place_name",
+		"app.service");
 	json_decref(doc);
 
 	/* A one-day window: only today's users count. */
-	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, false, false,
-					      &doc),
+	assert_int_equal(twl_read_export_data(f->s, NOW, 1, NULL, NULL, &doc),
 			 0);
 	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
 	assert_int_equal(GETI(soft, "hosts_using"), 2);

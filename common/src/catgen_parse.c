@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * catalog_gen: the data file's records one by one (routes, features) and
+ * The catalog parser: the data file's records one by one (routes, features) and
  * the file as a whole. The rules are in schema/catalog.md; each broken rule
  * is one line naming the record and the field.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "catgen.h"
 
 #define GET_MAINTAINER "scripts/get_maintainer.pl --nogit -f "
 
@@ -229,7 +230,7 @@ static int check_addresses(const struct groute *r, json_t *arr, const char *key,
 	return 0;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_parse_route(json_t *jr, struct groute *r, size_t ri)
 {
 	static const char *const keys[] = { "id",     "file", "command", "tree",
@@ -478,6 +479,61 @@ static int parse_lists(json_t *jf, struct gfeat *f, size_t fi)
 	return 0;
 }
 
+/* A value's name as the control file spells it: [a-z][a-z0-9_.]*. */
+static bool valid_value_name(const char *s)
+{
+	if (*s < 'a' || *s > 'z')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/*
+ * value_kind and value_name: what a write to the feature's files sets, for
+ * the value classes the server shows. A kind other than "none" needs files
+ * to write and a name; "none" has neither name nor values.
+ */
+static int parse_value(json_t *jf, struct gfeat *f, size_t fi)
+{
+	static const char *const kinds[] = { "none",	"bytes",   "boolean",
+					     "integer", "bitmask", NULL };
+	size_t k;
+	int err;
+
+	err = gen_get_str(jf, "value_kind", false, 16, &f->value_kind,
+			  W_FEATURE, fi, f->id);
+	if (!err)
+		err = gen_get_str(jf, "value_name", true, MAX_FILE,
+				  &f->value_name, W_FEATURE, fi, f->id);
+	if (err)
+		return err;
+	for (k = 0; kinds[k] && strcmp(kinds[k], f->value_kind); k++)
+		;
+	if (!kinds[k])
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_kind\": \"%s\" is not none, bytes, boolean, integer or bitmask",
+			f->value_kind);
+	if (k && !json_array_size(f->files))
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_kind\": \"%s\" but \"files\" is empty (nothing to write)",
+			f->value_kind);
+	if (!k != !f->value_name)
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_name\": must be null exactly when \"value_kind\" is \"none\"");
+	if (f->value_name && !valid_value_name(f->value_name))
+		return gen_fail(
+			W_FEATURE, fi, f->id,
+			"field \"value_name\": \"%s\" is not [a-z][a-z0-9_.]*",
+			f->value_name);
+	return 0;
+}
+
 /* Consistency between warns, status, messages and the warning's history. */
 static int check_consistency(const struct gfeat *f, size_t fi)
 {
@@ -508,7 +564,7 @@ static int check_consistency(const struct gfeat *f, size_t fi)
 	return 0;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
 		      const struct catalog *c)
 {
@@ -531,6 +587,8 @@ int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
 					    "references",
 					    "files",
 					    "event_files",
+					    "value_kind",
+					    "value_name",
 					    "messages",
 					    NULL };
 	json_t *v;
@@ -558,6 +616,8 @@ int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
 		err = parse_thread(jf, f, fi);
 	if (!err)
 		err = parse_lists(jf, f, fi);
+	if (!err)
+		err = parse_value(jf, f, fi);
 	if (!err)
 		err = check_consistency(f, fi);
 	return err;
@@ -629,21 +689,14 @@ static int parse_features(struct catalog *c)
 	return 0;
 }
 
-/* Contract: see gen.h. */
-int gen_parse_catalog(struct catalog *c)
+/* Check the loaded document c->doc: the whole data file. */
+static int parse_doc(struct catalog *c)
 {
 	static const char *const keys[] = { "version", "routes", "features",
 					    NULL };
-	json_error_t jerr;
 	json_t *v;
 	int err;
 
-	c->doc = json_load_file(gen_in_path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!c->doc) {
-		fprintf(stderr, "catalog_gen: %s:%d:%d: %s\n", gen_in_path,
-			jerr.line, jerr.column, jerr.text);
-		return -EINVAL;
-	}
 	if (!json_is_object(c->doc))
 		return gen_fail(
 			W_FILE, 0, NULL,
@@ -666,4 +719,54 @@ int gen_parse_catalog(struct catalog *c)
 	if (!err)
 		err = gen_check_cross(c);
 	return err;
+}
+
+/* Report a JSON syntax error as "FILE:LINE:COL: what". */
+static int json_fail(const json_error_t *jerr)
+{
+	snprintf(gen_err, sizeof(gen_err), "%s:%d:%d: %s", gen_in_path,
+		 jerr->line, jerr->column, jerr->text);
+	return -EINVAL;
+}
+
+/* Contract: see catgen.h. */
+int gen_parse_catalog(struct catalog *c)
+{
+	json_error_t jerr;
+
+	c->doc = json_load_file(gen_in_path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!c->doc)
+		return json_fail(&jerr);
+	return parse_doc(c);
+}
+
+/* Contract: see catgen.h. */
+int gen_parse_buffer(struct catalog *c, const char *buf, size_t len)
+{
+	json_error_t jerr;
+
+	c->doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!c->doc)
+		return json_fail(&jerr);
+	return parse_doc(c);
+}
+
+/* Contract: see catgen.h. */
+void gen_catalog_fini(struct catalog *c)
+{
+	for (size_t i = 0; c->feats && i < c->n_feats; i++) {
+		struct gfeat *f = &c->feats[i];
+
+		for (size_t j = 0; j < f->n_msgs; j++) {
+			for (size_t k = 0; k <= MAX_FIELDS; k++)
+				free(f->msgs[j].lits[k]);
+			for (size_t k = 0; k < MAX_FIELDS; k++)
+				free(f->msgs[j].names[k]);
+		}
+		free(f->msgs);
+	}
+	free(c->feats);
+	free(c->routes);
+	json_decref(c->doc);
+	*c = (struct catalog){ 0 };
 }

@@ -1,31 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * catalog_gen helpers: the one-line error report and the checks of single
+ * Catalog parser helpers: the one-line error report and the checks of single
  * values that every parser uses.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "gen.h"
+#include "catgen.h"
 
-const char *gen_in_path = "catalog.json";
+__thread const char *gen_in_path = "catalog.json";
+__thread char gen_err[GEN_ERR_MAX];
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_fail(enum gen_where w, size_t i, const char *id, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	if (w == W_FILE)
-		fprintf(stderr, "catalog_gen: %s: ", gen_in_path);
+		n = snprintf(gen_err, sizeof(gen_err), "%s: ", gen_in_path);
 	else
-		fprintf(stderr, "catalog_gen: %s: %s[%zu] (%s): ", gen_in_path,
-			w == W_ROUTE ? "routes" : "features", i,
-			id ? id : "no id");
+		n = snprintf(gen_err, sizeof(gen_err),
+			     "%s: %s[%zu] (%s): ", gen_in_path,
+			     w == W_ROUTE ? "routes" : "features", i,
+			     id ? id : "no id");
+	if (n < 0 || (size_t)n >= sizeof(gen_err))
+		return -EINVAL; /* the path alone fills it: keep that */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(gen_err + n, sizeof(gen_err) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -EINVAL;
 }
 
@@ -34,7 +39,7 @@ static bool is_ws(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 size_t gen_trim_len(const char *s, size_t n)
 {
 	while (n > 0 && is_ws(s[n - 1]))
@@ -42,7 +47,7 @@ size_t gen_trim_len(const char *s, size_t n)
 	return n;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 bool gen_is_lower_ident(const char *s, size_t n)
 {
 	if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
@@ -54,7 +59,7 @@ bool gen_is_lower_ident(const char *s, size_t n)
 	return true;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_check_keys(json_t *obj, const char *const *allowed, enum gen_where w,
 		   size_t i, const char *id, const char *where)
 {
@@ -76,7 +81,7 @@ int gen_check_keys(json_t *obj, const char *const *allowed, enum gen_where w,
 	return 0;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_get_str(json_t *obj, const char *key, bool nullable, size_t maxlen,
 		const char **out, enum gen_where w, size_t i, const char *id)
 {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * catalog_gen: one message of a feature, and the split of a "prefix"
+ * The catalog parser: one message of a feature, and the split of a "prefix"
  * template into literals and {name} fields that the matcher uses.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "gen.h"
+#include "catgen.h"
 
 /*
  * Split a "prefix" template into literals and {name} fields. Literal braces
@@ -97,7 +97,7 @@ static int parse_template(struct gmsg *m, size_t fi, const char *id, size_t mi)
 	return 0;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_parse_message(json_t *jm, struct gmsg *m, size_t fi, const char *id,
 		      size_t mi)
 {

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * catalog_gen's parts: the parsed catalog (gen_parse.c validates each record,
- * gen_check.c the records against each other) and its two outputs
- * (gen_write.c: the C table and the SQL seed). A build-time host tool: every
- * problem in the data file is one line on stderr naming the record and the
- * field (see schema/catalog.md for the rules).
+ * The catalog parser, shared by the build-time generator
+ * (schema/gen/catalog_gen.c) and the runtime loader (catalog_load.c): the
+ * parsed catalog (catgen_parse.c validates each record, catgen_check.c the
+ * records against each other) and the SQL seed (catgen_sql.c). Every
+ * problem in the data file is one line in gen_err naming the record and the
+ * field (see schema/catalog.md for the rules), so the generator and the
+ * loader reject a file with the same words. Not part of the public API.
  */
-#ifndef TWL_CATALOG_GEN_H
-#define TWL_CATALOG_GEN_H
+#ifndef TWL_CATGEN_H
+#define TWL_CATGEN_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -50,6 +52,9 @@ struct gfeat {
 	const char *replacement, *replacement_note;
 	const char *config, *stopped_working, *stopped_note;
 	const char *route, *in_reply_to;
+	/* what a write sets: "none", "bytes", "boolean", "integer", "bitmask";
+	 * value_name: how a maintainer calls it (NULL exactly for "none") */
+	const char *value_kind, *value_name;
 	size_t route_idx; /* index into catalog.routes */
 	json_t *files, *event_files, *references; /* borrowed */
 	struct gmsg *msgs;
@@ -65,17 +70,22 @@ struct catalog {
 	size_t n_feats;
 };
 
-/* The data file's path, for messages. */
-extern const char *gen_in_path;
+#define GEN_ERR_MAX 1024
+
+/* The data file's path (or name), for messages; per thread. */
+extern __thread const char *gen_in_path;
+
+/* The last problem found by this thread's parse, one line without newline. */
+extern __thread char gen_err[GEN_ERR_MAX];
 
 /*
- * gen_fail - print "catalog_gen: FILE: features[i] (id): ..." (or routes[i],
- * or just the file for W_FILE) and return -EINVAL.
+ * gen_fail - put "FILE: features[i] (id): ..." (or routes[i], or just the
+ * file for W_FILE) in gen_err and return -EINVAL.
  */
 __attribute__((format(printf, 4, 5))) int
 gen_fail(enum gen_where w, size_t i, const char *id, const char *fmt, ...);
 
-/* Helpers shared by the parsers (gen_parse.c). */
+/* Helpers shared by the parsers (catgen_parse.c, catgen_message.c). */
 size_t gen_trim_len(const char *s, size_t n);
 bool gen_is_lower_ident(const char *s, size_t n);
 int gen_check_keys(json_t *obj, const char *const *allowed, enum gen_where w,
@@ -94,8 +104,15 @@ int gen_parse_route(json_t *jr, struct groute *r, size_t ri);
 int gen_parse_feature(json_t *jf, struct gfeat *f, size_t fi,
 		      const struct catalog *c);
 
-/* gen_parse_catalog - load gen_in_path into @c and check everything. */
+/*
+ * gen_parse_catalog - load the file gen_in_path into @c (zeroed) and check
+ * everything: 0, -EINVAL (gen_err says why) or -ENOMEM. Call
+ * gen_catalog_fini() in every case.
+ */
 int gen_parse_catalog(struct catalog *c);
+
+/* gen_parse_buffer - like gen_parse_catalog(), from @buf[0..@len). */
+int gen_parse_buffer(struct catalog *c, const char *buf, size_t len);
 
 /* gen_check_cross - checks across records: ids, files, texts. */
 int gen_check_cross(const struct catalog *c);
@@ -103,8 +120,8 @@ int gen_check_cross(const struct catalog *c);
 /* gen_catalog_fini - free what gen_parse_catalog() allocated. */
 void gen_catalog_fini(struct catalog *c);
 
-/* The outputs: the C table and the SQL seed. */
+/* The outputs: the C table (generator only) and the SQL seed. */
 void gen_write_c(FILE *o, const struct catalog *c);
 void gen_write_sql(FILE *o, const struct catalog *c);
 
-#endif /* TWL_CATALOG_GEN_H */
+#endif /* TWL_CATGEN_H */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * catalog_gen: the checks across records. Ids are unique; a control file
+ * The catalog parser: the checks across records. Ids are unique; a control file
  * belongs to one feature's files and to at most one feature's event_files;
  * a text belongs to one feature; templates of different features that can
  * meet the same line differ in specificity (the matcher's tie-break).
  */
 #include <string.h>
 
-#include "gen.h"
+#include "catgen.h"
 
 /*
  * Can one line match both templates? Conservatively yes when the first
@@ -92,7 +92,7 @@ static int check_messages(const struct gfeat *fa, size_t a,
 	return 0;
 }
 
-/* Contract: see gen.h. */
+/* Contract: see catgen.h. */
 int gen_check_cross(const struct catalog *c)
 {
 	int err;

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The alert detector: what changed in the store since its last scan,
+ * raised as events (alerts.h). Runs off the ingest path, on the alerts'
+ * detector thread, reading snapshots and writing its own state
+ * (alert_state, store/store_alerts.h) so a restart announces nothing
+ * twice. The first scan of a database records what it finds without
+ * announcing it.
+ *
+ * Events (docs/api.md "Webhooks"):
+ * - "new_use": a host, or a process name (a workload), uses a feature
+ *   (configures, listens, a census value, a kernel warning; never reads
+ *   alone) and did not in the @new_days days before;
+ * - "host_silent": a host's last report is older than @silent_after;
+ * - "records_lost": a host's agent reports more lost records than before;
+ * - "probe_lost": a host's list of missing probes changed to a non-empty one;
+ * - "readiness_worse": more hosts (seen in the last 30 days) would break
+ *   on an upgrade target than at the last scan;
+ * - "migrated_used_again": a workload (or a feature as a whole) whose
+ *   migration status is "migrated" was seen configuring or listening
+ *   after the status's date (twl_read_migration_reuse()); once per status.
+ * Hosts are examined in pages of 1,000 by the time their report arrived;
+ * each health part lists at most 1,000 hosts per scan.
+ */
+#ifndef TWL_SERVER_ALERTS_DETECT_H
+#define TWL_SERVER_ALERTS_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct twl_store;
+struct twl_alerts;
+
+struct twl_detect_opts {
+	unsigned new_days;
+	int64_t silent_after;
+	const char *data_dir; /* operators' targets; NULL: shipped ones only */
+};
+
+/*
+ * twl_alert_detect_scan - one scan at @now: compare the store with the
+ * state of the last scan, raise what is new on @a, record it. 0 or a
+ * negative errno (the scan stops at the first store error; what it
+ * recorded before stays, the rest is seen again at the next scan).
+ */
+int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
+			  const struct twl_detect_opts *o, int64_t now);
+
+/*
+ * twl_alert_detect_readiness - the readiness step of a scan (part of
+ * twl_alert_detect_scan()): per target of @data_dir (NULL: the shipped
+ * ones), the hosts that would break, recorded; unless @quiet_scan, more
+ * than last time is raised. 0 or a negative errno.
+ */
+int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
+			       const char *data_dir, int64_t now,
+			       bool quiet_scan);
+
+#endif /* TWL_SERVER_ALERTS_DETECT_H */

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The detector's readiness step: per upgrade target (shipped, and those
+ * in the data directory), the hosts that would break, compared with the
+ * count of the last scan; more is an event ("readiness_worse").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "alerts/alerts.h"
+#include "alerts/detect.h"
+#include "readiness/target.h"
+#include "readiness/target_dir.h"
+#include "store/store_alerts.h"
+#include "store/store_read.h"
+
+/* Hosts seen in this many days count, as the readiness API's default. */
+#define READY_DAYS 30
+
+/* The hosts that would break on target @t, from the store at @now. */
+static int breaking(struct twl_store *s, const json_t *t, int64_t now,
+		    int64_t *count)
+{
+	json_t *plan = twl_target_plan(t), *removed = json_array(), *v, *doc;
+	struct twl_readiness_query q = { .since = now - READY_DAYS * 86400,
+					 .limit = 1 };
+	char *rj = NULL, *ij = NULL;
+	size_t i;
+	int rc = -ENOMEM;
+
+	if (!plan || !removed)
+		goto out;
+	json_array_foreach(json_object_get(plan, "removed"), i, v)
+	{
+		if (json_array_append(removed, json_object_get(v, "id")))
+			goto out;
+	}
+	rj = json_dumps(removed, JSON_COMPACT);
+	ij = json_dumps(json_object_get(plan, "interfaces"), JSON_COMPACT);
+	if (!rj || !ij)
+		goto out;
+	q.removed_json = rj;
+	q.interfaces_json = ij;
+	rc = twl_read_readiness(s, &q, &doc);
+	if (!rc) {
+		*count = json_integer_value(json_object_get(
+			json_object_get(doc, "breaks"), "count"));
+		json_decref(doc);
+	}
+out:
+	free(rj);
+	free(ij);
+	json_decref(plan);
+	json_decref(removed);
+	return rc;
+}
+
+/* Raise "readiness_worse" for target @name: @now breaking, @before. */
+static void worse(struct twl_alerts *a, const char *name, int64_t now_n,
+		  int64_t before, int64_t now)
+{
+	json_t *d = json_pack("{s:s, s:I, s:I}", "target", name, "breaks",
+			      (json_int_t)now_n, "before", (json_int_t)before);
+	char key[300];
+
+	snprintf(key, sizeof(key), "ready|%s|%" PRId64, name, now_n);
+	if (d)
+		twl_alert_raise(a, "readiness_worse", key, now, d);
+	json_decref(d);
+}
+
+/* Contract: see detect.h. */
+int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
+			       const char *data_dir, int64_t now,
+			       bool quiet_scan)
+{
+	json_t *targets = NULL, *errors = NULL, *t;
+	struct twl_alert_kv kv = { 0 };
+	char key[300];
+	size_t i;
+	int rc;
+
+	if (data_dir) {
+		rc = twl_targets_load(data_dir, &targets, &errors);
+		json_decref(errors);
+		if (rc)
+			return rc;
+	} else {
+		errors = twl_targets_shipped();
+		if (!errors)
+			return -ENOMEM;
+		targets = json_incref(json_object_get(errors, "targets"));
+		json_decref(errors);
+	}
+	json_array_foreach(targets, i, t)
+	{
+		const char *name =
+			json_string_value(json_object_get(t, "name"));
+
+		if (!name)
+			continue;
+		rc = breaking(s, t, now, &kv.value);
+		if (rc)
+			break;
+		snprintf(key, sizeof(key), "ready|%s", name);
+		kv.key = key;
+		rc = twl_store_alert_swap(s, &kv, 1, now);
+		if (rc)
+			break;
+		if (!quiet_scan && kv.had && kv.value > kv.old)
+			worse(a, name, kv.value, kv.old, now);
+	}
+	json_decref(targets);
+	return rc;
+}

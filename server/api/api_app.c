@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/* twilight's application state (api_app.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <twilight/util.h>
+
+#include "alerts/alerts.h"
+#include "api/api_app.h"
+#include "api/api_ingest.h"
+#include "http/server.h"
+
+struct api_state {
+	void *writer; /* twl_api_ingest_start()'s */
+	struct twl_alerts *alerts;
+};
+
+/* The alerts' settings from the server's configuration. */
+static void alerts_opts(const struct twl_config *cfg, struct twl_alerts_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_s = cfg->alert_interval_s;
+	o->new_days = cfg->alert_new_days;
+	o->silent_after = cfg->silent_after_s;
+	o->rate_per_min = cfg->webhook_rate;
+	o->retry_base_s = cfg->webhook_retry_s;
+	o->queue_max = 4096;
+	o->data_dir = cfg->data_dir;
+	o->deliver.ca_file = cfg->webhook_ca_file;
+	o->deliver.timeout_s = cfg->webhook_timeout_s;
+}
+
+/* Contract: see api_app.h. */
+int twl_api_app_start(struct twl_server *srv, void **state)
+{
+	struct api_state *st = calloc(1, sizeof(*st));
+	struct twl_alerts_opts o;
+	int rc;
+
+	if (!st) {
+		twl_log(LOG_ERR, "cannot start the application: out of memory");
+		return -ENOMEM;
+	}
+	rc = twl_api_ingest_start(srv, &st->writer);
+	if (rc) {
+		free(st);
+		return rc;
+	}
+	alerts_opts(twl_server_config(srv), &o);
+	st->alerts = twl_alerts_new(twl_server_store(srv), &o);
+	if (!st->alerts) {
+		rc = -(errno ? errno : ENOMEM);
+		twl_log(LOG_ERR, "cannot start the alert threads: %s",
+			strerror(-rc));
+		twl_api_ingest_drain(st->writer);
+		twl_api_ingest_free(st->writer);
+		free(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* Contract: see api_app.h. */
+void twl_api_app_drain(void *state)
+{
+	struct api_state *st = state;
+
+	if (st)
+		twl_api_ingest_drain(st->writer);
+}
+
+/* Contract: see api_app.h. */
+void twl_api_app_free(void *state)
+{
+	struct api_state *st = state;
+
+	if (!st)
+		return;
+	twl_alerts_free(st->alerts);
+	twl_api_ingest_free(st->writer);
+	free(st);
+}
+
+/* Contract: see api_ingest.h. */
+struct twl_writer *twl_api_writer(struct twl_server *srv)
+{
+	struct api_state *st = twl_server_app_state(srv);
+
+	return st ? st->writer : NULL;
+}
+
+/* Contract: see api_app.h. */
+struct twl_alerts *twl_api_alerts(struct twl_server *srv)
+{
+	struct api_state *st = twl_server_app_state(srv);
+
+	return st ? st->alerts : NULL;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twilight's application state (http/server.h, struct twl_app): the
+ * ingest writer (api_ingest.h) and the alerts (alerts/alerts.h), started
+ * together before the first connection and stopped after the last.
+ */
+#ifndef TWL_SERVER_API_APP_H
+#define TWL_SERVER_API_APP_H
+
+struct twl_server;
+struct twl_alerts;
+
+/*
+ * twl_api_app_start - start the writer, then the alerts, into *state: 0,
+ * or a negative errno after logging what failed (nothing left running).
+ * twl_api_app_drain - the writer's drain (twl_api_ingest_drain()).
+ * twl_api_app_free - stop the alerts, free the writer (NULL-safe).
+ */
+int twl_api_app_start(struct twl_server *srv, void **state);
+void twl_api_app_drain(void *state);
+void twl_api_app_free(void *state);
+
+/*
+ * twl_api_alerts - the alerts of a server running twl_api_app, where
+ * any handler may raise an event (twl_alert_raise()); NULL for one
+ * serving other routes.
+ */
+struct twl_alerts *twl_api_alerts(struct twl_server *srv);
+
+#endif /* TWL_SERVER_API_APP_H */

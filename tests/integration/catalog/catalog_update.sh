@@ -1,0 +1,160 @@
+#!/bin/bash
+# A catalog update pushed through the server reaches a running agent:
+#  1. `twilight-server catalog check` accepts the shipped catalog, refuses a
+#     broken one (exit 1, naming the record and field) and a missing file.
+#  2. A server with the compiled-in catalog and an agent reading a FIFO (in
+#     /dev/kmsg record format, not this machine's /dev/kmsg): a kernel
+#     record (facility 0) with a text the catalog lacks arrives as an
+#     unknown text.
+#  3. The server restarts with a newer data-directory catalog.json that
+#     lists the text: it serves it (version, ETag, 304), re-matches the
+#     stored unknown text, and the agent -- the same process -- fetches it,
+#     keeps it in its state directory and reports the same text from the
+#     kernel as a warning of the feature, with the new catalog_version.
+#     The same text written from user space (facility 1) stays ignored.
+set -euo pipefail
+SERVER=$1
+AGENT=$2
+SRC=$3
+WORK=$(mktemp -d /tmp/twl-catalog-XXXXXX)
+SPID= APID=
+cleanup() {
+	[ -n "$APID" ] && kill "$APID" 2>/dev/null && wait "$APID" 2>/dev/null
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
+	exec 3>&- 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+	echo "catalog_update: FAIL: $*" >&2
+	for f in server.out agent.out; do
+		[ -f "$WORK/$f" ] && { echo "--- $f" >&2; tail -n 30 "$WORK/$f" >&2; }
+	done
+	exit 1
+}
+D=$WORK/data
+TEXT="twilight-test: memory.twl_probe is deprecated and will be removed"
+SHIPPED=$(jq .version "$SRC/schema/catalog.json")
+NEWER=$((SHIPPED + 1))
+
+# 1. catalog check
+"$SERVER" catalog check "$SRC/schema/catalog.json" >"$WORK/check" 2>&1 ||
+	fail "the shipped catalog is refused: $(cat "$WORK/check")"
+grep -q "valid catalog version $SHIPPED" "$WORK/check" || fail "check output: $(cat "$WORK/check")"
+jq '(.features[] | select(.id == "memcg_v1.soft_limit") | .messages[0].level) = 9' \
+	"$SRC/schema/catalog.json" >"$WORK/bad.json"
+rc=0
+"$SERVER" catalog check "$WORK/bad.json" >"$WORK/check" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "a broken catalog: exit $rc, want 1"
+grep -q "memcg_v1.soft_limit.*messages\[0\].level" "$WORK/check" ||
+	fail "the error does not name the record and field: $(cat "$WORK/check")"
+rc=0
+"$SERVER" catalog check "$WORK/absent.json" >"$WORK/check" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "a missing file: exit $rc, want 1"
+
+jq --arg t "$TEXT" --argjson v "$NEWER" '.version = $v |
+	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages) +=
+	[{"text": $t, "match": "exact", "level": 4}]' \
+	"$SRC/schema/catalog.json" >"$WORK/newer.json"
+"$SERVER" catalog check "$WORK/newer.json" >/dev/null 2>&1 || fail "the newer catalog is refused"
+
+start_server() { # listen address
+	"$SERVER" --data-dir "$D" --listen "$1" >>"$WORK/server.out" 2>&1 &
+	SPID=$!
+	local n
+	n=$(grep -c "listening on" "$WORK/server.out" || true)
+	for _ in $(seq 1 300); do
+		[ "$(grep -c "listening on" "$WORK/server.out" || true)" -gt "$n" ] && break
+		kill -0 "$SPID" 2>/dev/null || fail "server exited"
+		sleep 0.1
+	done
+	PORT=$(sed -n 's/.*listening on .*(port \([0-9]*\)).*/\1/p' "$WORK/server.out" | tail -n 1)
+	[ -n "$PORT" ] || fail "server did not start"
+}
+get() { # path token [extra curl args] -> HTTP status; body in $WORK/body
+	local p=$1 t=$2
+	shift 2
+	curl -s -o "$WORK/body" -D "$WORK/headers" -w '%{http_code}' --cacert "$D/ca.pem" \
+		-H "Authorization: Bearer $t" "$@" "https://localhost:$PORT$p"
+}
+sql() { sqlite3 -cmd ".timeout 5000" "$D/twilight.db" "$1"; }
+wait_for() { # what command...
+	local what=$1
+	shift
+	for _ in $(seq 1 300); do
+		"$@" && return 0
+		kill -0 "$APID" 2>/dev/null || fail "the agent exited while waiting for $what"
+		sleep 0.1
+	done
+	fail "timed out waiting for $what"
+}
+
+# 2. the compiled-in catalog on both sides
+start_server 127.0.0.1:0
+ADMIN=$(cat "$D/admin.token")
+[ "$(get /api/v1/catalog "$ADMIN")" = 200 ] || fail "GET /api/v1/catalog"
+[ "$(jq .version "$WORK/body")" = "$SHIPPED" ] || fail "served version $(jq .version "$WORK/body")"
+[ "$(get "/api/v1/agent/catalog?have=$SHIPPED" "$(cat "$D/agent.token")")" = 204 ] ||
+	fail "an agent with the server's version is not told 204"
+[ "$(get /api/v1/agent/catalog "$ADMIN")" = 403 ] || fail "the agent route admits an admin"
+
+mkfifo "$WORK/kmsg"
+exec 3<>"$WORK/kmsg" # held open: the agent never sees the end of it
+mkdir -p "$WORK/state"
+cat >"$WORK/agent.conf" <<CONF
+server-url = https://localhost:$PORT
+ca-file = $D/ca.pem
+enroll-token-file = $D/agent.token
+state-dir = $WORK/state
+spool-dir = $WORK/state/spool
+kmsg-path = $WORK/kmsg
+journal = false
+bpf = false
+batch-interval = 1s
+catalog-interval = 1s
+log-level = debug
+CONF
+"$AGENT" -c "$WORK/agent.conf" >"$WORK/agent.out" 2>&1 &
+APID=$!
+ts=$(($(date +%s) * 1000000))
+printf '4,1000,%s,-;%s\n' "$ts" "$TEXT" >&3
+unknown_stored() { [ "$(sql "SELECT count(*) FROM unknown_deprecations WHERE text = '$TEXT'")" = 1 ]; }
+wait_for "the unknown text at the server" unknown_stored
+[ "$(sql "SELECT count(*) FROM warnings WHERE feature_id = 'memcg_v1.soft_limit'")" = 0 ] ||
+	fail "a warning before the catalog knew the text"
+
+# 3. the newer catalog in the server's data directory; the agent keeps running
+kill -TERM "$SPID"
+wait "$SPID" || fail "server did not exit 0 on SIGTERM"
+SPID=
+cp "$WORK/newer.json" "$D/catalog.json"
+start_server "127.0.0.1:$PORT"
+grep -q "catalog version $NEWER from $D/catalog.json" "$WORK/server.out" ||
+	fail "the server does not say it uses its data directory catalog"
+[ "$(sql "SELECT matched_feature_id FROM unknown_deprecations WHERE text = '$TEXT'")" = memcg_v1.soft_limit ] ||
+	fail "the stored unknown text was not re-matched"
+[ "$(get /api/v1/catalog "$ADMIN")" = 200 ] || fail "GET /api/v1/catalog after the update"
+[ "$(jq .version "$WORK/body")" = "$NEWER" ] || fail "served version after the update"
+jq -e --arg t "$TEXT" '[.features[].messages[].text] | index($t)' "$WORK/body" >/dev/null ||
+	fail "the served catalog lacks the new text"
+etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: *\(.*\)\r$/\1/p' "$WORK/headers")
+[ -n "$etag" ] || fail "no ETag"
+[ "$(get /api/v1/catalog "$ADMIN" -H "If-None-Match: $etag")" = 304 ] || fail "If-None-Match: not 304"
+
+kept() { [ -f "$WORK/state/catalog.json" ] && [ "$(jq .version "$WORK/state/catalog.json")" = "$NEWER" ]; }
+wait_for "the agent to keep the newer catalog" kept
+grep -q "catalog updated from the server: version $SHIPPED -> $NEWER" "$WORK/agent.out" ||
+	fail "the agent did not log the update"
+# the same text from user space (facility 1), then from the kernel
+ts=$(($(date +%s) * 1000000))
+printf '12,1001,%s,-;%s\n4,1002,%s,-;%s\n' "$ts" "$TEXT" "$ts" "$TEXT" >&3
+warned() { [ "$(sql "SELECT count(*) FROM warnings WHERE feature_id = 'memcg_v1.soft_limit' AND kmsg_seq = 1002")" = 1 ]; }
+wait_for "the warning of the new text" warned
+[ "$(sql "SELECT count(*) FROM warnings WHERE kmsg_seq = 1001")" = 0 ] ||
+	fail "the user-space record counted"
+[ "$(sql "SELECT sum(count) FROM unknown_deprecations WHERE text = '$TEXT'")" = 1 ] ||
+	fail "the text was reported as unknown again"
+[ "$(sql "SELECT catalog_version FROM hosts")" = "$NEWER" ] ||
+	fail "host.catalog_version is $(sql "SELECT catalog_version FROM hosts")"
+kill -0 "$APID" || fail "the agent is gone"
+echo "catalog_update: ok (server and agent moved from catalog $SHIPPED to $NEWER; agent pid $APID never restarted)"
