@@ -38,6 +38,8 @@ struct twl_bpf_cfg {
 	bool enable;
 	const char *pin_dir; /* NULL = TWL_BPF_PIN_DIR */
 	bool no_pin; /* do not pin (counts then die with the agent) */
+	/* each program's verifier statistics (insns processed) to the debug log */
+	bool verifier_stats;
 	struct twl_bpf_privacy
 		privacy; /* applied before anything leaves the host */
 };

@@ -91,6 +91,7 @@ struct twl_bpf {
 	struct twl_usage_bpf *skel;
 	char pin_dir[PATH_MAX];
 	bool pinning;
+	bool verifier_stats;
 	int usage_fd, paths_fd, files_fd, overflow_fd, meta_fd;
 	struct probe probes[P_NR];
 	struct ctl_state ctl[TWL_CTL_NR];

@@ -344,6 +344,9 @@ static int load_selected(void *ctx, const bool *on, size_t n)
 			b->skel->obj, twl_bpf_probe_def[i].prog);
 		if (prog)
 			bpf_program__set_autoload(prog, on[i]);
+		/* BPF_LOG_STATS: libbpf logs "processed N insns" per program */
+		if (prog && b->verifier_stats)
+			bpf_program__set_log_level(prog, 4);
 	}
 	return twl_usage_bpf__load(b->skel);
 }
@@ -460,6 +463,7 @@ struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 	}
 	libbpf_set_print(libbpf_print);
 
+	b->verifier_stats = cfg->verifier_stats;
 	setup_pinning(b, cfg);
 	if (b->pinning)
 		drop_orphan_links(b);

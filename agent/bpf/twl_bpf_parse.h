@@ -11,9 +11,9 @@
  *
  * twl_memparse_pages() is the v1 memory controller's own value parser
  * (mem_cgroup_write: strstrip, then page_counter_memparse(buf, "-1")), for
- * the writes whose value the kernel stores nowhere BPF can read it back. The
- * programs do not run it yet (README.md, "Values written"); it is built for a
- * bpf_loop() callback: one step at a time over a struct the caller keeps.
+ * the writes whose value the kernel stores nowhere BPF can read it back (and
+ * failed writes). The programs run it in a bpf_loop() callback, one step at
+ * a time over a struct the caller keeps (usage.bpf.c, twl_limit_value()).
  */
 #ifndef TWILIGHT_BPF_PARSE_H
 #define TWILIGHT_BPF_PARSE_H

@@ -53,8 +53,7 @@ enum twl_bpf_cond {
 /*
  * files map value .flags: where the value a write set is found. A stored
  * value is read back after a successful write; otherwise a TWL_BPF_FILE_PAGES
- * buffer is parsed as the kernel does (twl_memparse_pages()). The programs
- * use only TWL_BPF_FILE_U64 so far (README.md, "Values written").
+ * buffer is parsed as the kernel does (twl_memparse_pages()).
  */
 #define TWL_BPF_FILE_PAGES 0x4 /* buffer: page_counter_memparse(buf, "-1") */
 #define TWL_BPF_FILE_SOFT 0x8 /* stored: mem_cgroup::soft_limit */
@@ -115,9 +114,10 @@ struct twl_bpf_usage_key {
 
 /*
  * Value of the usage map. The value summary (val_*) covers the writes whose
- * value is known: the number a write_u64 file was given (the limit files,
- * in bytes rounded down to pages, are not filled in yet). It is updated without a lock: two CPUs writing the same
- * key at the same instant may lose one update of val_min or val_max.
+ * value is known: the number a write_u64 file was given, or the limit set
+ * through mem_cgroup_write, in bytes rounded down to pages. It is updated
+ * without a lock: two CPUs writing the same key at the same instant may lose
+ * one update of val_min or val_max.
  */
 struct twl_bpf_usage_val {
 	__u64 count; /* attempts (each counted once, when it returns) */

@@ -125,8 +125,8 @@ unsigned twl_file_cond(const char *file, bool warns);
  * found (the TWL_BPF_FILE_PAGES..TWL_BPF_FILE_U64 flags of the files map):
  * the memory limits are parsed like page_counter_memparse() and, but for
  * kmem.limit_in_bytes (which stores nothing), stored in mem_cgroup; the
- * write_u64 files pass the parsed value (the only kind the programs record
- * so far). 0 for files with no value (force_empty, the reset files) or NULL.
+ * write_u64 files pass the parsed value. 0 for files with no value
+ * (force_empty, the reset files) or NULL.
  */
 unsigned twl_file_value_flags(const char *file);
 

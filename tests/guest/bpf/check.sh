@@ -106,9 +106,9 @@ for p in twl_usage twl_paths twl_files twl_mem_write twl_mem_reset twl_force_emp
 done
 
 # Values written: the summary per key exactly (comm last min max unlimited
-# unit source; "-" for none). Only the write_u64 files carry one so far; the
-# limits written through mem_cgroup_write get none yet (agent/bpf/README.md,
-# "Values written"), which the "-" lines pin down until they do.
+# unit source; "-" for none). Limits: read back after success (stored),
+# parsed from the buffer when the write failed or the file stores nothing
+# (kmem.limit_in_bytes); "max" is refused on v1 and leaves none.
 value_of() {
 	jq -r --arg c "$2" '[.usage[] | select(.comm == $c and .op == "write")] |
 		if length != 1 then "entries=\(length)" else .[0] |
@@ -126,8 +126,14 @@ check_value report2 twl-swap "30 30 30 false number parsed"
 check_value report2 twl-move "0 0 0 false bitmask parsed"
 check_value report2 twl-oomw "0 0 0 false number parsed"
 check_value report2 twl-swaproot "60 60 60 false number parsed"
-for c in twl-sv256 twl-svmax twl-kmemv twl-soft; do
-	check_value report2 $c "-"
+check_value report2 twl-sv256 "-1 268435456 268435456 true bytes stored"
+check_value report2 twl-svmax "-"
+check_value report2 twl-kmemv "0 0 268435456 false bytes parsed"
+check_value report2 twl-kmem "104857600 104857600 104857600 false bytes parsed"
+check_value report2 twl-tcp "104857600 104857600 104857600 false bytes stored"
+check_value report2 twl-limit "209715200 209715200 209715200 false bytes stored"
+for r in report1 report2; do
+	check_value $r twl-soft "33554432 33554432 67108864 false bytes stored"
 done
 jq -e '[.usage[] | select(.op != "write" and has("value"))] | length == 0' "$D/report2.json" >/dev/null ||
 	bad "report2 has a value on a read or a registration"
@@ -149,6 +155,15 @@ jq -e '.usage | length > 0 and all((.cgroup == "" or (.cgroup | startswith("h:")
 [ "$(jq -c '[.usage[] | [.op, .file, .count, .failed]] | sort' "$D/report2.json")" = \
   "$(jq -c '[.usage[] | [.op, .file, .count, .failed]] | sort' "$D/report3.json")" ] ||
 	bad "report3 counts differ from report2"
+
+# Instructions the verifier processed per program (the upgraded loader ran
+# with --verbose: BPF_LOG_STATS); twl_mem_write must be among them (loaded).
+awk '/BEGIN PROG LOAD LOG/ { match($0, /prog .[a-z_0-9]+./); p = substr($0, RSTART + 6, RLENGTH - 7) }
+	/processed [0-9]+ insns/ && p != "" { sub(/.*processed/, "processed"); print "verifier: " p ": " $0; p = "" }' \
+	"$D/dump0.err" >"$D/verifier.txt"
+cat "$D/verifier.txt"
+grep -q '^verifier: twl_mem_write: processed ' "$D/verifier.txt" ||
+	bad "no verifier statistics for twl_mem_write in dump0.err"
 
 if [ $errors != 0 ]; then
 	echo "FAIL: $errors check(s) failed" >&2

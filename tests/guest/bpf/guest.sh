@@ -57,7 +57,7 @@ mount -t cgroup2 none $U || fail "mount cgroup2"
 mount -t cgroup -o none,name=twl none $NAMED || fail "mount v1 named hierarchy"
 
 # --- phase A: agent running --------------------------------------------------
-twl-bpf-dump --hold >/tmp/report0.json 2>/tmp/dump0.err &
+twl-bpf-dump --hold --verbose >/tmp/report0.json 2>/tmp/dump0.err &
 DUMP=$!
 i=0
 while [ ! -s /tmp/report0.json ] && [ $i -lt 300 ]; do
