@@ -8,7 +8,8 @@
  * this BTF lacks) -> open the skeleton, point every map at its pin path
  * (libbpf reuses a pinned map or pins the new one) and load; when that
  * fails, each program alone, then the set without those that failed alone
- * (twl_bpf_decide.c) -> fill the files map from the catalog -> attach and
+ * (twl_bpf_decide.c) -> fill the files map from the catalog -> carry the
+ * counts of the previous map layout over (twl_bpf_import.c) -> attach and
  * pin the remaining links (twl_bpf_attach.c).
  */
 #include <errno.h>
@@ -490,6 +491,7 @@ struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 		goto out;
 	}
 	use_maps(b);
+	twl_bpf_import_old(b);
 	twl_bpf_attach_all(b);
 out:
 	btf__free(vmlinux);

@@ -19,7 +19,7 @@ bad() {
 	errors=$((errors + 1))
 }
 
-for f in workload1.log workload.log other.log report0.json report1.json report2.json \
+for f in workload0.log workload1.log workload.log other.log pins-top.txt report0.json report1.json report2.json \
 	report3.json dump1.err dump2.err pins.txt; do
 	[ -f "$D/$f" ] || { echo "FAIL: guest did not export $f" >&2; exit 1; }
 done
@@ -56,9 +56,15 @@ compare() {
 	fi
 }
 
-# Nothing had happened when the probes were first attached.
-n0=$(jq '.usage | length' "$D/report0.json")
-[ "$n0" = 0 ] && echo "ok: report0 (at attach) has no usage" || bad "report0 has $n0 usage entries before any workload ran"
+# Upgrade: the loader of this tree found the previous layout's pins (v1),
+# carried its counts over (report0, at attach, holds exactly phase 0, run
+# under the previous loader and its pinned links) and removed them, so the
+# old programs count nothing twice.
+compare "report0 (upgrade from layout v1: its counts carried over)" "$D/workload0.log" "$D/report0.json"
+grep -q 'carried [1-9][0-9]* counters over from the previous agent' "$D/dump0.err" ||
+	bad "the upgraded loader did not say it carried the v1 counters over"
+[ "$(tr '\n' ' ' <"$D/pins-top.txt")" = "v2 " ] ||
+	bad "after the upgrade /sys/fs/bpf/twilight holds '$(tr '\n' ' ' <"$D/pins-top.txt")', want only v2"
 
 # Restart after kill -9: everything from phases A (agent up) and B (agent down).
 compare "report1 (restart after kill -9; phase B ran with no agent)" "$D/workload1.log" "$D/report1.json"
@@ -108,7 +114,8 @@ done
 # Values written: the summary per key exactly (comm last min max unlimited
 # unit source; "-" for none). Limits: read back after success (stored),
 # parsed from the buffer when the write failed or the file stores nothing
-# (kmem.limit_in_bytes); "max" is refused on v1 and leaves none.
+# (kmem.limit_in_bytes); "max" is refused on v1 and leaves none; phase 0's
+# writes (the previous loader) carry no value.
 value_of() {
 	jq -r --arg c "$2" '[.usage[] | select(.comm == $c and .op == "write")] |
 		if length != 1 then "entries=\(length)" else .[0] |
@@ -132,6 +139,7 @@ check_value report2 twl-kmemv "0 0 268435456 false bytes parsed"
 check_value report2 twl-kmem "104857600 104857600 104857600 false bytes parsed"
 check_value report2 twl-tcp "104857600 104857600 104857600 false bytes stored"
 check_value report2 twl-limit "209715200 209715200 209715200 false bytes stored"
+check_value report2 twl-oldonly "-"
 for r in report1 report2; do
 	check_value $r twl-soft "33554432 33554432 67108864 false bytes stored"
 done
