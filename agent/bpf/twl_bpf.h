@@ -26,7 +26,7 @@
 #include "usage_conv.h"
 
 /* Versioned: a change of map layout (twl_bpf_types.h) means a new directory. */
-#define TWL_BPF_PIN_DIR "/sys/fs/bpf/twilight/v1"
+#define TWL_BPF_PIN_DIR "/sys/fs/bpf/twilight/v2"
 
 struct twl_bpf_cfg {
 	/*
@@ -38,6 +38,8 @@ struct twl_bpf_cfg {
 	bool enable;
 	const char *pin_dir; /* NULL = TWL_BPF_PIN_DIR */
 	bool no_pin; /* do not pin (counts then die with the agent) */
+	/* each program's verifier statistics (insns processed) to the debug log */
+	bool verifier_stats;
 	struct twl_bpf_privacy
 		privacy; /* applied before anything leaves the host */
 };

@@ -35,6 +35,24 @@ static __always_inline struct kernfs_node *twl_kn_parent(struct kernfs_node *kn)
 }
 
 /*
+ * The parent of the kernfs node at address @kn, read with helpers (for
+ * global functions, which take addresses, not BTF-typed pointers); 0 when
+ * unreadable.
+ */
+static __always_inline __u64 twl_kn_parent_addr(__u64 kn)
+{
+	__u64 p = 0;
+
+	if (bpf_core_field_exists(struct kernfs_node___615, __parent))
+		bpf_core_read(&p, sizeof(p),
+			      &((struct kernfs_node___615 *)kn)->__parent);
+	else
+		bpf_core_read(&p, sizeof(p),
+			      &((struct kernfs_node___pre615 *)kn)->parent);
+	return p;
+}
+
+/*
  * memory_cgrp_id depends on which controllers the kernel was built with;
  * read it from the kernel's enum cgroup_subsys_id. Returns -1 when the
  * kernel has no memory controller.

@@ -6,6 +6,8 @@
  *                     one covers, and the kmsg/BPF cross-check
  *   twl_bpf_load.c    open the skeleton, pin or reuse maps and links, load,
  *                     fill the files map; the handle's life
+ *   twl_bpf_import.c  carry the counts pinned by an agent of the previous
+ *                     map layout over, then unpin them
  *   twl_bpf_attach.c  attach each probe that is not attached yet, one step
  *                     per probe, and pin its link
  *   twl_bpf_read.c    drain the maps and convert them into wire usage[]
@@ -91,6 +93,7 @@ struct twl_bpf {
 	struct twl_usage_bpf *skel;
 	char pin_dir[PATH_MAX];
 	bool pinning;
+	bool verifier_stats;
 	int usage_fd, paths_fd, files_fd, overflow_fd, meta_fd;
 	struct probe probes[P_NR];
 	struct ctl_state ctl[TWL_CTL_NR];
@@ -126,5 +129,18 @@ void twl_bpf_plan(struct twl_bpf *b, const struct btf *vmlinux, bool *want);
  * Notes the first attach time in the meta map.
  */
 void twl_bpf_attach_all(struct twl_bpf *b);
+
+/*
+ * twl_bpf_import_old - after loading, before attaching: when the previous
+ * layout's pin directory ("v1", beside b->pin_dir) exists, unpin its links,
+ * write its counts (usage with file ids translated by name, paths, first
+ * attach time, overflows) into this handle's maps, and unpin and remove it.
+ * Not imported (only removed) when this run reused pinned links: those
+ * counted all along. An unreadable old usage map is left in place (its
+ * links keep counting) with a warning. Safe to run again after a crash at
+ * any point: counts are set, not added, and nothing is attached before the
+ * old directory is gone.
+ */
+void twl_bpf_import_old(struct twl_bpf *b);
 
 #endif /* TWILIGHT_AGENT_BPF_INTERNAL_H */

@@ -8,7 +8,8 @@
  * this BTF lacks) -> open the skeleton, point every map at its pin path
  * (libbpf reuses a pinned map or pins the new one) and load; when that
  * fails, each program alone, then the set without those that failed alone
- * (twl_bpf_decide.c) -> fill the files map from the catalog -> attach and
+ * (twl_bpf_decide.c) -> fill the files map from the catalog -> carry the
+ * counts of the previous map layout over (twl_bpf_import.c) -> attach and
  * pin the remaining links (twl_bpf_attach.c).
  */
 #include <errno.h>
@@ -141,7 +142,8 @@ static int open_pinned_map(struct twl_bpf *b, const char *name)
 /*
  * Put control file @name into the files map with @flag (a direct or an
  * event file of a feature that @warns or not): a new entry gets the next
- * id, an existing one keeps its id and gains the flag. 0 or -errno.
+ * id, an existing one keeps its id and gains the flag; a direct file also
+ * gets its value flags (twl_file_value_flags()). 0 or -errno.
  */
 static int put_file(struct twl_bpf *b, const char *name, __u32 flag, bool warns,
 		    __u32 *next_id)
@@ -166,6 +168,8 @@ static int put_file(struct twl_bpf *b, const char *name, __u32 flag, bool warns,
 			.flags = flag,
 		};
 	}
+	if (flag == TWL_BPF_FILE_DIRECT)
+		fv.flags |= twl_file_value_flags(name);
 	return bpf_map_update_elem(b->files_fd, &fk, &fv, BPF_ANY) ? -errno : 0;
 }
 
@@ -341,6 +345,9 @@ static int load_selected(void *ctx, const bool *on, size_t n)
 			b->skel->obj, twl_bpf_probe_def[i].prog);
 		if (prog)
 			bpf_program__set_autoload(prog, on[i]);
+		/* BPF_LOG_STATS: libbpf logs "processed N insns" per program */
+		if (prog && b->verifier_stats)
+			bpf_program__set_log_level(prog, 4);
 	}
 	return twl_usage_bpf__load(b->skel);
 }
@@ -457,6 +464,7 @@ struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 	}
 	libbpf_set_print(libbpf_print);
 
+	b->verifier_stats = cfg->verifier_stats;
 	setup_pinning(b, cfg);
 	if (b->pinning)
 		drop_orphan_links(b);
@@ -483,6 +491,7 @@ struct twl_bpf *twl_bpf_open(const struct twl_bpf_cfg *cfg)
 		goto out;
 	}
 	use_maps(b);
+	twl_bpf_import_old(b);
 	twl_bpf_attach_all(b);
 out:
 	btf__free(vmlinux);

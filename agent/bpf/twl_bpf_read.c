@@ -183,6 +183,10 @@ static json_t *usage_json(struct twl_bpf *b, const struct snap *s,
 		.condition_met = v->condition_met,
 		.first_ns = v->first_ns,
 		.last_ns = v->last_ns,
+		.val_flags = v->val_flags,
+		.val_last = v->val_last,
+		.val_min = v->val_min,
+		.val_max = v->val_max,
 	};
 	return twl_usage_entry_to_json(&e, boot_rt, &b->privacy);
 }

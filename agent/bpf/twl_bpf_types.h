@@ -4,9 +4,10 @@
  * (twl_bpf_*.c). Included from BPF code (after vmlinux.h) and from user
  * space (after <linux/types.h>), so only __u32/__u64/char here.
  *
- * The maps are pinned under /sys/fs/bpf/twilight/v1/ and outlive the agent:
- * any change to these layouts must bump the "v1" in the pin directory
- * (TWL_BPF_PIN_DIR in twl_bpf.h), never reuse maps of another layout.
+ * The maps are pinned under /sys/fs/bpf/twilight/v2/ and outlive the agent:
+ * any change to these layouts must bump the "v2" in the pin directory
+ * (TWL_BPF_PIN_DIR in twl_bpf.h), never reuse maps of another layout
+ * (v1: the usage value without the value summary).
  */
 #ifndef TWILIGHT_BPF_TYPES_H
 #define TWILIGHT_BPF_TYPES_H
@@ -49,6 +50,17 @@ enum twl_bpf_cond {
 /* files map value .flags: which uses of the file are counted. */
 #define TWL_BPF_FILE_DIRECT 0x1 /* reads and writes of the file */
 #define TWL_BPF_FILE_EVENT 0x2 /* eventfd registrations on it */
+/*
+ * files map value .flags: where the value a write set is found. A stored
+ * value is read back after a successful write; otherwise a TWL_BPF_FILE_PAGES
+ * buffer is parsed as the kernel does (twl_memparse_pages()).
+ */
+#define TWL_BPF_FILE_PAGES 0x4 /* buffer: page_counter_memparse(buf, "-1") */
+#define TWL_BPF_FILE_SOFT 0x8 /* stored: mem_cgroup::soft_limit */
+#define TWL_BPF_FILE_TCP 0x10 /* stored: mem_cgroup::tcpmem.max */
+#define TWL_BPF_FILE_MEM 0x20 /* stored: mem_cgroup::memory.max */
+#define TWL_BPF_FILE_MEMSW 0x40 /* stored: mem_cgroup::memsw.max */
+#define TWL_BPF_FILE_U64 0x80 /* the write_u64 handler's parsed argument */
 
 /* Index into the per-CPU overflow counter array. */
 enum twl_bpf_overflow {
@@ -91,6 +103,22 @@ struct twl_bpf_usage_key {
 	char comm[TWL_BPF_COMM_LEN];
 };
 
+/* usage map value .val_flags */
+#define TWL_BPF_VAL_SEEN 0x1 /* val_last holds a value */
+#define TWL_BPF_VAL_FINITE 0x2 /* val_min and val_max hold values */
+#define TWL_BPF_VAL_UNLIMITED 0x4 /* unlimited was written at least once */
+#define TWL_BPF_VAL_STORED 0x8 /* a value was read from the kernel's state */
+#define TWL_BPF_VAL_PARSED 0x10 /* a value was parsed from a written buffer */
+/* val_last of an unlimited value (PAGE_COUNTER_MAX, or "-1" written). */
+#define TWL_BPF_VAL_INF (~0ULL)
+
+/*
+ * Value of the usage map. The value summary (val_*) covers the writes whose
+ * value is known: the number a write_u64 file was given, or the limit set
+ * through mem_cgroup_write, in bytes rounded down to pages. It is updated
+ * without a lock: two CPUs writing the same key at the same instant may lose
+ * one update of val_min or val_max.
+ */
 struct twl_bpf_usage_val {
 	__u64 count; /* attempts (each counted once, when it returns) */
 	__u64 failed; /* attempts that returned an error */
@@ -98,7 +126,9 @@ struct twl_bpf_usage_val {
 	__u64 first_ns; /* CLOCK_MONOTONIC */
 	__u64 last_ns;
 	__u32 last_pid; /* tgid */
-	__u32 pad;
+	__u32 val_flags; /* TWL_BPF_VAL_* */
+	__u64 val_last; /* TWL_BPF_VAL_INF: unlimited */
+	__u64 val_min, val_max; /* finite values only */
 };
 
 /* Key and value of the path map: where a cgroup id first seen lives. */

@@ -15,6 +15,13 @@
  *    it failed (every call returns; the handler's result is what the write
  *    returns). write_u64 handlers get the value already parsed; a value
  *    kstrtoull() refuses never reaches them and is not counted.
+ *    Each write's value goes into a per-key summary (last, min, max,
+ *    unlimited seen), never a key per value: the write_u64 argument; for
+ *    mem_cgroup_write, after success, the limit the kernel stored (CO-RE
+ *    read of mem_cgroup), else (failed, or kmem.limit_in_bytes, which
+ *    stores nothing) the buffer parsed as the kernel parses it
+ *    (twl_memparse_pages()), in a global function the verifier checks
+ *    once on its own (twl_limit_value()).
  *  - fexit cgroup_file_open: reads, counted once per open for reading.
  *    Chosen over cgroup_seqfile_show because seq_read calls show again
  *    when its buffer overflows and once per record, so counting there
@@ -116,6 +123,37 @@ struct {
 	__type(value, struct twl_bpf_path_val);
 } twl_scratch SEC(".maps");
 
+/* The value a write set, for the usage value summary. */
+struct twl_obs {
+	__u64 val; /* bytes or number; TWL_BPF_VAL_INF: unlimited */
+	__u32 src; /* TWL_BPF_VAL_STORED or TWL_BPF_VAL_PARSED; 0: none */
+};
+
+/*
+ * Per-CPU scratch of twl_limit_value(): the buffer, the scanner's state and
+ * the value found, in map memory, so the verifier knows none of it. That is
+ * on purpose: the bpf_loop() callback is verified once, not per byte, and
+ * from unknown state every branch of twl_memparse_step() is checked (from
+ * known initial constants, 6.1 verifies the callback once and would take
+ * the other branches for dead code); and count_use() is verified once for
+ * every kind of value (none, stored, parsed, unlimited). Only twl_mem_write
+ * uses it, and a tracing program does not run nested on one CPU.
+ */
+struct twl_vscratch_val {
+	char buf[TWL_BPF_MEMPARSE_LEN];
+	struct twl_memparse p;
+	__s32 r; /* twl_memparse_step()'s last return */
+	__u32 pad;
+	struct twl_obs obs; /* the value, for count_use() */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct twl_vscratch_val);
+} twl_vscratch SEC(".maps");
+
 static __always_inline void count_overflow(__u32 idx)
 {
 	__u64 *c = bpf_map_lookup_elem(&twl_overflow, &idx);
@@ -216,19 +254,33 @@ static __always_inline void capture_path(struct kernfs_node *kn, __u64 cgid,
 		count_overflow(TWL_BPF_OVF_PATH);
 }
 
-/* The non_hierarchical condition for the buffer being written (see twl_bpf_parse.h). */
-static __always_inline bool value_not_1(const char *buf)
+/*
+ * twl_buf_not_1 - the non_hierarchical condition for the buffer at address
+ * @buf being written (see twl_bpf_parse.h): 1 when the kernel parses it as
+ * a number other than 1, else 0.
+ *
+ * Global, not inlined: its fully unrolled scanner, inlined, multiplied the
+ * paths of the kernfs-style write programs (about 650000 instructions
+ * processed on 6.1 for twl_mem_reset, close to the verifier's limit);
+ * checked once on its own, with an unknown buffer, it costs what it costs
+ * once. Its argument is an address: global functions take numbers.
+ */
+__noinline int twl_buf_not_1(__u64 buf)
 {
 	char s[TWL_BPF_VALUE_LEN] = {};
 
-	if (bpf_probe_read_kernel_str(s, sizeof(s), buf) <= 1)
-		return false;
+	if (!buf ||
+	    bpf_probe_read_kernel_str(s, sizeof(s), (const void *)buf) <= 1)
+		return 0;
 	return twl_value_not_1(s);
 }
 
-/* @dir is the target cgroup's directory; root when it has no parent. */
+/*
+ * @dir is the target cgroup's directory; root when it has no parent. @buf
+ * (an address, or 0 where the value comes parsed) is the written buffer.
+ */
 static __always_inline bool cond_met(__u16 cond, struct kernfs_node *dir,
-				     const char *buf)
+				     __u64 buf)
 {
 	switch (cond) {
 	case TWL_BPF_COND_ALWAYS:
@@ -236,7 +288,7 @@ static __always_inline bool cond_met(__u16 cond, struct kernfs_node *dir,
 	case TWL_BPF_COND_NON_ROOT:
 		return twl_kn_parent(dir) != NULL;
 	case TWL_BPF_COND_VALUE_NOT_1:
-		return buf && value_not_1(buf);
+		return buf && twl_buf_not_1(buf);
 	default:
 		return false;
 	}
@@ -268,14 +320,40 @@ key_set_writer(struct twl_bpf_usage_key *k, struct task_struct *t, int mem_id)
 }
 
 /*
- * Count one use under @k: look up or insert (BPF_NOEXIST), then add. A full
- * map is counted in the per-CPU overflow counter, never silent. On first
- * insert the target (@dir) and writer (@w) paths are captured.
+ * Add @o to @v's value summary. Plain stores (see twl_bpf_types.h); the
+ * flags last, or-ed atomically, so a reader that sees TWL_BPF_VAL_FINITE
+ * finds val_min and val_max written.
+ */
+static __always_inline void record_value(struct twl_bpf_usage_val *v,
+					 const struct twl_obs *o)
+{
+	__u32 f = TWL_BPF_VAL_SEEN | o->src;
+	bool first = !(v->val_flags & TWL_BPF_VAL_FINITE);
+
+	if (o->val == TWL_BPF_VAL_INF) {
+		f |= TWL_BPF_VAL_UNLIMITED;
+	} else {
+		if (first || o->val < v->val_min)
+			v->val_min = o->val;
+		if (first || o->val > v->val_max)
+			v->val_max = o->val;
+		f |= TWL_BPF_VAL_FINITE;
+	}
+	v->val_last = o->val;
+	__sync_fetch_and_or(&v->val_flags, f);
+}
+
+/*
+ * Count one use under @k: look up or insert (BPF_NOEXIST), then add, and
+ * the value @o set when it is known (NULL or src 0: not). A full map is
+ * counted in the per-CPU overflow counter, never silent. On first insert
+ * the target (@dir) and writer (@w) paths are captured.
  */
 static __always_inline void count_use(struct twl_bpf_usage_key *k,
 				      struct task_struct *t,
 				      struct kernfs_node *dir, struct cgroup *w,
-				      bool met, bool failed)
+				      bool met, bool failed,
+				      const struct twl_obs *o)
 {
 	struct twl_bpf_usage_val *v, init = {};
 	/*
@@ -311,6 +389,8 @@ static __always_inline void count_use(struct twl_bpf_usage_key *k,
 		__sync_fetch_and_add(&v->condition_met, 1);
 	if (failed)
 		__sync_fetch_and_add(&v->failed, 1);
+	if (o && o->src)
+		record_value(v, o);
 	v->last_pid = t->tgid;
 	v->last_ns = now;
 }
@@ -397,22 +477,160 @@ access_key(struct kernfs_open_file *of, __u16 flag, __u32 op,
 }
 
 /*
+ * The memory cgroup whose control file lives in directory @dir (an address:
+ * global functions take scalars): what mem_cgroup_from_css(of_css(of))
+ * gives the handler, read with helpers.
+ */
+static __always_inline void *dir_memcg(__u64 dir, int mem_id)
+{
+	void *cgrp = NULL, *css = NULL;
+
+	if (!dir || mem_id < 0 ||
+	    mem_id >= bpf_core_enum_value(enum cgroup_subsys_id,
+					  CGROUP_SUBSYS_COUNT))
+		return NULL;
+	if (bpf_core_read(&cgrp, sizeof(cgrp),
+			  &((struct kernfs_node *)dir)->priv) ||
+	    !cgrp)
+		return NULL;
+	if (bpf_core_read(&css, sizeof(css),
+			  cgrp + bpf_core_field_offset(struct cgroup, subsys) +
+				  mem_id * sizeof(void *)) ||
+	    !css)
+		return NULL;
+	return css - bpf_core_field_offset(struct mem_cgroup, css);
+}
+
+/*
+ * The limit in pages the kernel stored for file @flags of memory cgroup @m,
+ * read back after a successful write (0), or -1 when the file's value is
+ * stored nowhere (kmem.limit_in_bytes) or unreadable.
+ */
+static __always_inline int stored_pages(struct mem_cgroup *m, __u32 flags,
+					__u64 *pages)
+{
+	unsigned long p = 0;
+	long err = -1;
+
+	if (!m)
+		return -1;
+	if ((flags & TWL_BPF_FILE_SOFT) && bpf_core_field_exists(m->soft_limit))
+		err = bpf_core_read(&p, sizeof(p), &m->soft_limit);
+	else if ((flags & TWL_BPF_FILE_TCP) && bpf_core_field_exists(m->tcpmem))
+		err = bpf_core_read(&p, sizeof(p), &m->tcpmem.max);
+	else if ((flags & TWL_BPF_FILE_MEM) && bpf_core_field_exists(m->memory))
+		err = bpf_core_read(&p, sizeof(p), &m->memory.max);
+	else if ((flags & TWL_BPF_FILE_MEMSW) &&
+		 bpf_core_field_exists(m->memsw))
+		err = bpf_core_read(&p, sizeof(p), &m->memsw.max);
+	if (err)
+		return -1;
+	*pages = p;
+	return 0;
+}
+
+/* bpf_loop() callback: byte @i of the value in twl_vscratch; 1 stops. */
+static long memparse_cb(__u32 i, void *ctx)
+{
+	struct twl_vscratch_val *sc;
+	__u32 zero = 0;
+
+	/* the caller's slot: a tracing program does not migrate */
+	sc = bpf_map_lookup_elem(&twl_vscratch, &zero);
+	if (!sc || i >= TWL_BPF_MEMPARSE_LEN - 1)
+		return 1;
+	sc->r = twl_memparse_step(&sc->p, (unsigned char)sc->buf[i]);
+	return sc->r ? 1 : 0;
+}
+
+/*
+ * Kernel buffer @buf parsed as mem_cgroup_write() parses it, in pages, into
+ * *@out: twl_memparse_pages() with its loop run by bpf_loop() over @sc.
+ * 0, or -1 when the kernel refuses it or it is too long to judge.
+ */
+static __always_inline int parse_pages(struct twl_vscratch_val *sc, __u64 buf,
+				       __u64 *out)
+{
+	unsigned long long pages = 0;
+
+	twl_memparse_init(&sc->p);
+	sc->r = 0;
+	/* mem_cgroup_write() strstrip()ed @buf in place: same value */
+	if (!buf || bpf_probe_read_kernel_str(sc->buf, sizeof(sc->buf),
+					      (const void *)buf) <= 0)
+		return -1;
+	bpf_loop(TWL_BPF_MEMPARSE_LEN - 1, memparse_cb, NULL, 0);
+	if (twl_memparse_finish(&sc->p, sc->r, &pages))
+		return -1;
+	*out = pages;
+	return 0;
+}
+
+/*
+ * twl_limit_value - the value a write of buffer @buf to a limit file
+ * (files-map @flags; its kernfs node at address @kn) set, into this CPU's
+ * twl_vscratch obs (src 0: none): after success (@ret >= 0) the limit the
+ * kernel stored, else (the write failed, or the file stores nothing) @buf
+ * parsed as the kernel parses it; none when the kernel refuses the buffer
+ * or it is too long to judge. Returns 0.
+ *
+ * Global, not inlined: the verifier checks it once, on its own, with every
+ * argument unknown, instead of once per path of the caller (inlined, the
+ * parser and the four stored fields took twl_mem_write past the 6.1
+ * verifier's million instructions). Its arguments are addresses and
+ * numbers, as global functions take no kernel pointers, so it reads
+ * through helpers.
+ */
+__noinline int twl_limit_value(__u64 kn, __u64 buf, __u32 flags, int mem_id,
+			       long ret)
+{
+	struct twl_vscratch_val *sc;
+	__u64 pages = 0;
+	__u32 zero = 0, src;
+
+	sc = bpf_map_lookup_elem(&twl_vscratch, &zero);
+	if (!sc)
+		return 0;
+	sc->obs.src = 0;
+	if (!(flags & TWL_BPF_FILE_PAGES))
+		return 0;
+	if (ret >= 0 && !stored_pages(dir_memcg(twl_kn_parent_addr(kn), mem_id),
+				      flags, &pages)) {
+		src = TWL_BPF_VAL_STORED;
+	} else {
+		if (parse_pages(sc, buf, &pages))
+			return 0;
+		src = TWL_BPF_VAL_PARSED;
+	}
+	sc->obs.val = pages >= TWL_BPF_PAGE_COUNTER_MAX ?
+			      TWL_BPF_VAL_INF :
+			      pages << TWL_BPF_PAGE_SHIFT;
+	sc->obs.src = src;
+	return 0;
+}
+
+/*
  * Count one write to v1 memory control file @of (its cftype is @cft) that a
  * kernfs-style handler (cftype::write) returned @ret for. Only memory v1
  * files reach these handlers, so no v2/core early exit is needed; the
  * catalog check stays (mem_cgroup_write and mem_cgroup_reset also serve
  * files that are not deprecated, such as memory.limit_in_bytes).
+ * @with_value: the handler sets a limit (mem_cgroup_write) to record.
  */
 static __always_inline int count_of_write(struct kernfs_open_file *of,
-					  const char *buf, long ret)
+					  const char *buf, long ret,
+					  bool with_value)
 {
 	struct twl_bpf_usage_key k;
 	struct twl_bpf_file_val *fv;
 	struct kernfs_node *kn = of->kn, *dir;
+	struct twl_vscratch_val *sc = NULL;
 	struct task_struct *t;
+	__u64 kn_addr = 0;
 	struct cgroup *w;
+	__u32 hier, zero = 0;
 	int mem_id;
-	__u32 hier;
+	bool met;
 
 	mem_id = twl_memory_cgrp_id();
 	fv = file_lookup(kn, (__u64)kn->priv, mem_id, TWL_BPF_FILE_DIRECT);
@@ -431,7 +649,14 @@ static __always_inline int count_of_write(struct kernfs_open_file *of,
 	k.op = TWL_BPF_OP_WRITE;
 	k.target_hier = hier;
 	k.target_cgid = dir->id;
-	count_use(&k, t, dir, w, cond_met(fv->cond, dir, buf), ret < 0);
+	met = cond_met(fv->cond, dir, (__u64)buf);
+	if (with_value) { /* a constant: reset and force_empty have none */
+		/* an address, read into the stack: a scalar, not a pointer */
+		bpf_core_read(&kn_addr, sizeof(kn_addr), &of->kn);
+		twl_limit_value(kn_addr, (__u64)buf, fv->flags, mem_id, ret);
+		sc = bpf_map_lookup_elem(&twl_vscratch, &zero);
+	}
+	count_use(&k, t, dir, w, met, ret < 0, sc ? &sc->obs : NULL);
 	return 0;
 }
 
@@ -480,6 +705,7 @@ static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
 	struct cgroup *cgrp = css->cgroup, *w;
 	struct task_struct *t;
 	struct kernfs_node *dir;
+	struct twl_obs o;
 	bool met;
 	__u32 hier;
 
@@ -501,8 +727,10 @@ static __always_inline int count_u64_write(struct cgroup_subsys_state *css,
 	if (fv->cond == TWL_BPF_COND_VALUE_NOT_1)
 		met = val != 1;
 	else
-		met = cond_met(fv->cond, dir, NULL);
-	count_use(&k, t, dir, w, met, ret < 0);
+		met = cond_met(fv->cond, dir, 0);
+	o.val = val;
+	o.src = fv->flags & TWL_BPF_FILE_U64 ? TWL_BPF_VAL_PARSED : 0;
+	count_use(&k, t, dir, w, met, ret < 0, &o);
 	return 0;
 }
 
@@ -519,21 +747,21 @@ SEC("fexit/mem_cgroup_write")
 int BPF_PROG(twl_mem_write, struct kernfs_open_file *of, char *buf,
 	     size_t nbytes, loff_t off, ssize_t ret)
 {
-	return count_of_write(of, buf, ret);
+	return count_of_write(of, buf, ret, true);
 }
 
 SEC("fexit/mem_cgroup_reset")
 int BPF_PROG(twl_mem_reset, struct kernfs_open_file *of, char *buf,
 	     size_t nbytes, loff_t off, ssize_t ret)
 {
-	return count_of_write(of, buf, ret);
+	return count_of_write(of, buf, ret, false);
 }
 
 SEC("fexit/mem_cgroup_force_empty_write")
 int BPF_PROG(twl_force_empty, struct kernfs_open_file *of, char *buf,
 	     size_t nbytes, loff_t off, ssize_t ret)
 {
-	return count_of_write(of, buf, ret);
+	return count_of_write(of, buf, ret, false);
 }
 
 SEC("fexit/mem_cgroup_hierarchy_write")
@@ -579,8 +807,8 @@ int BPF_PROG(twl_open_exit, struct kernfs_open_file *of, int ret)
 			 &w, t);
 	if (!dir)
 		return 0;
-	count_use(&k, t, NULL, w, false,
-		  ret != 0); /* the kernel warns on no read */
+	count_use(&k, t, NULL, w, false, ret != 0,
+		  NULL); /* the kernel warns on no read */
 	return 0;
 }
 
@@ -610,7 +838,7 @@ static __always_inline int count_register(struct mem_cgroup *memcg,
 	k.target_cgid = dir->id;
 	t = bpf_get_current_task_btf();
 	w = key_set_writer(&k, t, twl_memory_cgrp_id());
-	count_use(&k, t, dir, w, cond_met(fv->cond, dir, NULL), ret != 0);
+	count_use(&k, t, dir, w, cond_met(fv->cond, dir, 0), ret != 0, NULL);
 	return 0;
 }
 

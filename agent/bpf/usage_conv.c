@@ -12,6 +12,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "twl_bpf_parse.h"
 #include "twl_bpf_types.h"
 #include "usage_conv.h"
 
@@ -224,6 +225,60 @@ static const char *target_kind(const struct twl_usage_entry *e)
 	return twl_cgroup_kind_name(cls.kind);
 }
 
+/* @v as a wire value: -1 for unlimited, else capped at TWL_WIRE_MAX_INT. */
+static json_int_t wire_value(uint64_t v, bool bytes)
+{
+	uint64_t cap = TWL_WIRE_MAX_INT;
+
+	if (v == TWL_BPF_VAL_INF)
+		return -1;
+	if (bytes) /* keep the page multiple the kernel stores */
+		cap &= ~((1ULL << TWL_BPF_PAGE_SHIFT) - 1);
+	return (json_int_t)(v < cap ? v : cap);
+}
+
+/*
+ * Set "value" on @o from @e's summary when it has one (see
+ * twl_usage_entry_to_json()). 0, or -ENOMEM.
+ */
+static int set_value(json_t *o, const struct twl_usage_entry *e)
+{
+	const char *unit = twl_file_value_unit(e->file);
+	bool bytes = unit && !strcmp(unit, "bytes");
+	json_int_t last = wire_value(e->val_last, bytes), lo, hi;
+	bool finite = e->val_flags & TWL_BPF_VAL_FINITE;
+	json_t *v;
+	int err = 0;
+
+	if (e->op != TWL_BPF_OP_WRITE || !unit ||
+	    !(e->val_flags & TWL_BPF_VAL_SEEN) || (last >= 0 && !finite))
+		return 0; /* none, or a finite last whose min/max are not in yet */
+	v = json_object();
+	if (!v)
+		return -ENOMEM;
+	err |= set_int(v, "last", last);
+	if (finite) {
+		lo = wire_value(e->val_min, bytes);
+		hi = wire_value(e->val_max, bytes);
+		/* read while a write updated them: widen to hold last */
+		if (last >= 0 && last < lo)
+			lo = last;
+		if (last > hi)
+			hi = last;
+		err |= set_int(v, "min", lo < hi ? lo : hi);
+		err |= set_int(v, "max", hi);
+	}
+	err |= json_object_set_new(
+		v, "unlimited",
+		json_boolean((e->val_flags & TWL_BPF_VAL_UNLIMITED) ||
+			     last < 0));
+	err |= set_str(v, "unit", unit);
+	err |= set_str(v, "source",
+		       e->val_flags & TWL_BPF_VAL_PARSED ? "parsed" : "stored");
+	err |= json_object_set_new(o, "value", v);
+	return err ? -ENOMEM : 0;
+}
+
 json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 				int64_t boot_realtime_ns,
 				const struct twl_bpf_privacy *priv)
@@ -296,6 +351,7 @@ json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 		       unix_seconds(e->last_ns > e->first_ns ? e->last_ns :
 							       e->first_ns,
 				    boot_realtime_ns));
+	err |= set_value(o, e);
 	if (err) {
 		json_decref(o);
 		errno = ENOMEM;
@@ -321,4 +377,50 @@ unsigned twl_file_cond(const char *file, bool warns)
 		if (!strcmp(file, non_root[i]))
 			return TWL_BPF_COND_NON_ROOT;
 	return TWL_BPF_COND_ALWAYS;
+}
+
+/* The control files whose writes carry a value, and where it is found. */
+static const struct {
+	const char *file;
+	unsigned flags;
+	const char *unit;
+} value_files[] = {
+	{ "memory.soft_limit_in_bytes", TWL_BPF_FILE_PAGES | TWL_BPF_FILE_SOFT,
+	  "bytes" },
+	{ "memory.kmem.limit_in_bytes", TWL_BPF_FILE_PAGES, "bytes" },
+	{ "memory.kmem.tcp.limit_in_bytes",
+	  TWL_BPF_FILE_PAGES | TWL_BPF_FILE_TCP, "bytes" },
+	{ "memory.limit_in_bytes", TWL_BPF_FILE_PAGES | TWL_BPF_FILE_MEM,
+	  "bytes" },
+	{ "memory.memsw.limit_in_bytes",
+	  TWL_BPF_FILE_PAGES | TWL_BPF_FILE_MEMSW, "bytes" },
+	{ "memory.use_hierarchy", TWL_BPF_FILE_U64, "number" },
+	{ "memory.swappiness", TWL_BPF_FILE_U64, "number" },
+	{ "memory.oom_control", TWL_BPF_FILE_U64, "number" },
+	{ "memory.move_charge_at_immigrate", TWL_BPF_FILE_U64, "bitmask" },
+};
+
+static int value_file(const char *file)
+{
+	size_t i;
+
+	for (i = 0; file && i < sizeof(value_files) / sizeof(value_files[0]);
+	     i++)
+		if (!strcmp(file, value_files[i].file))
+			return (int)i;
+	return -1;
+}
+
+unsigned twl_file_value_flags(const char *file)
+{
+	int i = value_file(file);
+
+	return i < 0 ? 0 : value_files[i].flags;
+}
+
+const char *twl_file_value_unit(const char *file)
+{
+	int i = value_file(file);
+
+	return i < 0 ? NULL : value_files[i].unit;
 }

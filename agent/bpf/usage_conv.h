@@ -85,6 +85,9 @@ struct twl_usage_entry {
 	uint32_t last_pid;
 	uint64_t count, failed, condition_met;
 	uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC */
+	/* the value summary as the usage map holds it (twl_bpf_types.h) */
+	uint32_t val_flags; /* TWL_BPF_VAL_* */
+	uint64_t val_last, val_min, val_max;
 };
 
 /* twl_bpf_op_name - "read", "write", "register_event", or NULL. */
@@ -97,6 +100,12 @@ const char *twl_bpf_op_name(unsigned op);
  * container and comm; monotonic times turned into Unix seconds with @boot_realtime_ns
  * (CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns); failed and condition_met
  * capped at count (they are read without a lock while the kernel adds).
+ * A write whose value summary holds a value, to a file with a value unit
+ * (twl_file_value_unit()), gets "value": last (-1 unlimited), min and max
+ * of the finite values, capped at TWL_WIRE_MAX_INT (bytes: its page
+ * multiple below) and repaired into min <= last <= max where the summary
+ * was read mid-update, unlimited, unit, and source "parsed" when any value
+ * was parsed from a buffer, else "stored". Never for reads or registrations.
  * Returns a new object or NULL (errno EINVAL for an unknown op, ENOMEM).
  */
 json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
@@ -110,5 +119,22 @@ json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
  * and tcp limits need a non-root cgroup; everything else always meets it.
  */
 unsigned twl_file_cond(const char *file, bool warns);
+
+/*
+ * twl_file_value_flags - where the value a write to control @file set is
+ * found (the TWL_BPF_FILE_PAGES..TWL_BPF_FILE_U64 flags of the files map):
+ * the memory limits are parsed like page_counter_memparse() and, but for
+ * kmem.limit_in_bytes (which stores nothing), stored in mem_cgroup; the
+ * write_u64 files pass the parsed value. 0 for files with no value
+ * (force_empty, the reset files) or NULL.
+ */
+unsigned twl_file_value_flags(const char *file);
+
+/*
+ * twl_file_value_unit - the wire value unit of control @file: "bytes",
+ * "number" or "bitmask" (move_charge_at_immigrate); NULL when its writes
+ * carry no value.
+ */
+const char *twl_file_value_unit(const char *file);
 
 #endif /* TWILIGHT_AGENT_BPF_USAGE_CONV_H */

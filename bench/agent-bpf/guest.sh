@@ -7,7 +7,7 @@ COUNT=${COUNT:-100000}
 ROUNDS=${ROUNDS:-5}
 M=/sys/fs/cgroup/memory
 U=/sys/fs/cgroup/unified
-P=/sys/fs/bpf/twilight/v1
+P=/sys/fs/bpf/twilight/v2
 
 fail() {
 	echo "BENCH-FAIL: $*"

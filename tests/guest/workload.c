@@ -20,6 +20,9 @@
  *   -s       "skip move": act on DIR without moving into it
  *   -u UID   after moving (which needs root), drop to uid and gid UID before
  *            acting, so that the counters' uid attribution can be checked
+ *   -e       write: VALUE has escapes (\n, \t, \\, \xHH), decoded before
+ *            writing, so values with spaces and newlines can be written;
+ *            the log shows VALUE as given (one word)
  *
  * Actions (FILE is a name inside DIR, e.g. memory.soft_limit_in_bytes):
  *   write FILE VALUE   open, write VALUE, close; N times
@@ -71,6 +74,8 @@ struct opts {
 	const char *action;
 	const char *file; /* a plain name inside dir */
 	const char *value; /* write: the value; event: ARGS ("" if none) */
+	int escapes; /* -e: value has escapes */
+	char data[256]; /* write: the bytes written (value, decoded) */
 };
 
 /* What the repetitions of the action came to, for the log line. */
@@ -83,7 +88,7 @@ struct tally {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] [-u UID] ACTION [ARGS]\n"
+		"usage: twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] [-u UID] [-e] ACTION [ARGS]\n"
 		"actions: write FILE VALUE | read FILE | event FILE [ARGS] | kmsg-dump\n");
 }
 
@@ -341,7 +346,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+c:n:N:m:su:")) != -1) {
+	while ((c = getopt(argc, argv, "+c:n:N:m:su:e")) != -1) {
 		switch (c) {
 		case 'c':
 			o->dir = optarg;
@@ -363,6 +368,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 's':
 			o->move = 0;
 			break;
+		case 'e':
+			o->escapes = 1;
+			break;
 		case 'u':
 			if (parse_uid(optarg, &o->uid)) {
 				fprintf(stderr,
@@ -379,6 +387,51 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* The hex digit @c's value, or -1. */
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
+
+/*
+ * -e: decode \n, \t, \\ and \xHH (not \x00) in @in into @out (@cap bytes,
+ * NUL-terminated); 0, or -1 for another escape or an overlong value.
+ */
+static int decode_escapes(const char *in, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (; *in; in++) {
+		char c = *in;
+
+		if (c == '\\') {
+			c = *++in;
+			if (c == 'n') {
+				c = '\n';
+			} else if (c == 't') {
+				c = '\t';
+			} else if (c == 'x' && hexval(in[1]) >= 0 &&
+				   hexval(in[2]) >= 0) {
+				c = (char)(hexval(in[1]) * 16 + hexval(in[2]));
+				in += 2;
+			} else if (c != '\\') {
+				return -1;
+			}
+			if (!c)
+				return -1;
+		}
+		if (o + 1 >= cap)
+			return -1;
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
 /*
  * The @nargs arguments after o->action into o->file and o->value, checked
  * against what the action takes; 0, or 2 after saying why.
@@ -392,6 +445,15 @@ static int parse_action_args(int nargs, char **args, struct opts *o)
 		}
 		o->file = args[0];
 		o->value = args[1];
+		if (o->escapes ?
+			    decode_escapes(o->value, o->data, sizeof(o->data)) :
+			    (size_t)snprintf(o->data, sizeof(o->data), "%s",
+					     o->value) >= sizeof(o->data)) {
+			fprintf(stderr,
+				"twl-workload: bad or overlong value '%s'\n",
+				o->value);
+			return 2;
+		}
 	} else if (!strcmp(o->action, "read")) {
 		if (nargs != 1) {
 			usage();
@@ -484,7 +546,7 @@ static void run_action(const struct opts *o, const char *path, struct tally *t)
 		int ret;
 
 		if (!strcmp(o->action, "write"))
-			ret = write_file(path, o->value);
+			ret = write_file(path, o->data);
 		else if (!strcmp(o->action, "read"))
 			ret = read_file(path);
 		else

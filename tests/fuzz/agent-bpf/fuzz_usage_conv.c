@@ -75,6 +75,8 @@ static void check_entry(const char *path, const char *comm, unsigned op)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[1100], cont[200], comm[17], val[TWL_BPF_VALUE_LEN] = { 0 };
+	char lim[TWL_BPF_MEMPARSE_LEN] = { 0 };
+	unsigned long long pages;
 	size_t n = size < TWL_BPF_PATH_LEN ? size : TWL_BPF_PATH_LEN;
 
 	twl_comm_sanitize((const char *)data, size < 16 ? size : 16, comm);
@@ -93,5 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(val, data, size < sizeof(val) - 1 ? size : sizeof(val) - 1);
 	(void)twl_value_not_1(val);
+	memcpy(lim, data, size < sizeof(lim) - 1 ? size : sizeof(lim) - 1);
+	if (!twl_memparse_pages(lim, &pages) &&
+	    pages > TWL_BPF_PAGE_COUNTER_MAX)
+		abort();
 	return 0;
 }

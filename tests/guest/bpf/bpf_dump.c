@@ -113,6 +113,7 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 			break;
 		case 'v':
 			twl_log_init("twl-bpf-dump", LOG_DEBUG);
+			o->cfg.verifier_stats = true;
 			break;
 		default:
 			fprintf(stderr,

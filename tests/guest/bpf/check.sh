@@ -19,7 +19,7 @@ bad() {
 	errors=$((errors + 1))
 }
 
-for f in workload1.log workload.log other.log report0.json report1.json report2.json \
+for f in workload0.log workload1.log workload.log other.log pins-top.txt report0.json report1.json report2.json \
 	report3.json dump1.err dump2.err pins.txt; do
 	[ -f "$D/$f" ] || { echo "FAIL: guest did not export $f" >&2; exit 1; }
 done
@@ -56,9 +56,15 @@ compare() {
 	fi
 }
 
-# Nothing had happened when the probes were first attached.
-n0=$(jq '.usage | length' "$D/report0.json")
-[ "$n0" = 0 ] && echo "ok: report0 (at attach) has no usage" || bad "report0 has $n0 usage entries before any workload ran"
+# Upgrade: the loader of this tree found the previous layout's pins (v1),
+# carried its counts over (report0, at attach, holds exactly phase 0, run
+# under the previous loader and its pinned links) and removed them, so the
+# old programs count nothing twice.
+compare "report0 (upgrade from layout v1: its counts carried over)" "$D/workload0.log" "$D/report0.json"
+grep -q 'carried [1-9][0-9]* counters over from the previous agent' "$D/dump0.err" ||
+	bad "the upgraded loader did not say it carried the v1 counters over"
+[ "$(tr '\n' ' ' <"$D/pins-top.txt")" = "v2 " ] ||
+	bad "after the upgrade /sys/fs/bpf/twilight holds '$(tr '\n' ' ' <"$D/pins-top.txt")', want only v2"
 
 # Restart after kill -9: everything from phases A (agent up) and B (agent down).
 compare "report1 (restart after kill -9; phase B ran with no agent)" "$D/workload1.log" "$D/report1.json"
@@ -102,8 +108,43 @@ jq -e '.health.probes | all(.reason | test("reused"))' "$D/report1.json" >/dev/n
 	bad "report1: the restarted loader did not reuse the pinned links: $(jq -c .health.probes "$D/report1.json")"
 for p in twl_usage twl_paths twl_files twl_mem_write twl_mem_reset twl_force_empty twl_hier_write \
 	twl_swap_write twl_move_write twl_oomc_write twl_open_exit; do
-	grep -qx "$p" "$D/pins.txt" || bad "$p was not pinned under /sys/fs/bpf/twilight/v1"
+	grep -qx "$p" "$D/pins.txt" || bad "$p was not pinned under /sys/fs/bpf/twilight/v2"
 done
+
+# Values written: the summary per key exactly (comm last min max unlimited
+# unit source; "-" for none). Limits: read back after success (stored),
+# parsed from the buffer when the write failed or the file stores nothing
+# (kmem.limit_in_bytes); "max" is refused on v1 and leaves none; phase 0's
+# writes (the previous loader) carry no value.
+value_of() {
+	jq -r --arg c "$2" '[.usage[] | select(.comm == $c and .op == "write")] |
+		if length != 1 then "entries=\(length)" else .[0] |
+		if has("value") | not then "-" else .value |
+		"\(.last) \(.min // "-") \(.max // "-") \(.unlimited) \(.unit) \(.source)" end end' "$1"
+}
+check_value() {
+	local r=$1 comm=$2 want=$3 got
+	got=$(value_of "$D/$r.json" "$comm")
+	[ "$got" = "$want" ] && echo "ok: $r: $comm value $got" ||
+		bad "$r: $comm value is '$got', want '$want'"
+}
+check_value report2 twl-hier0 "0 0 0 false number parsed"
+check_value report2 twl-swap "30 30 30 false number parsed"
+check_value report2 twl-move "0 0 0 false bitmask parsed"
+check_value report2 twl-oomw "0 0 0 false number parsed"
+check_value report2 twl-swaproot "60 60 60 false number parsed"
+check_value report2 twl-sv256 "-1 268435456 268435456 true bytes stored"
+check_value report2 twl-svmax "-"
+check_value report2 twl-kmemv "0 0 268435456 false bytes parsed"
+check_value report2 twl-kmem "104857600 104857600 104857600 false bytes parsed"
+check_value report2 twl-tcp "104857600 104857600 104857600 false bytes stored"
+check_value report2 twl-limit "209715200 209715200 209715200 false bytes stored"
+check_value report2 twl-oldonly "-"
+for r in report1 report2; do
+	check_value $r twl-soft "33554432 33554432 67108864 false bytes stored"
+done
+jq -e '[.usage[] | select(.op != "write" and has("value"))] | length == 0' "$D/report2.json" >/dev/null ||
+	bad "report2 has a value on a read or a registration"
 
 # Cross-check support: covered and counted as the kernel saw it.
 # (missing_if_warned_now: the health.probe_missing answer had kmsg warned now.)
@@ -122,6 +163,15 @@ jq -e '.usage | length > 0 and all((.cgroup == "" or (.cgroup | startswith("h:")
 [ "$(jq -c '[.usage[] | [.op, .file, .count, .failed]] | sort' "$D/report2.json")" = \
   "$(jq -c '[.usage[] | [.op, .file, .count, .failed]] | sort' "$D/report3.json")" ] ||
 	bad "report3 counts differ from report2"
+
+# Instructions the verifier processed per program (the upgraded loader ran
+# with --verbose: BPF_LOG_STATS); twl_mem_write must be among them (loaded).
+awk '/BEGIN PROG LOAD LOG/ { match($0, /prog .[a-z_0-9]+./); p = substr($0, RSTART + 6, RLENGTH - 7) }
+	/processed [0-9]+ insns/ && p != "" { sub(/.*processed/, "processed"); print "verifier: " p ": " $0; p = "" }' \
+	"$D/dump0.err" >"$D/verifier.txt"
+cat "$D/verifier.txt"
+grep -q '^verifier: twl_mem_write: processed ' "$D/verifier.txt" ||
+	bad "no verifier statistics for twl_mem_write in dump0.err"
 
 if [ $errors != 0 ]; then
 	echo "FAIL: $errors check(s) failed" >&2

@@ -2,7 +2,8 @@
 # tests/guest/bpf/run.sh OUTDIR
 #
 # Guest test of the BPF usage counters. Builds the guest programs
-# without sanitizers (tests/guest/bpf/standalone), takes the patched kernel
+# without sanitizers (tests/guest/bpf/standalone), and the loader of the
+# previous map layout from a commit of the history (the upgrade phase), takes the patched kernel
 # from kernel/build (cached), packs an initramfs with kernel/mkinitramfs,
 # boots it once with kernel/guest-run (TCG) running guest.sh, and checks the
 # exported reports against the workload's own log with check.sh. Nothing
@@ -18,7 +19,7 @@ fail() {
 	exit 1
 }
 
-for tool in qemu-system-x86_64 jq cmake clang bpftool; do
+for tool in qemu-system-x86_64 jq cmake clang bpftool git; do
 	command -v $tool >/dev/null || [ -x /usr/sbin/$tool ] ||
 		fail "$tool not found: run scripts/install-deps"
 done
@@ -32,6 +33,23 @@ cmake -S "$HERE/standalone" -B "$OUT/build" -DTWILIGHT_SRC="$SRC" \
 cmake --build "$OUT/build" -j2 --target twl-bpf-dump twl-workload >>"$OUT/build.log" 2>&1 ||
 	{ tail -20 "$OUT/build.log" >&2; fail "building the guest programs failed (log $OUT/build.log)"; }
 
+# The agent before the value summary (map layout v1, pinned under
+# /sys/fs/bpf/twilight/v1): guest.sh starts with it and upgrades to this
+# tree's loader mid-boot. A commit of this repository's history, so a
+# clone has it; its twl-bpf-dump is built from its own sources.
+OLD_REV=a4a21c83f02e3202877b7c2a937738e63d647759
+echo "=== build the previous loader (layout v1, ${OLD_REV:0:12})"
+git -C "$SRC" cat-file -e "$OLD_REV^{commit}" 2>/dev/null ||
+	fail "commit $OLD_REV (the previous loader) is not in $SRC: the upgrade test needs the repository's history (a full clone)"
+rm -rf "$OUT/old-src" && mkdir -p "$OUT/old-src" &&
+	git -C "$SRC" archive "$OLD_REV" | tar -x -C "$OUT/old-src" ||
+	fail "cannot extract $OLD_REV"
+cmake -S "$OUT/old-src/tests/guest/bpf/standalone" -B "$OUT/old-build" -DTWILIGHT_SRC="$OUT/old-src" \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$OUT/old-build.log" 2>&1 &&
+	cmake --build "$OUT/old-build" -j2 --target twl-bpf-dump >>"$OUT/old-build.log" 2>&1 ||
+	{ tail -20 "$OUT/old-build.log" >&2; fail "building the previous loader failed (log $OUT/old-build.log)"; }
+cp "$OUT/old-build/twl-bpf-dump" "$OUT/twl-bpf-dump-v1" || fail "no previous twl-bpf-dump"
+
 echo "=== kernel/build"
 "$SRC/kernel/build" >"$OUT/kernel-build.out" || fail "kernel/build failed"
 kernel=$(sed -n 's/^patched=//p' "$OUT/kernel-build.out")
@@ -39,7 +57,8 @@ kernel=$(sed -n 's/^patched=//p' "$OUT/kernel-build.out")
 
 echo "=== initramfs"
 "$SRC/kernel/mkinitramfs" -o "$OUT/initrd.cpio.gz" \
-	--bin "$OUT/build/twl-bpf-dump" --bin "$OUT/build/twl-workload" ||
+	--bin "$OUT/build/twl-bpf-dump" --bin "$OUT/build/twl-workload" \
+	--bin "$OUT/twl-bpf-dump-v1" ||
 	fail "kernel/mkinitramfs failed"
 
 echo "=== guest run"

@@ -30,7 +30,7 @@
 . /twilight/lib.sh
 . /etc/twilight/restart.env
 : "${ROUNDS:=3}" "${DEADLINE:=300}"
-PIN=/sys/fs/bpf/twilight/v1
+PIN=/sys/fs/bpf/twilight/v2
 MAPS=" twl_usage twl_paths twl_files twl_cft twl_overflow twl_meta twl_scratch "
 LOG=/tmp/agent.log
 SPOOL=/var/spool/twilight-agent

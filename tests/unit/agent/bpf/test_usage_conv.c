@@ -3,7 +3,8 @@
  * Table-driven tests of agent/bpf/usage_conv.c and twl_bpf_parse.h: cgroup
  * paths captured leaf first, container identity, privacy, comm
  * sanitizing, key -> wire usage entry (checked with the wire validator),
- * and the use_hierarchy value parser the BPF program runs.
+ * and the value parsers the BPF program runs (use_hierarchy's condition,
+ * the memory controller's page_counter_memparse).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -271,6 +272,104 @@ static void test_value_not_1(void **state)
 	}
 }
 
+#define PCMAX TWL_BPF_PAGE_COUNTER_MAX
+#define SP10 "          "
+#define SP40 SP10 SP10 SP10 SP10
+#define EINV TWL_BPF_MEMPARSE_EINVAL
+
+/*
+ * What mem_cgroup_write() makes of a buffer (strstrip, then
+ * page_counter_memparse(buf, "-1")), traced through lib/cmdline.c memparse,
+ * lib/vsprintf.c simple_strtoull and lib/kstrtox.c of 6.1 by hand.
+ */
+static void test_memparse(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		unsigned long long pages;
+	} cases[] = {
+		/* the five inputs the value summary is specified with */
+		{ "  256M\n", 0, 65536 },
+		{ "0x10000000", 0, 65536 },
+		{ "1000", 0, 0 }, /* 1000 bytes: rounded down to 0 pages */
+		{ "max", EINV,
+		  0 }, /* v2 spelling: 'm' is a suffix, "ax" junk */
+		{ "-1", 0, PCMAX },
+		/* strstrip: the kernel's isspace, both ends */
+		{ "-1\n", 0, PCMAX },
+		{ "\t -1 \r\n", 0, PCMAX },
+		{ "\xa0"
+		  "4096",
+		  0, 1 },
+		{ "4096 \v\f", 0, 1 },
+		{ "", 0, 0 }, /* simple_strtoull("") is 0, end at the NUL */
+		{ " \n", 0, 0 },
+		/* "-1" exactly; no other sign */
+		{ "-2", EINV, 0 },
+		{ "-12", EINV, 0 },
+		{ "- 1", EINV, 0 },
+		{ "-", EINV, 0 },
+		{ "+4096", EINV, 0 },
+		{ "-1k", EINV, 0 },
+		/* bases */
+		{ "010000", 0, 1 }, /* octal 4096 */
+		{ "08", EINV, 0 },
+		{ "0", 0, 0 },
+		{ "0X2000", 0, 2 },
+		{ "0x", EINV, 0 }, /* no hex digit: octal 0, then 'x' */
+		{ "0xg", EINV, 0 },
+		{ "0x10E", 0, 0 }, /* 'E' is a hex digit here, not exa */
+		{ "0x1000k", 0, 1024 },
+		/* suffixes, either case, at most one, nothing after */
+		{ "4k", 0, 1 },
+		{ "1G", 0, 262144 },
+		{ "1t", 0, 268435456ULL },
+		{ "1P", 0, 274877906944ULL },
+		{ "1e", 0, 1ULL << 48 },
+		{ "8E", 0, PCMAX }, /* 2^63 bytes: capped at PAGE_COUNTER_MAX */
+		{ "16E", 0, 0 }, /* shifts wrap in u64 as in memparse */
+		{ "M", 0, 0 }, /* no digits, a suffix: 0 */
+		{ "1MB", EINV, 0 },
+		{ "1kk", EINV, 0 },
+		{ "1 k", EINV, 0 },
+		{ "1 2", EINV, 0 },
+		{ "abc", EINV, 0 },
+		/* no overflow check, as simple_strtoull */
+		{ "18446744073709551615", 0, PCMAX },
+		{ "18446744073709551616", 0, 0 },
+		{ "9223372036854767616", 0, PCMAX - 1 },
+		/* the window: 46 bytes are judged, 47 are not */
+		{ SP40 "  4096", 0, 1 },
+		{ SP40 "   4096", TWL_BPF_MEMPARSE_E2BIG, 0 },
+		{ "0009", EINV, 0 }, /* leading zeros make it octal */
+	};
+	const size_t n = sizeof(cases) / sizeof(cases[0]);
+	char buf[TWL_BPF_MEMPARSE_LEN];
+	unsigned long long pages;
+	size_t i;
+	int ret;
+
+	(void)state;
+	assert_int_equal(strlen(cases[n - 3].s), TWL_BPF_MEMPARSE_LEN - 2);
+	for (i = 0; i < n; i++) {
+		/* as BPF reads it: the string, NUL, then whatever followed */
+		memset(buf, 'x', sizeof(buf));
+		memcpy(buf, cases[i].s,
+		       strlen(cases[i].s) < sizeof(buf) ?
+			       strlen(cases[i].s) + 1 :
+			       sizeof(buf));
+		buf[sizeof(buf) - 1] = '\0';
+		pages = 12345;
+		ret = twl_memparse_pages(buf, &pages);
+		if (ret != cases[i].ret || (!ret && pages != cases[i].pages))
+			fail_msg(
+				"memparse(\"%s\") = %d, %llu pages; want %d, %llu",
+				cases[i].s, ret, pages, cases[i].ret,
+				cases[i].pages);
+	}
+}
+
 static void test_file_cond(void **state)
 {
 	(void)state;
@@ -433,6 +532,133 @@ static void test_entry_to_json(void **state)
 	assert_null(twl_usage_entry_to_json(NULL, 0, NULL));
 }
 
+/* Check @o's "value" against @want (a JSON text, NULL: absent), validate. */
+static void check_value(json_t *o, const char *want)
+{
+	json_t *w = want ? json_loads(want, 0, NULL) : NULL;
+	json_t *got = json_object_get(o, "value");
+	struct twl_verr err;
+	char *text;
+
+	assert_non_null(o);
+	if (want)
+		assert_non_null(w);
+	if (want ? !json_equal(got, w) : got != NULL) {
+		text = got ? json_dumps(got, JSON_SORT_KEYS) : NULL;
+		fail_msg("value %s, want %s", text ? text : "(absent)",
+			 want ? want : "(absent)");
+	}
+	json_decref(w);
+	if (validate_usage(o, &err))
+		fail_msg("invalid usage entry: %s at %s: %s", err.code,
+			 err.field, err.reason);
+}
+
+/* The value summary of a write, as the map holds it, on the wire. */
+static void test_entry_value(void **state)
+{
+	struct twl_usage_entry e = {
+		.boot_id = "2f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f",
+		.feature = "memcg_v1.soft_limit",
+		.file = "memory.soft_limit_in_bytes",
+		.op = TWL_BPF_OP_WRITE,
+		.cgroup = "/jobs/a",
+		.comm = "writer",
+		.writer_cgroup = "/",
+		.count = 2,
+		.first_ns = 5000000000ull,
+		.last_ns = 9500000000ull,
+		/* "  256M\n", then "-1": stored by the kernel */
+		.val_flags = TWL_BPF_VAL_SEEN | TWL_BPF_VAL_FINITE |
+			     TWL_BPF_VAL_UNLIMITED | TWL_BPF_VAL_STORED,
+		.val_last = TWL_BPF_VAL_INF,
+		.val_min = 268435456,
+		.val_max = 268435456,
+	};
+	json_t *o;
+
+	(void)state;
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	assert_non_null(o);
+	check_value(o, "{\"last\": -1, \"min\": 268435456, \"max\": 268435456,"
+		       " \"unlimited\": true, \"unit\": \"bytes\","
+		       " \"source\": \"stored\"}");
+	json_decref(o);
+
+	/* only unlimited: no min/max; one parsed value makes it "parsed" */
+	e.val_flags = TWL_BPF_VAL_SEEN | TWL_BPF_VAL_UNLIMITED |
+		      TWL_BPF_VAL_STORED | TWL_BPF_VAL_PARSED;
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	check_value(o, "{\"last\": -1, \"unlimited\": true,"
+		       " \"unit\": \"bytes\", \"source\": \"parsed\"}");
+	json_decref(o);
+
+	/* read mid-update: last outside min..max is widened into range;
+	 * a byte value past 2^53 - 1 is capped at its page multiple */
+	e.val_flags = TWL_BPF_VAL_SEEN | TWL_BPF_VAL_FINITE |
+		      TWL_BPF_VAL_STORED;
+	e.val_last = 4096;
+	e.val_min = 8192;
+	e.val_max = 1ULL << 62;
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	check_value(o, "{\"last\": 4096, \"min\": 4096,"
+		       " \"max\": 9007199254736896, \"unlimited\": false,"
+		       " \"unit\": \"bytes\", \"source\": \"stored\"}");
+	json_decref(o);
+
+	/* a finite last before min/max are in: no value rather than a wrong one */
+	e.val_flags = TWL_BPF_VAL_SEEN | TWL_BPF_VAL_STORED;
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	check_value(o, NULL);
+	json_decref(o);
+
+	/* numbers and bitmasks: the write_u64 argument */
+	e.feature = "memcg_v1.move_charge";
+	e.file = "memory.move_charge_at_immigrate";
+	e.val_flags = TWL_BPF_VAL_SEEN | TWL_BPF_VAL_FINITE |
+		      TWL_BPF_VAL_PARSED;
+	e.val_last = 3;
+	e.val_min = 0;
+	e.val_max = 3;
+	assert_non_null(twl_catalog_find(e.feature));
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	check_value(o, "{\"last\": 3, \"min\": 0, \"max\": 3,"
+		       " \"unlimited\": false, \"unit\": \"bitmask\","
+		       " \"source\": \"parsed\"}");
+	json_decref(o);
+
+	/* never on reads or registrations, nor with no value seen */
+	e.op = TWL_BPF_OP_READ;
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	check_value(o, NULL);
+	json_decref(o);
+	e.op = TWL_BPF_OP_WRITE;
+	e.val_flags = 0;
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	check_value(o, NULL);
+	json_decref(o);
+}
+
+static void test_file_value(void **state)
+{
+	(void)state;
+	assert_int_equal(twl_file_value_flags("memory.soft_limit_in_bytes"),
+			 TWL_BPF_FILE_PAGES | TWL_BPF_FILE_SOFT);
+	assert_int_equal(twl_file_value_flags("memory.kmem.limit_in_bytes"),
+			 TWL_BPF_FILE_PAGES);
+	assert_int_equal(twl_file_value_flags("memory.kmem.tcp.limit_in_bytes"),
+			 TWL_BPF_FILE_PAGES | TWL_BPF_FILE_TCP);
+	assert_int_equal(twl_file_value_flags("memory.swappiness"),
+			 TWL_BPF_FILE_U64);
+	assert_int_equal(twl_file_value_flags("memory.force_empty"), 0);
+	assert_int_equal(twl_file_value_flags(NULL), 0);
+	assert_string_equal(twl_file_value_unit("memory.use_hierarchy"),
+			    "number");
+	assert_string_equal(twl_file_value_unit("memory.oom_control"),
+			    "number");
+	assert_null(twl_file_value_unit("memory.max_usage_in_bytes"));
+}
+
 /*
  * A loader that is not enabled touches nothing (no BPF, no bpffs: safe on a
  * development machine) and still answers, reporting every probe unavailable.
@@ -489,8 +715,11 @@ int main(void)
 		cmocka_unit_test(test_privacy),
 		cmocka_unit_test(test_comm),
 		cmocka_unit_test(test_value_not_1),
+		cmocka_unit_test(test_memparse),
 		cmocka_unit_test(test_file_cond),
 		cmocka_unit_test(test_entry_to_json),
+		cmocka_unit_test(test_entry_value),
+		cmocka_unit_test(test_file_value),
 		cmocka_unit_test(test_loader_disabled),
 	};
 
