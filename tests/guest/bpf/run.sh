@@ -39,8 +39,20 @@ cmake --build "$OUT/build" -j2 --target twl-bpf-dump twl-workload >>"$OUT/build.
 # clone has it; its twl-bpf-dump is built from its own sources.
 OLD_REV=a4a21c83f02e3202877b7c2a937738e63d647759
 echo "=== build the previous loader (layout v1, ${OLD_REV:0:12})"
+# A shallow clone lacks it: deepen it from its origin when that is a
+# repository on this machine (a path or file:// URL; never the network).
+if ! git -C "$SRC" cat-file -e "$OLD_REV^{commit}" 2>/dev/null &&
+	[ "$(git -C "$SRC" rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
+	origin=$(git -C "$SRC" remote get-url origin 2>/dev/null || true)
+	case "$origin" in
+	/* | file://*)
+		echo "shallow clone: fetching the history from $origin"
+		git -C "$SRC" fetch -q --unshallow origin || true
+		;;
+	esac
+fi
 git -C "$SRC" cat-file -e "$OLD_REV^{commit}" 2>/dev/null ||
-	fail "commit $OLD_REV (the previous loader) is not in $SRC: the upgrade test needs the repository's history (a full clone)"
+	fail "commit $OLD_REV (the previous loader) is not in $SRC: the upgrade test needs the repository's history (a full clone, or a shallow one whose origin is a local repository)"
 rm -rf "$OUT/old-src" && mkdir -p "$OUT/old-src" &&
 	git -C "$SRC" archive "$OLD_REV" | tar -x -C "$OUT/old-src" ||
 	fail "cannot extract $OLD_REV"
