@@ -10,6 +10,9 @@
 #               agent, then restart it (fault test)
 #   PHASE_DELAY seconds between a phase's "begin" marker and its workload
 #               (gives the host time to apply a fault first)
+#   MONITOR     1 (oomd): a monitoring daemon ("runc", as runc's stats
+#               collection) also reads the kmem.tcp and soft limit files of
+#               every cgroup, never writing them
 # and /etc/twilight/agent.conf, ca.pem and enroll.token.
 #
 # Console protocol (parsed by tests/fleet/fleet.sh on the host):
@@ -23,7 +26,7 @@
 # against; nothing here reads what the agent sent.
 . /twilight/lib.sh
 . /etc/twilight/guest.env
-: "${N:=5}" "${AGENT_KILL:=0}" "${PHASE_DELAY:=0}"
+: "${N:=5}" "${AGENT_KILL:=0}" "${PHASE_DELAY:=0}" "${MONITOR:=0}"
 SPOOL=/var/spool/twilight-agent
 STATE=/var/lib/twilight-agent
 M=/sys/fs/cgroup/memory
@@ -90,6 +93,19 @@ drained() {
 phase() {
 	echo "FLEET-PHASE $1 begin"
 	[ "$PHASE_DELAY" = 0 ] || sleep "$PHASE_DELAY"
+}
+
+# monitor: what a stats collector does, read only: every non-root memory
+# cgroup's TCP buffer and soft limit files (the census's own reads are the
+# agent's and never counted).
+monitor() {
+	for d in $(find $M -mindepth 1 -type d | sort); do
+		for f in memory.kmem.tcp.limit_in_bytes memory.kmem.tcp.usage_in_bytes \
+			memory.kmem.tcp.max_usage_in_bytes memory.kmem.tcp.failcnt \
+			memory.soft_limit_in_bytes; do
+			step -s -c "$d" -n $N -N runc read $f
+		done
+	done
 }
 
 hostname "$NAME"
@@ -164,6 +180,12 @@ oomd)
 	step -c $M/batch -n $N -N flat-batch write memory.use_hierarchy 0
 	echo "FLEET-PHASE 4 end"
 	drained 4
+	if [ "$MONITOR" = 1 ]; then
+		phase monitor
+		monitor
+		echo "FLEET-PHASE monitor end"
+		drained monitor
+	fi
 	;;
 v2)
 	phase 1
