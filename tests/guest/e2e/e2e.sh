@@ -12,7 +12,8 @@
 #   fleet-oomd        v1 memory, an OOM-notifier daemon: oom_control and
 #                     pressure_level eventfds, a direct oom_control write,
 #                     use_hierarchy=0; a monitoring daemon that only reads
-#                     the kmem.tcp and soft limit files of every cgroup
+#                     the kmem.tcp and soft limit files of every cgroup;
+#                     and the catalog probe (catalog-probe.sh)
 #   fleet-v2          pure cgroup v2, no deprecated use
 # Then asserts through the API, with the admin token, that every host's
 # features and warning counts equal what its workload did (from the
@@ -22,14 +23,17 @@
 # each host's kinds of use (configures, listens, reads only, warned) are
 # its workload's: the monitoring guest is listed as only reading the
 # features it read and never among their users, oom_control's writes and
-# registrations are configuring and listening apart; then that a version 1
-# report, beside the guests' version 2, is still stored.
+# registrations are configuring and listening apart; then that a catalog
+# pushed through the server makes the running fleet-oomd agent recognise
+# a kernel text it reported as unknown before (catalog-probe.sh); then
+# that a version 1 report, beside the guests' version 2, is still stored.
 # Prints boot-to-first-report per guest and the whole time.
 set -uo pipefail
 OUT=${1:?usage: e2e.sh OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../fleet/fleet.sh"
 . "$HERE/../../fleet/check.sh"
+. "$HERE/catalog-probe.sh"
 T_ALL=$(date +%s)
 fail() {
 	echo "FAIL: $*" >&2
@@ -94,14 +98,15 @@ echo "server on 127.0.0.1:$FLEET_PORT, data $OUT/data"
 GUESTS="fleet-containers fleet-oomd fleet-v2"
 T_BOOT=$(date +%s)
 fleet_guest_start fleet-containers containers N=5
-fleet_guest_start fleet-oomd oomd N=5 MONITOR=1
+fleet_guest_start fleet-oomd oomd N=5 MONITOR=1 CATALOG_PROBE=1 -- "catalog-interval = 2s"
 fleet_guest_start fleet-v2 v2 N=5
 echo "=== boot to first report (s, from QEMU start to the host appearing in the API)"
 fleet_wait_hosts 600 $GUESTS | tee "$OUT/first-report.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || fail "not every guest reported"
-for g in $GUESTS; do
+for g in fleet-containers fleet-v2; do
 	fleet_wait_console $g '^FLEET-DONE' 900 || fail "guest $g did not finish its workload"
 done
+fleet_wait_console fleet-oomd '^FLEET-CATALOG-WAIT' 900 || fail "fleet-oomd did not finish its workload and probe-1"
 echo "all guests done $(($(date +%s) - T_BOOT)) s after boot"
 
 echo "=== checks"
@@ -114,6 +119,12 @@ for g in $GUESTS; do
 	fleet_check_kinds $g || fail "$g: kinds of use"
 done
 check_monitor fleet-oomd $GUESTS || fail "the monitoring daemon's reads and oom_control's kinds"
+echo "=== catalog update"
+probe_check_before fleet-oomd || fail "the probe text before the catalog update"
+NEWER=$(probe_catalog "$HERE/../../../schema/catalog.json" "$OUT/catalog-newer.json") || fail "the newer catalog"
+probe_push "$OUT/catalog-newer.json" || fail "restarting the server with catalog $NEWER"
+fleet_wait_console fleet-oomd '^FLEET-DONE' 900 || fail "fleet-oomd did not finish probe-2"
+probe_check_after fleet-oomd "$NEWER" || fail "the probe text after the catalog update"
 replay_v1 || fail "a version 1 report beside the guests' version 2 reports"
 fleet_stop_all
 trap - EXIT
