@@ -14,6 +14,7 @@
 #include <twilight/catalog.h>
 #include <twilight/util.h>
 
+#include "catalog_data.h"
 #include "config.h"
 #include "api/export.h"
 #include "api/readiness.h"
@@ -215,6 +216,16 @@ static int parse(struct export_args *a, int argc, char **argv)
 	twl_config_check(&a->cfg, p);
 	if (n_rest)
 		twl_cfg_error(p, NULL, "unexpected argument '%s'", rest[0]);
+	/*
+	 * The server's catalog, the data directory's when newer, as GET
+	 * /api/v1/export/linux-mm has it; before --feature is looked up and
+	 * before the store opens (it seeds its tables from the catalog).
+	 */
+	ret = twl_server_catalog_load(a->cfg.data_dir);
+	if (ret)
+		twl_cfg_error(p, "data-dir",
+			      "cannot install %s/catalog.json: %s",
+			      a->cfg.data_dir, strerror(-ret));
 	if (a->feature && !twl_catalog_find(a->feature))
 		twl_cfg_error(
 			p, "feature",

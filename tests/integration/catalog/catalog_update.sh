@@ -12,6 +12,9 @@
 #     keeps it in its state directory and reports the same text from the
 #     kernel as a warning of the feature, with the new catalog_version.
 #     The same text written from user space (facility 1) stays ignored.
+#  4. `twilight-server export` on the data directory reads the catalog the
+#     server serves (the newer one renames a feature): its text equals
+#     GET /api/v1/export/linux-mm's.
 set -euo pipefail
 SERVER=$1
 AGENT=$2
@@ -52,9 +55,11 @@ rc=0
 "$SERVER" catalog check "$WORK/absent.json" >"$WORK/check" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "a missing file: exit $rc, want 1"
 
-jq --arg t "$TEXT" --argjson v "$NEWER" '.version = $v |
+TITLE="Soft limit, as catalog $NEWER names it"
+jq --arg t "$TEXT" --argjson v "$NEWER" --arg title "$TITLE" '.version = $v |
 	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages) +=
-	[{"text": $t, "match": "exact", "level": 4}]' \
+	[{"text": $t, "match": "exact", "level": 4}] |
+	(.features[] | select(.id == "memcg_v1.soft_limit") | .title) = $title' \
 	"$SRC/schema/catalog.json" >"$WORK/newer.json"
 "$SERVER" catalog check "$WORK/newer.json" >/dev/null 2>&1 || fail "the newer catalog is refused"
 
@@ -157,4 +162,13 @@ wait_for "the warning of the new text" warned
 [ "$(sql "SELECT catalog_version FROM hosts")" = "$NEWER" ] ||
 	fail "host.catalog_version is $(sql "SELECT catalog_version FROM hosts")"
 kill -0 "$APID" || fail "the agent is gone"
+
+# 4. the export command and the API export: one catalog, one text
+"$SERVER" export --data-dir "$D" >"$WORK/export.txt" 2>"$WORK/export.err" ||
+	fail "twilight-server export: $(cat "$WORK/export.err")"
+[ "$(get /api/v1/export/linux-mm "$ADMIN")" = 200 ] || fail "GET /api/v1/export/linux-mm"
+grep -qF "memcg_v1.soft_limit: $TITLE" "$WORK/export.txt" ||
+	fail "twilight-server export does not use catalog $NEWER (no '$TITLE')"
+cmp -s "$WORK/body" "$WORK/export.txt" ||
+	fail "twilight-server export and GET /api/v1/export/linux-mm differ: $(diff "$WORK/body" "$WORK/export.txt" | head -n 10)"
 echo "catalog_update: ok (server and agent moved from catalog $SHIPPED to $NEWER; agent pid $APID never restarted)"
