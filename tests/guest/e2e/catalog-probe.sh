@@ -44,7 +44,10 @@ probe_catalog() {
 	jq --argjson v "$v" --arg id "$PROBE_FEATURE" --arg t "$PROBE_TEXT" '.version = $v |
 		.features += [.features[] | select(.id == "memcg_v1.swapaccount") |
 			.id = $id | .title = "e2e test: a cgroup v1 mount naming an unknown controller" |
-			.status = "warns" | .stopped_working = null |
+			.status = "warns" | .stopped_working = null | .commit = null |
+			.commit_note = "none: the e2e test made this feature up" |
+			.replacement = "none (a feature only the e2e test has)" |
+			.replacement_note = "the guest makes the kernel print its message on purpose" |
 			.messages = [{"match": "exact", "level": 3, "note": "tests/guest/e2e", "text": $t}]]' \
 		"$src" >"$out" || return 1
 	"$FLEET_SERVER_BIN" catalog check "$out" >"$out.check" 2>&1 ||

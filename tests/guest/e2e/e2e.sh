@@ -26,7 +26,9 @@
 # registrations are configuring and listening apart; then that a catalog
 # pushed through the server makes the running fleet-oomd agent recognise
 # a kernel text it reported as unknown before (catalog-probe.sh); then
-# that a version 1 report, beside the guests' version 2, is still stored.
+# that the linux-mm export of the run's database equals the golden file
+# export.golden (check_export); then that a version 1 report, beside the
+# guests' version 2, is still stored.
 # Prints boot-to-first-report per guest and the whole time.
 set -uo pipefail
 OUT=${1:?usage: e2e.sh OUTDIR}
@@ -64,6 +66,28 @@ replay_v1() {
 	echo "v1 replay: $got"
 	[ "$got" = '[1,[["memcg_v1.oom_control",4],["memcg_v1.soft_limit",12]]]' ] ||
 		{ echo "replay_v1: expected catalog 1, oom_control 4 and soft_limit 12 uses" >&2; return 1; }
+}
+# check_export: `twilight-server export` (the linux-mm text, host names and
+# values shown) of this run's database, with every date made YYYY-MM-DD
+# (the only part that changes from run to run: the counts are the
+# workloads', host ids are not printed), equals export.golden. After the
+# catalog update (the test feature is in it), before the v1 replay (its
+# fixed times would leave the 30-day window as the years pass).
+# TWILIGHT_REGENERATE=1 rewrites export.golden from this run; review its
+# diff before committing it.
+check_export() {
+	local got=$OUT/export.txt golden=$HERE/export.golden
+	"$FLEET_SERVER_BIN" export --data-dir "$FLEET_DATA" --show-hosts --show-values 2>"$OUT/export.err" |
+		sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}/YYYY-MM-DD/g' >"$got"
+	[ "${PIPESTATUS[0]}" = 0 ] || { cat "$OUT/export.err" >&2; return 1; }
+	if [ -n "${TWILIGHT_REGENERATE:-}" ]; then
+		cp "$got" "$golden" || return 1
+		echo "export: rewrote $golden (TWILIGHT_REGENERATE)"
+		return 0
+	fi
+	diff -u "$golden" "$got" >&2 ||
+		{ echo "check_export: the export differs from $golden (TWILIGHT_REGENERATE=1 rewrites it)" >&2; return 1; }
+	echo "export: equals $(basename "$golden") ($(wc -l <"$got") lines)"
 }
 # check_monitor NAME: the workload of guest NAME must have configured and
 # listened to oom_control and only read the kmem.tcp and soft limit
@@ -125,6 +149,7 @@ NEWER=$(probe_catalog "$HERE/../../../schema/catalog.json" "$OUT/catalog-newer.j
 probe_push "$OUT/catalog-newer.json" || fail "restarting the server with catalog $NEWER"
 fleet_wait_console fleet-oomd '^FLEET-DONE' 900 || fail "fleet-oomd did not finish probe-2"
 probe_check_after fleet-oomd "$NEWER" || fail "the probe text after the catalog update"
+check_export || fail "the linux-mm export"
 replay_v1 || fail "a version 1 report beside the guests' version 2 reports"
 fleet_stop_all
 trap - EXIT
