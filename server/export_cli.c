@@ -214,8 +214,11 @@ static int parse(struct export_args *a, int argc, char **argv)
 		goto out;
 	}
 	twl_config_check(&a->cfg, p);
-	/* As the server does: the data directory's catalog before --feature
-	 * is checked and before the store opens (which seeds from it). */
+	/*
+	 * The server's catalog, the data directory's when newer, as GET
+	 * /api/v1/export/linux-mm has it; before --feature is looked up and
+	 * before the store opens (it seeds its tables from the catalog).
+	 */
 	ret = twl_cfg_failed(p) ? 0 : twl_server_catalog_load(a->cfg.data_dir);
 	if (ret)
 		twl_cfg_error(p, "data-dir",

@@ -49,6 +49,58 @@ fleet_expected_kinds() {
 		END { for (f in using) print f, "using"; for (f in r) if (!(f in using)) print f, "reads" }' | sort
 }
 
+# fleet_expected_flags NAME: "feature configures listens reads_only warned"
+# (true/false, as GET /api/v1/hosts/{id} lists them) per feature guest NAME's
+# workload touched: it configures a feature it wrote, listens to one it
+# registered an eventfd for, warned when the kernel warned, and only reads
+# one it did nothing else with. (The census sees only values these writes
+# set, so it adds no other configuring.)
+fleet_expected_flags() {
+	fleet_expected "$1" | awk '$1 == "K" { k[$2 " " $4] = 1; f[$2] = 1 } $1 == "W" { w[$2] = 1; f[$2] = 1 }
+		function b(x) { return x ? "true" : "false" }
+		END { for (x in f) { c = (x " configures") in k; l = (x " listens") in k
+			print x, b(c), b(l), b(!c && !l && !(x in w)), b(x in w) } }' | sort
+}
+
+# fleet_check_kinds NAME: the kinds of use the server holds for host NAME,
+# per feature, equal the workload's (fleet_expected_flags), no feature more
+# or less.
+fleet_check_kinds() {
+	local id exp act
+	exp=$(fleet_expected_flags "$1") || return 1
+	id=$(fleet_host_id "$1") || return 1
+	act=$(fleet_api "/api/v1/hosts/$id" |
+		jq -r '.features[] | "\(.id) \(.configures) \(.listens) \(.reads_only) \(.warned)"' | sort) || return 1
+	[ "$act" = "$exp" ] || {
+		echo "host $1: feature configures listens reads_only warned, from the workload log:" >&2
+		echo "${exp:-<none>}" | sed 's/^/    /' >&2
+		echo "host $1: the server holds:" >&2
+		echo "${act:-<none>}" | sed 's/^/    /' >&2
+		fleet_die "host $1: kinds of use differ"
+		return 1
+	}
+	echo "host $1: kinds of use (configures listens reads_only warned): $(echo "${exp:-nothing}" | tr '\n' ';')"
+}
+
+# fleet_check_host_lists FEATURE NAME...: of guests NAME..., the hosts the
+# server lists as using FEATURE (GET /api/v1/hosts?feature=) and as only
+# reading it (&use=reads) are exactly those whose workloads used it or only
+# read it (fleet_expected_kinds).
+fleet_check_host_lists() {
+	local f=$1 g use want got k
+	shift
+	for use in using reads; do
+		want=$(for g in "$@"; do
+			k=$(fleet_expected_kinds "$g") || exit 1
+			! grep -qx "$f $use" <<<"$k" || echo "$g"
+		done | sort | tr '\n' ' ') || return 1
+		got=$(fleet_api "/api/v1/hosts?feature=$f&use=$use&limit=500" | jq -r '.hosts[].hostname' | sort | tr '\n' ' ')
+		[ "$got" = "$want" ] ||
+			{ fleet_die "feature $f: hosts listed as $use: '$got', want '$want'"; return 1; }
+		echo "feature $f: hosts $use: ${want:-none}"
+	done
+}
+
 # fleet_actual NAME: "<feature> <uses>" per feature the server lists for
 # the host named NAME.
 fleet_actual() {
@@ -84,13 +136,16 @@ fleet_check_host() {
 
 # fleet_check_fleet NAME...: exactly these hosts, each a distinct host id;
 # per catalog feature: the warning count equals the workloads' call sites,
-# every workload process has exactly its uses and reads (on one host), no
+# every workload process has exactly its uses and reads (on one host) and
+# its kind ("use": configures if it wrote, else listens if it registered,
+# else reads), the hosts configuring and listening are exactly the guests
+# whose workloads wrote or registered (fleet_expected_flags), no
 # other process is counted (the agent's own reads included), the hosts'
 # uses add up exactly to the workloads' (fleet_expected_uses), and the
 # hosts using it and the read-only hosts are exactly the guests whose
 # workloads used it or only read it (fleet_expected_kinds).
 fleet_check_fleet() {
-	local hosts n ids f want got exp expuses expkinds doc procs hostsum
+	local hosts n ids f want got exp expuses expkinds expflags doc procs hostsum
 	hosts=$(fleet_api "/api/v1/hosts?limit=500") || return 1
 	n=$(echo "$hosts" | jq '.hosts | length')
 	[ "$n" = $# ] || { fleet_die "the server lists $n hosts, want $#: $(echo "$hosts" | jq -c '[.hosts[].hostname]')"; return 1; }
@@ -100,18 +155,21 @@ fleet_check_fleet() {
 	expuses=$(for g in "$@"; do fleet_expected_uses "$g" || exit 1; done) || return 1
 	hostsum=$(for g in "$@"; do fleet_actual "$g" || exit 1; done) || return 1
 	expkinds=$(for g in "$@"; do fleet_expected_kinds "$g" || exit 1; done) || return 1
+	expflags=$(for g in "$@"; do fleet_expected_flags "$g" || exit 1; done) || return 1
 	for f in $(fleet_api /api/v1/catalog | jq -r '.features[].id'); do
 		doc=$(fleet_api "/api/v1/features/$f") || return 1
 		want=$(echo "$exp" | awk -v f="$f" '$1 == "W" && $2 == f { s += $3 } END { print s + 0 }')
 		got=$(echo "$doc" | jq -r .warnings.count)
 		[ "$got" = "$want" ] ||
 			{ fleet_die "feature $f: the server holds $got warnings, the workloads caused $want"; return 1; }
-		procs=$(echo "$doc" | jq -r '.processes[] | "\(.process) \(.hosts) \(.uses) \(.reads)"' | sort)
+		procs=$(echo "$doc" | jq -r '.processes[] | "\(.process) \(.hosts) \(.uses) \(.reads) \(.use)"' | sort)
 		want=$(echo "$exp" | awk -v f="$f" '$2 == f && $1 == "U" { u[$3] += $4; p[$3] = 1 }
 			$2 == f && $1 == "R" { r[$3] += $4; p[$3] = 1 }
-			END { for (c in p) print c, 1, u[c] + 0, r[c] + 0 }' | sort)
+			$2 == f && $1 == "K" { k[$3 " " $4] = 1 }
+			function kind(c) { return (c " configures") in k ? "configures" : (c " listens") in k ? "listens" : "reads" }
+			END { for (c in p) print c, 1, u[c] + 0, r[c] + 0, kind(c) }' | sort)
 		[ "$procs" = "$want" ] || {
-			echo "feature $f: per process (name hosts uses reads), from the workload logs:" >&2
+			echo "feature $f: per process (name hosts uses reads use), from the workload logs:" >&2
 			echo "${want:-<none>}" | sed 's/^/    /' >&2
 			echo "feature $f: the server holds:" >&2
 			echo "${procs:-<none>}" | sed 's/^/    /' >&2
@@ -130,8 +188,12 @@ fleet_check_fleet() {
 		got=$(echo "$doc" | jq -r .hosts_reading_only)
 		[ "$got" = "$want" ] ||
 			{ fleet_die "feature $f: the server counts $got read-only hosts, want $want"; return 1; }
+		want=$(echo "$expflags" | awk -v f="$f" '$1 == f { c += $2 == "true"; l += $3 == "true" } END { print c + 0, l + 0 }')
+		got=$(echo "$doc" | jq -r '"\(.hosts_configuring) \(.hosts_listening)"')
+		[ "$got" = "$want" ] ||
+			{ fleet_die "feature $f: the server counts (configuring listening) hosts $got, want $want"; return 1; }
 	done
-	echo "fleet: $# distinct hosts; per feature: warnings, per-workload uses and reads, host totals, hosts using it and read-only hosts exact"
+	echo "fleet: $# distinct hosts; per feature: warnings, per-workload uses, reads and kind, host totals, hosts using it, configuring, listening and read-only hosts exact"
 }
 
 # fleet_wait_hosts TIMEOUT NAME...: wait until every NAME is a host on the

@@ -3,6 +3,8 @@
 #   W <feature> <warning call sites hit>
 #   U <feature> <process> <uses counted by BPF: writes, registrations>
 #   R <feature> <process> <reads counted by BPF>
+#   K <feature> <process> configures|listens|reads   the kinds of its use:
+#     a write configures, an eventfd registration listens, a read reads
 # FILE maps control files to catalog features ("F file feature" for files,
 # "E file feature" for eventfd targets), made from GET /api/v1/catalog.
 #
@@ -24,8 +26,12 @@
 #   memory.kmem.limit_in_bytes write (warns, then fails)   -> kmem_limit
 #   memory.move_charge_at_immigrate write                  -> move_charge
 #   memory.use_hierarchy write of 0 (warns, then EINVAL)   -> non_hierarchical
-# Any other line (cgroup v2 files, reads) warns nothing. A line the rules do
-# not know is an error: the test must not silently expect nothing.
+# Any other line (cgroup v2 files, reads) warns nothing. A read of a v1
+# file is one BPF read per repetition (once per open), never a use; every
+# read must have succeeded (a failed open never reaches the probe). A mount
+# (the catalog probe's) touches no control file: its kernel message is
+# checked by tests/guest/e2e/catalog-probe.sh, not here. A line the rules
+# do not know is an error: the test must not silently expect nothing.
 BEGIN {
 	while ((getline l < maps) > 0) {
 		split(l, m, " ")
@@ -42,6 +48,8 @@ $1 != "workload" { next }
 	if (a["n"] + 0 < 1) { print "bad workload line: " $0 > "/dev/stderr"; bad = 1; next }
 	op = a["op"]; f = a["file"]; v1 = a["dir"] ~ /^\/sys\/fs\/cgroup\/memory(\/|$)/
 	site = ""
+	if (op == "mount")
+		next
 	if (!v1) {
 		if (a["dir"] !~ /^\/sys\/fs\/cgroup\/unified(\/|$)/) {
 			print "workload line outside the known hierarchies: " $0 > "/dev/stderr"; bad = 1
@@ -64,14 +72,18 @@ $1 != "workload" { next }
 		site = "memcg_v1.move_charge write"
 	} else if (op == "write" && f == "memory.use_hierarchy") {
 		if (a["value"] == "0") site = "memcg_v1.non_hierarchical write"
+	} else if (op == "read") {
+		if (a["failed"] != "0") { print "a read failed: " $0 > "/dev/stderr"; bad = 1; next }
 	} else {
 		print "no rule for workload line: " $0 > "/dev/stderr"; bad = 1
 		next
 	}
-	if (op == "write") {
-		use(F[f], a["comm"], a["n"])
+	if (op == "read") {
+		reads(F[f], a["comm"], a["n"])
+	} else if (op == "write") {
+		use(F[f], a["comm"], a["n"], "configures")
 	} else if (op == "event") {
-		use(E[f], a["comm"], a["n"])
+		use(E[f], a["comm"], a["n"], "listens")
 		if (f in F) reads(F[f], a["comm"], a["n"])
 	}
 	if (site != "" && !(site in seen)) {
@@ -80,20 +92,24 @@ $1 != "workload" { next }
 		n[p[1]]++
 	}
 }
-function use(feature, comm, count) {
+function use(feature, comm, count, kind) {
 	if (feature == "") { print "no catalog feature for: " $0 > "/dev/stderr"; bad = 1; return }
 	u[feature " " comm] += count
+	k[feature " " comm " " kind] = 1
 }
 function reads(feature, comm, count) {
 	if (feature == "") { print "no catalog feature for: " $0 > "/dev/stderr"; bad = 1; return }
 	r[feature " " comm] += count
+	k[feature " " comm " reads"] = 1
 }
 END {
-	for (k in n)
-		print "W", k, n[k]
-	for (k in u)
-		print "U", k, u[k]
-	for (k in r)
-		print "R", k, r[k]
+	for (x in n)
+		print "W", x, n[x]
+	for (x in u)
+		print "U", x, u[x]
+	for (x in r)
+		print "R", x, r[x]
+	for (x in k)
+		print "K", x
 	exit bad
 }

@@ -10,12 +10,23 @@
 #               agent, then restart it (fault test)
 #   PHASE_DELAY seconds between a phase's "begin" marker and its workload
 #               (gives the host time to apply a fault first)
+#   MONITOR     1 (oomd): a monitoring daemon ("runc", as runc's stats
+#               collection) also reads the kmem.tcp and soft limit files of
+#               every cgroup, never writing them
+#   CATALOG_PROBE  1: after the census, make the kernel print a text the
+#               catalog lacks (probe-1), wait for the host to push a catalog
+#               that knows it and for the running agent to fetch it, then
+#               print it again (probe-2); see probe() below
 # and /etc/twilight/agent.conf, ca.pem and enroll.token.
 #
 # Console protocol (parsed by tests/fleet/fleet.sh on the host):
 #   FLEET-AGENT-START <n>          agent started (n-th time)
 #   FLEET-PHASE <k> begin|end|delivered
 #   FLEET-WORKLOAD workload op=... the workload's own log line
+#   FLEET-KMSG-USER phase=P n=K    K records of the probe text written to
+#                                  /dev/kmsg from user space in phase P
+#   FLEET-CATALOG-WAIT             probe-1 delivered: push the newer catalog
+#   FLEET-CATALOG-UPDATED <line>   the agent's log line saying it fetched it
 #   FLEET-DONE                     every phase delivered; the guest then idles
 #                                  until the host quits QEMU
 #   FLEET-FAIL <reason>            something went wrong in the guest
@@ -23,7 +34,7 @@
 # against; nothing here reads what the agent sent.
 . /twilight/lib.sh
 . /etc/twilight/guest.env
-: "${N:=5}" "${AGENT_KILL:=0}" "${PHASE_DELAY:=0}"
+: "${N:=5}" "${AGENT_KILL:=0}" "${PHASE_DELAY:=0}" "${MONITOR:=0}" "${CATALOG_PROBE:=0}"
 SPOOL=/var/spool/twilight-agent
 STATE=/var/lib/twilight-agent
 M=/sys/fs/cgroup/memory
@@ -90,6 +101,55 @@ drained() {
 phase() {
 	echo "FLEET-PHASE $1 begin"
 	[ "$PHASE_DELAY" = 0 ] || sleep "$PHASE_DELAY"
+}
+
+# monitor: what a stats collector does, read only: every non-root memory
+# cgroup's TCP buffer and soft limit files (the census's own reads are the
+# agent's and never counted).
+monitor() {
+	for d in $(find $M -mindepth 1 -type d | sort); do
+		for f in memory.kmem.tcp.limit_in_bytes memory.kmem.tcp.usage_in_bytes \
+			memory.kmem.tcp.max_usage_in_bytes memory.kmem.tcp.failcnt \
+			memory.soft_limit_in_bytes; do
+			step -s -c "$d" -n $N -N runc read $f
+		done
+	done
+}
+
+# The probe: a cgroup v1 mount naming an unknown controller makes the
+# kernel print "cgroup: Unknown subsys name '<name>'" (facility 0, once
+# per mount); a name with "deprecated" in it makes that a deprecation text
+# no catalog knows. The same text written to /dev/kmsg from user space
+# (facility 1) before and after must never count.
+PROBE_OPT=twl_deprecated_probe
+PROBE_TEXT="cgroup: Unknown subsys name '$PROBE_OPT'"
+
+# probe K: phase probe-K, delivered.
+probe() {
+	phase probe-$1
+	printf '<3>%s\n' "$PROBE_TEXT" >/dev/kmsg || fail "writing /dev/kmsg"
+	step -s -c /mnt/probe -n $N -N probe-mount mount cgroup "$PROBE_OPT"
+	printf '<3>%s\n' "$PROBE_TEXT" >/dev/kmsg || fail "writing /dev/kmsg"
+	echo "FLEET-KMSG-USER phase=probe-$1 n=2"
+	echo "FLEET-PHASE probe-$1 end"
+	drained probe-$1
+}
+
+# catalog_probe: probe-1 with the agent's catalog as started, then the
+# same agent process, after fetching the newer catalog, probe-2.
+catalog_probe() {
+	mkdir -p /mnt/probe || fail "mkdir /mnt/probe"
+	probe 1
+	echo "FLEET-CATALOG-WAIT"
+	i=0
+	until grep -q 'catalog updated from the server' /tmp/agent.log; do
+		kill -0 "$AGENT" 2>/dev/null || fail "agent died waiting for the catalog"
+		i=$((i + 1))
+		[ $i -lt 1800 ] || fail "no catalog update after 900 s"
+		sleep 0.5
+	done
+	echo "FLEET-CATALOG-UPDATED $(grep 'catalog updated from the server' /tmp/agent.log | tail -n 1)"
+	probe 2
 }
 
 hostname "$NAME"
@@ -164,6 +224,12 @@ oomd)
 	step -c $M/batch -n $N -N flat-batch write memory.use_hierarchy 0
 	echo "FLEET-PHASE 4 end"
 	drained 4
+	if [ "$MONITOR" = 1 ]; then
+		phase monitor
+		monitor
+		echo "FLEET-PHASE monitor end"
+		drained monitor
+	fi
 	;;
 v2)
 	phase 1
@@ -179,6 +245,7 @@ phase census
 kill -HUP "$AGENT"
 echo "FLEET-PHASE census end"
 drained census
+[ "$CATALOG_PROBE" = 0 ] || catalog_probe
 echo "FLEET-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
 while :; do
 	kill -0 "$AGENT" 2>/dev/null || fail "agent died after the workload"

@@ -30,6 +30,16 @@
  *   event FILE [ARGS]  register a new eventfd for FILE through
  *                      DIR/cgroup.event_control ("<efd> <fd> ARGS"); N times;
  *                      the eventfds stay open until the process exits
+ *   mount FSTYPE OPTS  mount(2) FSTYPE with the option string OPTS on DIR
+ *                      (-s: DIR is the mount point, not a cgroup); N times,
+ *                      unmounting after each success. A cgroup v1 mount
+ *                      with an unknown controller name fails with EINVAL
+ *                      after the kernel printed "cgroup: Unknown subsys
+ *                      name '<OPTS>'" (facility 0): a kernel message whose
+ *                      text user space chooses. Each repetition then waits
+ *                      50 ms: a guest's printk clock may tick in jiffies
+ *                      (TCG: 4 ms), and the agent takes two records with
+ *                      the same stamp and text for one (record_dedup.h)
  *   kmsg-dump          print every record currently in /dev/kmsg to stdout,
  *                      one per line, without waiting for new ones
  *
@@ -55,8 +65,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_COUNT 100000
@@ -89,7 +101,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: twl-workload [-c DIR] [-n N] [-N COMM] [-m MARK] [-s] [-u UID] [-e] ACTION [ARGS]\n"
-		"actions: write FILE VALUE | read FILE | event FILE [ARGS] | kmsg-dump\n");
+		"actions: write FILE VALUE | read FILE | event FILE [ARGS] |\n"
+		"         mount FSTYPE OPTS | kmsg-dump\n");
 }
 
 static const char *errname(int e)
@@ -438,7 +451,7 @@ static int decode_escapes(const char *in, char *out, size_t cap)
  */
 static int parse_action_args(int nargs, char **args, struct opts *o)
 {
-	if (!strcmp(o->action, "write")) {
+	if (!strcmp(o->action, "write") || !strcmp(o->action, "mount")) {
 		if (nargs != 2) {
 			usage();
 			return 2;
@@ -539,6 +552,23 @@ static int setup_process(const struct opts *o, char *comm, size_t comm_cap,
 	return 0;
 }
 
+/*
+ * One mount of @fstype on @dir with @opts, unmounted again, then a pause
+ * past the next printk clock tick (see "mount" above); 0 or -errno.
+ */
+static int mount_once(const char *dir, const char *fstype, const char *opts)
+{
+	const struct timespec gap = { .tv_nsec = 50 * 1000 * 1000 };
+	int ret = 0;
+
+	if (mount("none", dir, fstype, 0, opts))
+		ret = -errno;
+	else if (umount(dir))
+		ret = -errno;
+	nanosleep(&gap, NULL);
+	return ret;
+}
+
 /* Do the action o->count times on @path, counting successes and failures. */
 static void run_action(const struct opts *o, const char *path, struct tally *t)
 {
@@ -549,6 +579,8 @@ static void run_action(const struct opts *o, const char *path, struct tally *t)
 			ret = write_file(path, o->data);
 		else if (!strcmp(o->action, "read"))
 			ret = read_file(path);
+		else if (!strcmp(o->action, "mount"))
+			ret = mount_once(o->dir, o->file, o->value);
 		else
 			ret = register_event(o->dir, o->file, o->value);
 		if (ret) {

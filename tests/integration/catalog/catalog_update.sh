@@ -14,6 +14,9 @@
 #     The same text written from user space (facility 1) stays ignored.
 #  4. `twilight-server export` loads the same catalog.json: a feature only
 #     it lists is accepted by --feature and named in the export.
+#  5. `twilight-server export` on the data directory reads the catalog the
+#     server serves (the newer one renames a feature): its text equals
+#     GET /api/v1/export/linux-mm's.
 set -euo pipefail
 SERVER=$1
 AGENT=$2
@@ -56,13 +59,15 @@ rc=0
 "$SERVER" catalog check "$WORK/absent.json" >"$WORK/check" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "a missing file: exit $rc, want 1"
 
-jq --arg t "$TEXT" --arg t2 "$TEXT2" --arg id "$NEWID" --argjson v "$NEWER" '.version = $v |
+TITLE="Soft limit, as catalog $NEWER names it"
+jq --arg t "$TEXT" --arg t2 "$TEXT2" --arg id "$NEWID" --argjson v "$NEWER" --arg title "$TITLE" '.version = $v |
 	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages) +=
 	[{"text": $t, "match": "exact", "level": 4}] |
 	.features += [.features[] | select(.id == "memcg_v1.soft_limit") |
 		.id = $id | .title = "Probe knob (memory.twl_probe2)" |
 		.files = ["memory.twl_probe2"] | .value_name = "twl_probe2" |
-		.messages = [{"text": $t2, "match": "exact", "level": 4}]]' \
+		.messages = [{"text": $t2, "match": "exact", "level": 4}]] |
+	(.features[] | select(.id == "memcg_v1.soft_limit") | .title) = $title' \
 	"$SRC/schema/catalog.json" >"$WORK/newer.json"
 "$SERVER" catalog check "$WORK/newer.json" >/dev/null 2>&1 || fail "the newer catalog is refused"
 
@@ -179,4 +184,13 @@ jq -e --arg id "$NEWID" '[.. | objects | select(.id? == $id or .feature_id? == $
 grep -q "Probe knob (memory.twl_probe2)" "$WORK/export.txt" ||
 	fail "the text export does not name the new feature: $(head -c 2000 "$WORK/export.txt")"
 kill -0 "$APID" || fail "the agent is gone"
+
+# 5. the export command and the API export: one catalog, one text
+"$SERVER" export --data-dir "$D" >"$WORK/export.txt" 2>"$WORK/export.err" ||
+	fail "twilight-server export: $(cat "$WORK/export.err")"
+[ "$(get /api/v1/export/linux-mm "$ADMIN")" = 200 ] || fail "GET /api/v1/export/linux-mm"
+grep -qF "memcg_v1.soft_limit: $TITLE" "$WORK/export.txt" ||
+	fail "twilight-server export does not use catalog $NEWER (no '$TITLE')"
+cmp -s "$WORK/body" "$WORK/export.txt" ||
+	fail "twilight-server export and GET /api/v1/export/linux-mm differ: $(diff "$WORK/body" "$WORK/export.txt" | head -n 10)"
 echo "catalog_update: ok (server and agent moved from catalog $SHIPPED to $NEWER; agent pid $APID never restarted)"
