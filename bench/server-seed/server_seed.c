@@ -16,9 +16,12 @@
  *       rows by the server's own twl_rollup_rebuild(), the function its
  *       migrations run: the end state is the server's schema, with no
  *       rollup written here.
- *   time --db PATH [--runs 50]
- *       twl_read_summary() in-process on a store opened like the server
- *       does, --runs times after one warm-up call.
+ *   time --db PATH [--runs 50] [--export-runs 5]
+ *       In-process on a store opened like the server does, after one
+ *       warm-up call each: twl_read_summary() and the feature detail of
+ *       memcg_v1.soft_limit (twl_read_feature()) --runs times, the export's
+ *       data (twl_read_export_data(), 30 days) --export-runs times; the
+ *       last two with this thread's CPU time too.
  *   http --url URL --cacert CA --token-file FILE [--runs 50] [--export-runs 5]
  *       On one keep-alive TLS connection, after a warm-up call each:
  *       GET URL/api/v1/summary and URL/api/v1/features/memcg_v1.soft_limit
@@ -512,7 +515,64 @@ static void report(const char *key, const char *what, double target_ms,
 	       key, n, p50, p95, ms[n - 1], p95 / target_ms);
 }
 
-static int cmd_time(const char *path, unsigned runs)
+/* This thread's CPU time, s: what the other work of a shared machine moves less. */
+static double cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One read: feature detail (@export false) or the export's data (30 days). */
+static int read_once(struct twl_store *s, bool export)
+{
+	json_t *doc = NULL;
+	int ret = export ? twl_read_export_data(s, time(NULL), 30, NULL, NULL,
+						&doc) :
+			   twl_read_feature(s, DETAIL_FEATURE, NULL, &doc);
+
+	json_decref(doc);
+	return ret;
+}
+
+/*
+ * Time read_once() @runs times after a warm-up, wall and CPU, against
+ * @target_ms. 0, or the read's negative errno after saying so.
+ */
+static int time_reads(struct twl_store *s, bool export, unsigned runs,
+		      double target_ms)
+{
+	double *ms = calloc(2 * (size_t)runs, sizeof(double)), *cpu_ms;
+	const char *what = export ? "twl_read_export_data (30 days)" :
+				    "twl_read_feature(" DETAIL_FEATURE ")";
+	char label[160];
+	int ret = ms ? read_once(s, export) : -ENOMEM;
+
+	cpu_ms = ms + runs;
+	for (unsigned i = 0; !ret && i < runs; i++) {
+		double t = mono(), c = cpu();
+
+		ret = read_once(s, export);
+		ms[i] = (mono() - t) * 1e3;
+		cpu_ms[i] = (cpu() - c) * 1e3;
+	}
+	if (ret) {
+		fprintf(stderr, "server-seed: %s failed: %s\n", what,
+			strerror(-ret));
+	} else {
+		qsort(cpu_ms, runs, sizeof(*cpu_ms), cmp_double);
+		printf("%s: CPU p50 %.2f ms, max %.2f ms\n", what,
+		       cpu_ms[(runs - 1) / 2], cpu_ms[runs - 1]);
+		snprintf(label, sizeof(label), "%s (in-process)", what);
+		report(export ? "export_data_inproc" : "detail_inproc", label,
+		       target_ms, ms, runs);
+	}
+	free(ms);
+	return ret;
+}
+
+static int cmd_time(const char *path, unsigned runs, unsigned export_runs)
 {
 	struct twl_store *s = NULL;
 	json_t *doc = NULL;
@@ -555,6 +615,14 @@ static int cmd_time(const char *path, unsigned runs)
 		json_decref(doc);
 		doc = NULL;
 	}
+	if (!ret)
+		report("summary_inproc",
+		       "fleet summary (in-process twl_read_summary)", TARGET_MS,
+		       ms, runs);
+	if (!ret)
+		ret = time_reads(s, false, runs, DETAIL_TARGET_MS);
+	if (!ret)
+		ret = time_reads(s, true, export_runs, EXPORT_TARGET_MS);
 	twl_store_close(s);
 	if (ret) {
 		fprintf(stderr,
@@ -563,8 +631,6 @@ static int cmd_time(const char *path, unsigned runs)
 		free(ms);
 		return 1;
 	}
-	report("summary_inproc", "fleet summary (in-process twl_read_summary)",
-	       TARGET_MS, ms, runs);
 	free(ms);
 	return 0;
 }
@@ -693,7 +759,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: twl_bench_server_seed build --db PATH [--hosts 100000] [--rows 10000000]\n"
-		"       twl_bench_server_seed time --db PATH [--runs 50]\n"
+		"       twl_bench_server_seed time --db PATH [--runs 50] [--export-runs 5]\n"
 		"       twl_bench_server_seed http --url URL --cacert CA --token-file FILE [--runs 50]\n"
 		"                                  [--export-runs 5]\n");
 }
@@ -748,7 +814,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "build") && db)
 		return cmd_build(db, (unsigned)hosts, rows);
 	if (!strcmp(argv[1], "time") && db)
-		return cmd_time(db, (unsigned)runs);
+		return cmd_time(db, (unsigned)runs, (unsigned)xruns);
 	if (!strcmp(argv[1], "http") && url && ca && tok) {
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		status =
