@@ -414,7 +414,7 @@ static int finish_load(sqlite3 *db, const struct saved_sql *sv)
 		fprintf(stderr,
 			"server-seed: indexes in %.0f s; rebuilding the rollups\n",
 			mono() - t);
-		ret = twl_rollup_rebuild(db, err, sizeof(err));
+		ret = twl_rollup_rebuild(db, false, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "server-seed: %s\n", err);
 	}

@@ -10,7 +10,8 @@
 -- (migrate.c) and the seed runs after loading its rows; the unit tests
 -- check that it leaves unchanged what ingest and retention keep. A
 -- database whose rollups were written by hand, e.g. by an earlier seed,
--- holds the recount afterwards.
+-- holds the recount afterwards. feature_day, the timeline, is a history
+-- that retention never lowers, not a recount: it is kept as it was.
 --
 -- On a large database this takes minutes (a GROUP BY of every usage row,
 -- as migration 015's rebuild); nothing else changes.

@@ -71,7 +71,7 @@ static int exec_tx(sqlite3 *db, const char *sql, int version, char *err,
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
 		goto fail_rollback;
 	if (version > 0 && rebuilds(version) &&
-	    twl_rollup_rebuild(db, NULL, 0)) {
+	    twl_rollup_rebuild(db, true, NULL, 0)) {
 		/* the message, before ROLLBACK replaces it */
 		msg = sqlite3_mprintf("%s", sqlite3_errmsg(db));
 		goto fail_rollback;

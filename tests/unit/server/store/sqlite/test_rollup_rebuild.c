@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +29,9 @@
 /*
  * The rollups as ingest keeps them, without the zero rows its triggers
  * leave behind (a bucket whose hosts all moved on), which a recount has
- * no row for. feature_day is a history (retention never lowers it), so
- * only its totals and last use are compared (check_buckets()).
+ * no row for. feature_day is a history (retention never lowers it): a
+ * rebuild that keeps it must leave it as it was; one that restarts it
+ * is checked by its totals and last use (check_buckets()).
  */
 static const char *const views[] = {
 	"SELECT feature_id, host_id, first_used, last_used, uses, last_hour,"
@@ -39,6 +41,7 @@ static const char *const views[] = {
 	"SELECT * FROM feature_comm",
 	"SELECT * FROM host_hour WHERE hosts != 0",
 	"SELECT * FROM coverage_count",
+	"SELECT * FROM feature_day",
 };
 #define N_VIEWS (sizeof(views) / sizeof(*views))
 
@@ -65,8 +68,11 @@ static int64_t differ(size_t i)
 		  views[i], i, i, views[i]);
 }
 
-/* Run twl_rollup_rebuild() in a transaction of the test's connection. */
-static void rebuild(void)
+/*
+ * Run twl_rollup_rebuild() in a transaction of the test's connection,
+ * feature_day kept when @keep_history.
+ */
+static void rebuild(bool keep_history)
 {
 	char err[256] = "";
 	sqlite3 *db;
@@ -75,18 +81,21 @@ static void rebuild(void)
 	sqlite3_busy_timeout(db, 5000);
 	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
 			 SQLITE_OK);
-	if (twl_rollup_rebuild(db, err, sizeof(err)))
+	if (twl_rollup_rebuild(db, keep_history, err, sizeof(err)))
 		fail_msg("twl_rollup_rebuild: %s", err);
 	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
 }
 
-/* Rebuilding changes no rollup ingest (and retention) keeps. */
+/*
+ * Rebuilding, the history kept (as migrations do), changes no rollup
+ * ingest (and retention) keeps.
+ */
 static void rebuild_changes_nothing(void)
 {
 	snapshot();
-	rebuild();
+	rebuild(true);
 	for (size_t i = 0; i < N_VIEWS; i++) {
 		if (differ(i))
 			fprintf(stderr, "rebuilt rollup differs: %s\n",
@@ -129,6 +138,9 @@ static void test_rebuild_matches_ingest(void **state)
 	assert_true(q("SELECT count(*) FROM host_coverage") == 3);
 	check_buckets();
 	rebuild_changes_nothing();
+	/* restarted from the rows (the seed): the same totals and last use */
+	rebuild(false);
+	check_buckets();
 
 	assert_int_equal(twl_store_prune(s, now, 35, 30, NULL), 0);
 	assert_int_equal(
@@ -159,7 +171,7 @@ static void test_rebuild_repairs(void **state)
 		 " UPDATE coverage_count SET hosts = 7 WHERE bit = 20;"
 		 " INSERT INTO feature_hour(feature_id, hour, hosts)"
 		 " VALUES ('memcg_v1.soft_limit', 1, 5)");
-	rebuild();
+	rebuild(false);
 	check_recount();
 	unlink(dbpath);
 }
