@@ -99,6 +99,34 @@ void ingest_at(struct twl_store *s, const char *host, json_t *r, int64_t now)
 	assert_int_equal(twl_store_write_end(s, true), 0);
 }
 
+/* r's usage, warnings, unknown texts and census moved to boot and time t. */
+void move_to(json_t *r, const char *boot, int64_t t)
+{
+	static const char *const arrs[] = { "usage", "warnings", "unknown" };
+	json_t *e;
+	size_t i;
+
+	json_object_set_new(json_object_get(r, "host"), "boot_id",
+			    json_string(boot));
+	for (size_t a = 0; a < 3; a++)
+		json_array_foreach(json_object_get(r, arrs[a]), i, e)
+		{
+			if (json_object_get(e, "boot_id"))
+				json_object_set_new(e, "boot_id",
+						    json_string(boot));
+			if (json_object_get(e, "first_seen"))
+				json_object_set_new(e, "first_seen",
+						    json_integer(t - 60));
+			if (json_object_get(e, "last_seen"))
+				json_object_set_new(e, "last_seen",
+						    json_integer(t));
+			if (json_object_get(e, "time"))
+				json_object_set_new(e, "time", json_integer(t));
+		}
+	json_object_set_new(json_object_get(r, "census"), "time",
+			    json_integer(t));
+}
+
 void ingest_one(struct twl_store *s, const char *host, json_t *r)
 {
 	ingest_at(s, host, r, 1000);
@@ -195,6 +223,20 @@ void check_recount(void)
 		  " FULL JOIN feature_comm fc ON fc.feature_id = g.feature_id"
 		  " AND fc.comm = g.comm WHERE fc.configures IS NOT g.c"
 		  " OR fc.listens IS NOT g.l OR fc.reads IS NOT g.r"),
+		0);
+	/* host_hour: hosts per cgroup mode and hour of their last report */
+	assert_int_equal(
+		q("SELECT count(*) FROM (SELECT cgroup_mode, last_seen / 3600"
+		  " AS hour, count(*) AS n FROM hosts GROUP BY 1, 2) g"
+		  " FULL JOIN host_hour hh ON hh.cgroup_mode = g.cgroup_mode"
+		  " AND hh.hour = g.hour"
+		  " WHERE coalesce(hh.hosts, 0) IS NOT coalesce(g.n, 0)"),
+		0);
+	/* coverage_count: per fact bit, the hosts that have it */
+	assert_int_equal(
+		q("SELECT count(*) FROM coverage_count c WHERE c.hosts IS NOT"
+		  " (SELECT count(*) FROM host_coverage WHERE (facts >> c.bit)"
+		  " & 1)"),
 		0);
 }
 

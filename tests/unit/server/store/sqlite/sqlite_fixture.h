@@ -34,14 +34,18 @@ json_t *report(const char *host, const char *batch);
 json_t *report_x10(const char *host, const char *batch);
 /* Store r for host at now in a commit of its own (must store). */
 void ingest_at(struct twl_store *s, const char *host, json_t *r, int64_t now);
+/* r's usage, warnings, unknown texts and census moved to boot and time t. */
+void move_to(json_t *r, const char *boot, int64_t t);
 /* ingest_at() at time 1000. */
 void ingest_one(struct twl_store *s, const char *host, json_t *r);
 
 /*
  * Every rollup equals a GROUP BY recount of the raw rows (usage, warnings,
- * matched unknown texts, census values): feature_host per (feature, host),
- * feature_hour per (feature, hour) and kind, feature_comm per process and
- * kind. True after retention pruning too: fails the test otherwise.
+ * matched unknown texts, census values, hosts, host coverage): feature_host
+ * per (feature, host), feature_hour per (feature, hour) and kind,
+ * feature_comm per process and kind, host_hour per cgroup mode and hour,
+ * coverage_count per fact. True after retention pruning too: fails the
+ * test otherwise.
  */
 void check_recount(void);
 

@@ -63,34 +63,6 @@ static void test_retention(void **state)
 	unlink(dbpath);
 }
 
-/* r's usage, warnings, unknown texts and census moved to boot and time t. */
-static void move_to(json_t *r, const char *boot, int64_t t)
-{
-	static const char *const arrs[] = { "usage", "warnings", "unknown" };
-	json_t *e;
-	size_t i;
-
-	json_object_set_new(json_object_get(r, "host"), "boot_id",
-			    json_string(boot));
-	for (size_t a = 0; a < 3; a++)
-		json_array_foreach(json_object_get(r, arrs[a]), i, e)
-		{
-			if (json_object_get(e, "boot_id"))
-				json_object_set_new(e, "boot_id",
-						    json_string(boot));
-			if (json_object_get(e, "first_seen"))
-				json_object_set_new(e, "first_seen",
-						    json_integer(t - 60));
-			if (json_object_get(e, "last_seen"))
-				json_object_set_new(e, "last_seen",
-						    json_integer(t));
-			if (json_object_get(e, "time"))
-				json_object_set_new(e, "time", json_integer(t));
-		}
-	json_object_set_new(json_object_get(r, "census"), "time",
-			    json_integer(t));
-}
-
 /*
  * Retention keeps every rollup a recount of the raw rows it keeps: a
  * (feature, host) with an old boot's rows pruned and a new boot's kept

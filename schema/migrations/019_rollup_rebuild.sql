@@ -1,0 +1,18 @@
+-- twilight server schema, migration 19: every rollup recounted once from
+-- the raw rows by the server's one rebuild function.
+--
+-- Why: the rollups (feature_host, feature_hour, feature_day, feature_comm,
+-- host_hour, coverage_count) were defined twice, by ingest with its
+-- triggers and by hand-written SQL wherever they were rebuilt (migration
+-- 015, the fleet seed of bench/server-seed). There is now one rebuild,
+-- twl_rollup_rebuild() (server/store/sqlite/rollup_rebuild.c), which the
+-- migration runner runs after this file in the same transaction
+-- (migrate.c) and the seed runs after loading its rows; the unit tests
+-- check that it leaves unchanged what ingest and retention keep. A
+-- database whose rollups were written by hand, e.g. by an earlier seed,
+-- holds the recount afterwards. feature_day, the timeline, is a history
+-- that retention never lowers, not a recount: it is kept as it was.
+--
+-- On a large database this takes minutes (a GROUP BY of every usage row,
+-- as migration 015's rebuild); nothing else changes.
+SELECT 1;
