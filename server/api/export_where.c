@@ -302,10 +302,9 @@ int twl_export_text_workloads(struct twl_buf *b, const json_t *f)
 	if (json_is_object(x))
 		TRY(twl_export_wrapf(b, "  ", "    ",
 				     "%" JSON_INTEGER_FORMAT
-				     " of our host%s will lose this "
+				     " of our hosts will lose this "
 				     "with our distribution's next kernel.",
-				     int_of(x, "hosts"),
-				     int_of(x, "hosts") == 1 ? "" : "s"));
+				     int_of(x, "hosts")));
 out:
 	return rc;
 }
