@@ -232,6 +232,9 @@ static void test_database_locked(void **state)
 
 	enrol_host(f, HOST_A, key);
 	assert_int_equal(sqlite3_open(f->cfg.db_path, &db), SQLITE_OK);
+	/* the server writes on its own too (the alert detector's scans):
+	 * wait for such a write before taking the lock */
+	sqlite3_busy_timeout(db, 5000);
 	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
 			 SQLITE_OK);
 	post(f, key, "a0000000000000000000000000000003", 1, &r);
