@@ -42,29 +42,45 @@ static int teardown(void **state)
 	return 0;
 }
 
-/*
- * Move every time of @j (full.json's are of December 2025) by @delta
- * seconds, so that the report falls in the gauges' 30-day window.
- */
-static void shift_times(json_t *j, json_int_t delta)
+/* full.json's times moved to now (its sent_time, now). */
+static int64_t shift_to_now(void)
 {
-	static const char *const keys[] = { "time", "first_seen", "last_seen",
-					    "sent_time" };
-	const char *k;
-	json_t *v;
-	size_t i;
+	json_t *rep = make_report(HOST, "c0000000000000000000000000000001", 1);
+	int64_t shift = (int64_t)time(NULL) -
+			json_integer_value(json_object_get(rep, "sent_time"));
 
-	if (json_is_array(j)) {
-		json_array_foreach(j, i, v) shift_times(v, delta);
-		return;
+	json_decref(rep);
+	return shift;
+}
+
+/* Label sets bounded by the catalog and the alert kinds, no more. */
+static void check_bounded_labels(const char *body)
+{
+	char series[160];
+	int features = 0, events = 0;
+
+	/* bounded labels: one series per catalog feature and kind, no more */
+	for (const char *p = body; (p = strstr(p, "\ntwilight_feature_hosts{"));
+	     p++)
+		features++;
+	assert_int_equal(features, 4 * (int)twl_catalog_count());
+	for (size_t i = 0; i < twl_catalog_count(); i++) {
+		snprintf(
+			series, sizeof(series),
+			"twilight_feature_hosts{feature=\"%s\",kind=\"using\"}",
+			twl_catalog_at(i)->id);
+		prom_value_of(body, series);
 	}
-	json_object_foreach(j, k, v)
-	{
-		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(k, keys[i]) && json_is_integer(v))
-				json_integer_set(v,
-						 json_integer_value(v) + delta);
-		shift_times(v, delta);
+	/* the alert counters: one series per event type and outcome */
+	for (const char *p = body;
+	     (p = strstr(p, "\ntwilight_alert_events_total{")); p++)
+		events++;
+	assert_int_equal(events, TWL_ALERT_KINDS);
+	for (int k = 0; k < TWL_ALERT_KINDS; k++) {
+		snprintf(series, sizeof(series),
+			 "twilight_alert_events_total{type=\"%s\"}",
+			 twl_alert_kind_name((enum twl_alert_kind)k));
+		prom_value_of(body, series);
 	}
 }
 
@@ -72,24 +88,11 @@ static void test_fleet_gauges(void **state)
 {
 	struct fixture *f = *state;
 	struct http_result r;
-	char key[80], *body, series[160];
-	json_t *rep;
-	int features = 0, events = 0;
 
-	enrol_host(f, HOST, key);
 	/* full.json: hybrid; soft_limit written, oom_control registered,
 	 * memsw only read; warnings of soft_limit and oom_control */
-	rep = make_report(HOST, "c0000000000000000000000000000001", 1);
-	shift_times(rep, (json_int_t)time(NULL) -
-				 json_integer_value(
-					 json_object_get(rep, "sent_time")));
-	body = dump(rep);
-	http(f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
-	assert_int_equal(r.status, 200);
-	http_result_fini(&r);
-	free(body);
-	json_decref(rep);
-
+	post_full_report(f, HOST, "c0000000000000000000000000000001",
+			 shift_to_now());
 	http(f, "GET", "/metrics", f->viewer, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 200);
 	assert_true(prom_check_exposition(r.body) > 0);
@@ -142,29 +145,7 @@ static void test_fleet_gauges(void **state)
 		prom_value_of(r.body,
 			      "twilight_agents{state=\"catalog_older\"}"),
 		twl_catalog_version() > 1 ? 1 : 0);
-	/* bounded labels: one series per catalog feature and kind, no more */
-	for (const char *p = r.body;
-	     (p = strstr(p, "\ntwilight_feature_hosts{")); p++)
-		features++;
-	assert_int_equal(features, 4 * (int)twl_catalog_count());
-	for (size_t i = 0; i < twl_catalog_count(); i++) {
-		snprintf(
-			series, sizeof(series),
-			"twilight_feature_hosts{feature=\"%s\",kind=\"using\"}",
-			twl_catalog_at(i)->id);
-		prom_value_of(r.body, series);
-	}
-	/* the alert counters: one series per event type and outcome */
-	for (const char *p = r.body;
-	     (p = strstr(p, "\ntwilight_alert_events_total{")); p++)
-		events++;
-	assert_int_equal(events, TWL_ALERT_KINDS);
-	for (int k = 0; k < TWL_ALERT_KINDS; k++) {
-		snprintf(series, sizeof(series),
-			 "twilight_alert_events_total{type=\"%s\"}",
-			 twl_alert_kind_name((enum twl_alert_kind)k));
-		prom_value_of(r.body, series);
-	}
+	check_bounded_labels(r.body);
 	assert_int_equal(
 		prom_value_of(
 			r.body,
