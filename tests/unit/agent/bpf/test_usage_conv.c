@@ -412,6 +412,82 @@ static int validate_usage(json_t *usage, struct twl_verr *err)
 	return ret;
 }
 
+/* @o passes the wire's usage validator; then freed. */
+static void assert_valid_free(json_t *o)
+{
+	struct twl_verr err;
+
+	if (validate_usage(o, &err))
+		fail_msg("invalid usage entry: %s at %s: %s", err.code,
+			 err.field, err.reason);
+	json_decref(o);
+}
+
+/* @e with privacy settings: paths hashed, comm dropped, kinds kept. */
+static void entry_privacy(struct twl_usage_entry *e)
+{
+	struct twl_bpf_privacy hash = { .cgroup = TWL_PRIVACY_HASH,
+					.comm = TWL_PRIVACY_DROP,
+					.key = "s" };
+	json_t *o;
+
+	/* Privacy: paths and container id hashed, comm dropped, kinds kept
+	 * (the target's classified before its path is hashed). */
+	e->cgroup = "/kubepods/burstable/pod0f1e2d3c/" HEX64;
+	o = twl_usage_entry_to_json(e, 1764700000LL * 1000000000LL, &hash);
+	assert_non_null(o);
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")),
+		"kubernetes");
+	assert_memory_equal(json_string_value(json_object_get(o, "cgroup")),
+			    "h:", 2);
+	assert_memory_equal(
+		json_string_value(json_object_get(o, "writer_cgroup")),
+		"h:", 2);
+	assert_memory_equal(json_string_value(json_object_get(o, "container")),
+			    "docker:h:", 9);
+	assert_null(strstr(json_string_value(json_object_get(o, "container")),
+			   HEX64));
+	assert_string_equal(json_string_value(json_object_get(o, "comm")), "");
+	assert_valid_free(o);
+}
+
+/* @e as a read, then as a registration. */
+static void entry_read_register(struct twl_usage_entry *e)
+{
+	json_t *o;
+
+	/* Reads carry no target; counts read mid-update are capped at count. */
+	e->op = TWL_BPF_OP_READ;
+	e->failed = 9;
+	e->condition_met = 8;
+	e->last_ns = 0;
+	o = twl_usage_entry_to_json(e, 1764700000LL * 1000000000LL, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "cgroup")),
+			    "");
+	assert_string_equal(json_string_value(json_object_get(o, "use")),
+			    "reads");
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")), "root");
+	assert_int_equal(json_integer_value(json_object_get(o, "failed")), 7);
+	assert_int_equal(
+		json_integer_value(json_object_get(o, "condition_met")), 7);
+	assert_int_equal(json_integer_value(json_object_get(o, "last_seen")),
+			 1764700005);
+	assert_valid_free(o);
+
+	e->op = TWL_BPF_OP_REGISTER;
+	e->cgroup = "/system.slice/docker-" HEX64 ".scope";
+	o = twl_usage_entry_to_json(e, 1764700000LL * 1000000000LL, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "use")),
+			    "listens");
+	assert_string_equal(
+		json_string_value(json_object_get(o, "target_kind")), "docker");
+	assert_valid_free(o);
+}
+
 static void test_entry_to_json(void **state)
 {
 	struct twl_usage_entry e = {
@@ -430,10 +506,6 @@ static void test_entry_to_json(void **state)
 		.first_ns = 5000000000ull,
 		.last_ns = 9500000000ull,
 	};
-	struct twl_bpf_privacy hash = { .cgroup = TWL_PRIVACY_HASH,
-					.comm = TWL_PRIVACY_DROP,
-					.key = "s" };
-	struct twl_verr err;
 	json_t *o;
 
 	(void)state;
@@ -461,70 +533,10 @@ static void test_entry_to_json(void **state)
 			 1764700005);
 	assert_int_equal(json_integer_value(json_object_get(o, "last_seen")),
 			 1764700009);
-	if (validate_usage(o, &err))
-		fail_msg("invalid usage entry: %s at %s: %s", err.code,
-			 err.field, err.reason);
-	json_decref(o);
+	assert_valid_free(o);
 
-	/* Privacy: paths and container id hashed, comm dropped, kinds kept
-	 * (the target's classified before its path is hashed). */
-	e.cgroup = "/kubepods/burstable/pod0f1e2d3c/" HEX64;
-	o = twl_usage_entry_to_json(&e, 1764700000LL * 1000000000LL, &hash);
-	assert_non_null(o);
-	assert_string_equal(
-		json_string_value(json_object_get(o, "target_kind")),
-		"kubernetes");
-	assert_memory_equal(json_string_value(json_object_get(o, "cgroup")),
-			    "h:", 2);
-	assert_memory_equal(
-		json_string_value(json_object_get(o, "writer_cgroup")),
-		"h:", 2);
-	assert_memory_equal(json_string_value(json_object_get(o, "container")),
-			    "docker:h:", 9);
-	assert_null(strstr(json_string_value(json_object_get(o, "container")),
-			   HEX64));
-	assert_string_equal(json_string_value(json_object_get(o, "comm")), "");
-	if (validate_usage(o, &err))
-		fail_msg("invalid usage entry: %s at %s: %s", err.code,
-			 err.field, err.reason);
-	json_decref(o);
-
-	/* Reads carry no target; counts read mid-update are capped at count. */
-	e.op = TWL_BPF_OP_READ;
-	e.failed = 9;
-	e.condition_met = 8;
-	e.last_ns = 0;
-	o = twl_usage_entry_to_json(&e, 1764700000LL * 1000000000LL, NULL);
-	assert_non_null(o);
-	assert_string_equal(json_string_value(json_object_get(o, "cgroup")),
-			    "");
-	assert_string_equal(json_string_value(json_object_get(o, "use")),
-			    "reads");
-	assert_string_equal(
-		json_string_value(json_object_get(o, "target_kind")), "root");
-	assert_int_equal(json_integer_value(json_object_get(o, "failed")), 7);
-	assert_int_equal(
-		json_integer_value(json_object_get(o, "condition_met")), 7);
-	assert_int_equal(json_integer_value(json_object_get(o, "last_seen")),
-			 1764700005);
-	if (validate_usage(o, &err))
-		fail_msg("invalid usage entry: %s at %s: %s", err.code,
-			 err.field, err.reason);
-	json_decref(o);
-
-	e.op = TWL_BPF_OP_REGISTER;
-	e.cgroup = "/system.slice/docker-" HEX64 ".scope";
-	o = twl_usage_entry_to_json(&e, 1764700000LL * 1000000000LL, NULL);
-	assert_non_null(o);
-	assert_string_equal(json_string_value(json_object_get(o, "use")),
-			    "listens");
-	assert_string_equal(
-		json_string_value(json_object_get(o, "target_kind")), "docker");
-	if (validate_usage(o, &err))
-		fail_msg("invalid usage entry: %s at %s: %s", err.code,
-			 err.field, err.reason);
-	json_decref(o);
-
+	entry_privacy(&e);
+	entry_read_register(&e);
 	e.op = 9;
 	errno = 0;
 	assert_null(twl_usage_entry_to_json(&e, 0, NULL));
