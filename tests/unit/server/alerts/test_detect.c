@@ -63,6 +63,26 @@ static void scan(struct twl_store *s, struct twl_alerts *a, int64_t now,
 				 (long long)want[k]);
 }
 
+/* The options of most tests: 30 days for "new", retries after 1 s. */
+static const struct twl_alerts_opts test_opts = { .new_days = 30,
+						  .rate_per_min = 60,
+						  .retry_base_s = 1,
+						  .queue_max = 1024,
+						  .deliver = { .timeout_s =
+								       1 } };
+
+/* Open the test database as *@s and the alerts on it with @o. */
+static struct twl_alerts *alerts_open(struct twl_store **s,
+				      const struct twl_alerts_opts *o)
+{
+	struct twl_alerts *a;
+
+	assert_int_equal(twl_store_open(dbpath, s), 0);
+	a = twl_alerts_new(*s, o);
+	assert_non_null(a);
+	return a;
+}
+
 /* A host's uses by the rollup: one new_use event each. */
 static int64_t host_uses(const char *host)
 {
@@ -81,20 +101,13 @@ static const int64_t none[TWL_ALERT_KINDS];
 
 static void test_scans(void **state)
 {
-	struct twl_alerts_opts o = { .new_days = 30,
-				     .rate_per_min = 60,
-				     .retry_base_s = 1,
-				     .queue_max = 1024,
-				     .deliver = { .timeout_s = 1 } };
 	struct twl_store *s = NULL;
 	struct twl_alerts *a;
 	int64_t t = 100 * DAY, a_uses, b_uses, breaking;
 	json_t *r;
 
 	(void)state;
-	assert_int_equal(twl_store_open(dbpath, &s), 0);
-	a = twl_alerts_new(s, &o);
-	assert_non_null(a);
+	a = alerts_open(&s, &test_opts);
 
 	r = report(HOST_A, "a0000000000000000000000000000001");
 	ingest_at(s, HOST_A, r, t);
@@ -210,9 +223,7 @@ static void test_quiet_window(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(twl_store_open(dbpath, &s), 0);
-	a = twl_alerts_new(s, &quiet_opts);
-	assert_non_null(a);
+	a = alerts_open(&s, &quiet_opts);
 	r = report(HOST_A, "a0000000000000000000000000000001");
 	ingest_at(s, HOST_A, r, t);
 	json_decref(r);
@@ -291,11 +302,6 @@ static void test_state(void **state)
  */
 static void test_reuse(void **state)
 {
-	struct twl_alerts_opts o = { .new_days = 30,
-				     .rate_per_min = 60,
-				     .retry_base_s = 1,
-				     .queue_max = 1024,
-				     .deliver = { .timeout_s = 1 } };
 	int64_t t = 100 * DAY, want[TWL_ALERT_KINDS] = { 0 };
 	struct twl_store *s = NULL;
 	struct twl_alerts *a;
@@ -303,9 +309,7 @@ static void test_reuse(void **state)
 	json_t *r;
 
 	(void)state;
-	assert_int_equal(twl_store_open(dbpath, &s), 0);
-	a = twl_alerts_new(s, &o);
-	assert_non_null(a);
+	a = alerts_open(&s, &test_opts);
 	r = report(HOST_A, "a0000000000000000000000000000001");
 	ingest_at(s, HOST_A, r, t);
 	json_decref(r);
@@ -343,9 +347,7 @@ static void test_raise(void **state)
 	json_t *d = json_pack("{s:s}", "feature", "memcg_v1.soft_limit"), *bad;
 
 	(void)state;
-	assert_int_equal(twl_store_open(dbpath, &s), 0);
-	a = twl_alerts_new(s, &o);
-	assert_non_null(a);
+	a = alerts_open(&s, &o);
 	assert_int_equal(twl_alert_raise(a, "custom_kind", "k1", 5, d), 0);
 	assert_int_equal(twl_alert_raise(a, "custom_kind", "k1", 6, d),
 			 -EALREADY);
