@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linux-mm export: redaction and rendering (text email, CSV, JSON) of the
- * export data document described in export.h. Pure: no I/O.
+ * linux-mm export: redaction and rendering (text email, JSON; CSV in
+ * export_csv.c) of the export data document described in export.h. Pure:
+ * no I/O.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -249,7 +250,8 @@ static bool feature_on_list(const json_t *f, const char *list)
 }
 
 /* "yes for 2 use cases, no for 1" from the annotations' fits values. */
-static void fits_summary(const json_t *anns, char *out, size_t cap)
+/* Contract: see export.h. */
+void twl_export_fits_summary(const json_t *anns, char *out, size_t cap)
 {
 	size_t i, yes = 0, no = 0, partial = 0, pos;
 	static const char *const names[] = { "yes", "partly", "no" };
@@ -370,7 +372,7 @@ static int text_feature_use_cases(struct twl_buf *b, const json_t *f)
 		TRY(twl_export_wrapf(b, "    ", "    ", "%s",
 				     str_or(f, "replacement_note", "")));
 	arr = json_object_get(f, "annotations");
-	fits_summary(arr, fits, sizeof(fits));
+	twl_export_fits_summary(arr, fits, sizeof(fits));
 	TRY(twl_export_wrapf(b, "  ", "    ", "Does the replacement fit: %s",
 			     fits));
 	rc = twl_export_use_cases(b, f);
@@ -533,150 +535,6 @@ out:
 	return rc;
 }
 
-/* ---- CSV ------------------------------------------------------------ */
-
-/*
- * A quoted cell: quotes doubled, a leading formula character neutralised,
- * every byte outside printable UTF-8 (controls, line breaks included, and
- * invalid bytes) and every controlled() character escaped as the text
- * export does, so a cell is one line and holds nothing a terminal acts on.
- */
-static int csv_cell(struct twl_buf *b, const char *s, bool last)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = strlen(s), in, bl;
-	bool formula = s[0] == '=' || s[0] == '+' || s[0] == '-' ||
-		       s[0] == '@' || s[0] == '\t' || s[0] == '\r';
-	char tmp[TWL_ESCAPE_UNIT_MAX];
-	int rc = 0;
-
-	TRY(twl_buf_append(b, "\"", 1));
-	if (formula)
-		TRY(twl_buf_append(b, "'", 1));
-	for (; n; u += in, n -= in) {
-		twl_escape_unit(u, n, &in, tmp, &bl);
-		if (*u == '"')
-			TRY(twl_buf_append(b, "\"\"", 2));
-		else
-			TRY(twl_buf_append(b, tmp, bl));
-	}
-	TRY(twl_buf_append(b, last ? "\"\r\n" : "\",", last ? 3 : 2));
-out:
-	return rc;
-}
-
-static int csv_int(struct twl_buf *b, json_int_t v)
-{
-	return twl_buf_printf(b, "%" JSON_INTEGER_FORMAT ",", v);
-}
-
-/* A time cell: empty when unknown (null). */
-static int csv_time(struct twl_buf *b, const json_t *v)
-{
-	if (!json_is_integer(v))
-		return twl_buf_append(b, ",", 1);
-	return csv_int(b, json_integer_value(v));
-}
-
-/* Join array items of @f[@key] through @fmt_item into @out. */
-static int csv_join(const json_t *f, const char *key, struct twl_buf *out)
-{
-	json_t *arr = json_object_get(f, key), *x;
-	size_t i;
-	int rc = 0;
-
-	twl_buf_reset(out);
-	TRY(twl_buf_append(out, "", 0));
-	json_array_foreach(arr, i, x)
-	{
-		const char *sep = i ? "; " : "";
-		char phrase[1024];
-
-		if (!strcmp(key, "kernels"))
-			rc = twl_buf_printf(out,
-					    "%s%s (%" JSON_INTEGER_FORMAT ")",
-					    sep, str_or(x, "kernel", "?"),
-					    int_of(x, "hosts"));
-		else if (!strcmp(key, "workloads"))
-			rc = twl_buf_printf(
-				out,
-				"%s%s (%" JSON_INTEGER_FORMAT
-				" hosts, %" JSON_INTEGER_FORMAT " uses)",
-				sep,
-				twl_export_workload_text(x, phrase,
-							 sizeof(phrase)),
-				int_of(x, "hosts"), int_of(x, "uses"));
-		else if (!strcmp(key, "hosts"))
-			rc = twl_buf_printf(out, "%s%s", sep,
-					    json_string_value(x) ?
-						    json_string_value(x) :
-						    "");
-		else
-			rc = twl_buf_printf(
-				out, "%s%s%s%s%s: %s", sep,
-				str_or(x, "author", "?"),
-				json_is_string(json_object_get(x, "workload")) ?
-					" [" :
-					"",
-				str_or(x, "workload", ""),
-				json_is_string(json_object_get(x, "workload")) ?
-					"]" :
-					"",
-				str_or(x, "text", ""));
-		if (rc)
-			goto out;
-	}
-out:
-	return rc;
-}
-
-static int render_csv(const json_t *data, struct twl_buf *b)
-{
-	static const char *const joined[] = { "kernels", "workloads", "hosts",
-					      "annotations" };
-	json_t *f;
-	size_t i, k;
-	struct twl_buf cell;
-	char fits[128];
-	int rc = 0;
-
-	twl_buf_init(&cell, TWL_EXPORT_MAX_BYTES);
-	TRY(twl_buf_printf(
-		b, "feature,title,status,kernel_version,hosts_using,hosts_v1,"
-		   "hosts_all,uses,first_seen,last_seen,replacement,"
-		   "replacement_fits,kernels,workloads,hosts,use_cases\r\n"));
-	json_array_foreach(json_object_get(data, "features"), i, f)
-	{
-		if (!json_is_object(f)) {
-			rc = -EINVAL;
-			goto out;
-		}
-		TRY(csv_cell(b, str_or(f, "id", ""), false));
-		TRY(csv_cell(b, str_or(f, "title", ""), false));
-		TRY(csv_cell(b, str_or(f, "status", ""), false));
-		TRY(csv_cell(b, str_or(f, "kernel_version", ""), false));
-		TRY(csv_int(b, int_of(f, "hosts_using")));
-		TRY(csv_int(b, int_of(f, "hosts_v1")));
-		TRY(csv_int(b, int_of(f, "hosts_all")));
-		TRY(csv_int(b, int_of(f, "uses")));
-		TRY(csv_time(b, json_object_get(f, "first_seen")));
-		TRY(csv_time(b, json_object_get(f, "last_seen")));
-		TRY(csv_cell(b, str_or(f, "replacement", ""), false));
-		fits_summary(json_object_get(f, "annotations"), fits,
-			     sizeof(fits));
-		TRY(csv_cell(b, fits, false));
-		for (k = 0; k < sizeof(joined) / sizeof(joined[0]); k++) {
-			TRY(csv_join(f, joined[k], &cell));
-			TRY(csv_cell(b, cell.data ? cell.data : "",
-				     k + 1 == sizeof(joined) /
-						      sizeof(joined[0])));
-		}
-	}
-out:
-	twl_buf_fini(&cell);
-	return rc;
-}
-
 int twl_export_render(const json_t *data, enum twl_export_format fmt,
 		      char **out, size_t *len)
 {
@@ -704,7 +562,7 @@ int twl_export_render(const json_t *data, enum twl_export_format fmt,
 		return 0;
 	}
 	twl_buf_init(&b, TWL_EXPORT_MAX_BYTES);
-	rc = fmt == TWL_EXPORT_CSV ? render_csv(data, &b) :
+	rc = fmt == TWL_EXPORT_CSV ? twl_export_csv(data, &b) :
 				     render_text(data, &b);
 	if (!rc)
 		rc = twl_buf_append(&b, "", 0);

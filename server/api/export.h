@@ -151,6 +151,22 @@ int twl_export_wrap(struct twl_buf *b, const char *text, const char *first,
 int twl_export_values_text(struct twl_buf *b, const json_t *f);
 
 /*
+ * twl_export_fits_summary - "yes for 2, partly for 1 (of 3 annotated use
+ * cases)" from the annotations @anns' "fits" members, or "not assessed by
+ * any annotated use case", into @out (@cap bytes, truncated to fit).
+ */
+void twl_export_fits_summary(const json_t *anns, char *out, size_t cap);
+
+/*
+ * twl_export_csv - append the CSV of redacted export data @data to @b:
+ * a header row and one row per feature, the columns docs/api.md lists
+ * (lists joined with "; "; the use cases' structured fields counted and
+ * listed per feature; the value classes, or that they were withheld).
+ * Returns 0, -EINVAL (a feature not an object) or a twl_buf error.
+ */
+int twl_export_csv(const json_t *data, struct twl_buf *b);
+
+/*
  * twl_export_list_of - the mailing list reports about catalog feature @id
  * go to: the first To address of its catalog route (derived from the
  * kernel's MAINTAINERS, see schema/catalog.md), or NULL for an id the

@@ -525,6 +525,81 @@ static void test_csv_and_json(void **state)
 	json_decref(d);
 }
 
+/* One used feature with structured use cases and the values written. */
+static json_t *usecase_data(void)
+{
+	json_error_t err;
+	json_t *d = json_loads(
+		"{\"generated\": 1764732000, \"window_days\": 30,"
+		" \"fleet\": {\"hosts\": 3}, \"features\": [{"
+		" \"id\": \"memcg_v1.soft_limit\", \"title\": \"Soft limit\","
+		" \"status\": \"warns\", \"hosts_using\": 2, \"uses\": 9,"
+		" \"kernels\": [], \"workloads\": [],"
+		" \"values\": {\"kind\": \"bytes\","
+		"  \"name\": \"soft_limit_in_bytes\", \"written\": {"
+		"  \"cgroups\": 3, \"hosts\": 2, \"processes\": 3,"
+		"  \"min\": 268435456, \"max\": 8589934592,"
+		"  \"set\": {\"cgroups\": 2, \"hosts\": 2, \"processes\": 2},"
+		"  \"unlimited\": {\"cgroups\": 2, \"hosts\": 2,"
+		"  \"processes\": 2}}},"
+		" \"annotations\": ["
+		"  {\"workload\": \"java\", \"text\": \"heap\", \"author\": \"a\","
+		"   \"intent\": \"intentional\","
+		"   \"set_by\": \"docker --memory-reservation\","
+		"   \"v2_tried\": \"falls_short\","
+		"   \"shortfall\": \"memory.low does not reclaim\","
+		"   \"team\": \"payments\"},"
+		"  {\"workload\": null, \"text\": \"x\", \"author\": \"b\","
+		"   \"intent\": \"accidental\","
+		"   \"set_by\": \"docker --memory-reservation\","
+		"   \"v2_tried\": \"no\", \"team\": \"payments\"},"
+		"  {\"workload\": \"envoy\", \"text\": \"y\", \"author\": \"c\","
+		"   \"intent\": \"intentional\", \"set_by\": \"kubelet\","
+		"   \"v2_tried\": \"works\", \"team\": null}]}]}",
+		0, &err);
+
+	if (!d)
+		print_error("usecase json: %s at %d\n", err.text, err.line);
+	assert_non_null(d);
+	return d;
+}
+
+/*
+ * The CSV carries the use cases' structured fields (counted and listed)
+ * and the values written, each redacted as the text export is: teams and
+ * values only when their export-show-* setting is on.
+ */
+static void test_csv_use_cases_and_values(void **state)
+{
+	struct twl_export_opts show = { .show_values = true,
+					.show_teams = true };
+	json_t *d = usecase_data();
+	char *all = render(d, &show, TWL_EXPORT_CSV);
+	char *none = render(d, NULL, TWL_EXPORT_CSV);
+	const char *tail_all =
+		"2,1,\"docker --memory-reservation (2); kubelet (1)\","
+		"1,1,1,\"[java] memory.low does not reclaim\",\"payments\","
+		"\"soft_limit_in_bytes set on 2 cgroups on 2 hosts: 256 MiB-8 GiB;"
+		" reset to unlimited by 2 processes\"\r\n";
+	const char *tail_none =
+		"2,1,\"docker --memory-reservation (2); kubelet (1)\","
+		"1,1,1,\"[java] memory.low does not reclaim\",\"\","
+		"\"withheld (export-show-values)\"\r\n";
+
+	assert_non_null(strstr(all, "use_cases,use_cases_intentional,"
+				    "use_cases_accidental,set_by,v2_not_tried,"
+				    "v2_works,v2_falls_short,v2_shortfalls,"
+				    "teams,values\r\n"));
+	assert_int_equal(csv_records(all), 2);
+	assert_true(strlen(all) > strlen(tail_all));
+	assert_string_equal(all + strlen(all) - strlen(tail_all), tail_all);
+	assert_true(strlen(none) > strlen(tail_none));
+	assert_string_equal(none + strlen(none) - strlen(tail_none), tail_none);
+	free(all);
+	free(none);
+	json_decref(d);
+}
+
 /*
  * Terminal and bidi controls never reach a reader raw: C1 controls
  * (U+0080-U+009F, e.g. U+009B, a one-byte CSI) and bidi overrides and
@@ -612,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_redaction_show_more),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_csv_and_json),
+		cmocka_unit_test(test_csv_use_cases_and_values),
 		cmocka_unit_test(test_controls_escaped),
 		cmocka_unit_test(test_malformed),
 	};
