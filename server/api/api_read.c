@@ -282,7 +282,8 @@ static int h_host(struct twl_server *srv, const struct twl_request *req,
 		  struct twl_response *resp)
 {
 	const char *id = req->path_rest;
-	json_t *doc;
+	json_t *doc, *f, *values;
+	size_t i;
 	int rc;
 
 	if (!id || !*id || strlen(id) > 64 ||
@@ -293,6 +294,15 @@ static int h_host(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_read_host(twl_server_store(srv), id, &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "host");
+	json_array_foreach(json_object_get(doc, "features"), i, f)
+	{
+		values = json_object_get(f, "values");
+		rc = values ? twl_value_classes_into(values) : 0;
+		if (rc) {
+			json_decref(doc);
+			return rc;
+		}
+	}
 	return twl_response_json(resp, 200, doc);
 }
 

@@ -422,6 +422,22 @@ struct twl_feature;
 int twl_rq_values_into(struct twl_rctx *c, const struct twl_feature *f,
 		       int64_t since, int64_t until, json_t *obj);
 
+/*
+ * twl_rq_host_values_into - the same "values" as twl_rq_values_into(),
+ * over every retained row of host @host_id only (the host page), so its
+ * counts are of that host's cgroups and processes ("hosts" 0 or 1).
+ */
+int twl_rq_host_values_into(struct twl_rctx *c, const struct twl_feature *f,
+			    const char *host_id, json_t *obj);
+
+/*
+ * twl_rq_host_features_values - twl_rq_host_values_into() for each entry
+ * of @features (objects with the catalog "id"; one the catalog lacks is
+ * left without "values"). 0 or a negative errno.
+ */
+int twl_rq_host_features_values(struct twl_rctx *c, const char *host_id,
+				json_t *features);
+
 /* twl_rq_day_uses - uses of feature @id on days @from..@to (day numbers). */
 int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
 		    int64_t to, int64_t *uses);

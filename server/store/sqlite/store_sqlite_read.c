@@ -734,6 +734,7 @@ int twl_read_host(struct twl_store *s, const char *host_id, json_t **out)
 	STMT(st, q_host_features);
 	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
 	TRY(twl_rows_into(st, &host_feature_row, arr, SIZE_MAX, NULL));
+	TRY(twl_rq_host_features_values(&c, host_id, arr));
 
 	TRY(twl_jset(doc, "unknown_deprecations", arr = json_array()));
 	STMT(st, q_host_unknown);

@@ -402,6 +402,59 @@ static void test_export_shown(void **state)
 	json_decref(j);
 }
 
+/* Host @host's entry of feature @id on its page (GET /api/v1/hosts/ID). */
+static json_t *host_feature(struct fixture *f, const char *host, const char *id)
+{
+	char path[128];
+	json_t *doc, *x, *found = NULL;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/api/v1/hosts/%s", host);
+	doc = get_json(f, path);
+	json_array_foreach(
+		json_object_get(doc, "features"), i,
+		x) if (!strcmp(json_string_value(json_object_get(x, "id")), id))
+		found = json_incref(x);
+	json_decref(doc);
+	if (!found)
+		fail_msg("host %s has no feature %s", host, id);
+	return found;
+}
+
+/*
+ * The host page's values are that host's alone: web-1's soft limits
+ * (not web-2's 1 GiB-8 GiB), its OOM writes apart from its listener, and
+ * the kinds of use beside them.
+ */
+static void test_host_values(void **state)
+{
+	json_t *x = host_feature(*state, HOST_A, "memcg_v1.soft_limit");
+
+	expect_json(json_object_get(json_object_get(x, "values"), "classes"),
+		    "[\"soft_limit_in_bytes set on 1 cgroup on 1 host:"
+		    " 256 MiB-512 MiB; reset to unlimited by 1 process\","
+		    "\"soft_limit_in_bytes configured on 1 cgroup on 1 host"
+		    " (census): 1 GiB\"]");
+	json_decref(x);
+	x = host_feature(*state, HOST_A, "memcg_v1.oom_control");
+	expect_json(json_object_get(json_object_get(x, "values"), "classes"),
+		    "[\"oom_kill_disable=1 written on 1 cgroup on 1 host by"
+		    " dockerd\",\"oom_kill_disable=1 on 1 cgroup on 1 host"
+		    " (census)\",\"notification listeners: 1 process on 1"
+		    " host\"]");
+	assert_true(json_is_true(json_object_get(x, "configures")));
+	assert_true(json_is_true(json_object_get(x, "listens")));
+	assert_false(json_is_true(json_object_get(x, "reads_only")));
+	json_decref(x);
+	x = host_feature(*state, HOST_B, "memcg_v1.soft_limit");
+	expect_json(json_object_get(json_object_get(x, "values"), "classes"),
+		    "[\"soft_limit_in_bytes set on 1 cgroup on 1 host:"
+		    " 1 GiB-8 GiB; reset to unlimited by 1 process\","
+		    "\"soft_limit_in_bytes configured on 1 cgroup on 1 host"
+		    " (census): 2 GiB\"]");
+	json_decref(x);
+}
+
 /* twilight-server export with @flag ("" for none) into a new string. */
 static char *cli_text(struct fixture *f, const char *flag)
 {
@@ -437,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_feature_bytes),
 		cmocka_unit_test(test_feature_boolean),
 		cmocka_unit_test(test_feature_lists),
+		cmocka_unit_test(test_host_values),
 		cmocka_unit_test(test_export_withheld),
 		cmocka_unit_test(test_export_cli),
 	};
