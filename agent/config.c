@@ -299,6 +299,17 @@ const struct twl_cfg_opt twl_config_options[] = {
 		  "fails it exits 1. Turn this off only where a sandbox forbids "
 		  "capset(2) but the capabilities are harmless: the agent then "
 		  "runs with them, and says so." },
+	{ .name = "container-images",
+	  .type = TWL_CFG_BOOL,
+	  .def = "false",
+	  OPT(container_images),
+	  .help = "Name the image of a writer's container in the BPF usage "
+		  "records, read from the runtime's own state where the agent "
+		  "may read it (Docker's containers/ID/config.v2.json, the CRI "
+		  "annotations in containerd's and CRI-O's OCI bundles). Off "
+		  "unless set: image names say much about a site (the server's "
+		  "export withholds them unless export-show-images). Read at "
+		  "start." },
 	{ .name = "privacy-cgroup",
 	  .alias = "privacy_cgroup",
 	  .type = TWL_CFG_CHOICE,

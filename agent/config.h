@@ -54,6 +54,7 @@ struct twl_config {
 	bool send_hostname;
 	int log_level; /* LOG_ERR .. LOG_DEBUG */
 	bool bpf;
+	bool container_images; /* usage[].image from the runtime's state */
 	bool require_cap_drop; /* exit when capabilities stay held */
 	char *privacy_cgroup; /* keep | hash | drop */
 	char *privacy_comm; /* keep | hash | drop */

@@ -19,6 +19,7 @@
 
 #include "catalog_update.h"
 #include "census.h"
+#include "container_image.h"
 #include "hooks.h"
 #include "startup.h"
 #include "state.h"
@@ -165,6 +166,12 @@ static int open_source(struct twl_agent *a)
 	return -1;
 }
 
+/* twl_bpf_cfg's image_of: from the agent's cache of runtime state. */
+static int image_of(void *ctx, const char *container, char *out, size_t cap)
+{
+	return twl_image_lookup(ctx, container, out, cap);
+}
+
 static int open_bpf(struct twl_agent *a)
 {
 	const struct twl_config *cfg = &a->cfg;
@@ -179,6 +186,15 @@ static int open_bpf(struct twl_agent *a)
 		return -1;
 	}
 	bc.privacy.key = cfg->privacy_key;
+	if (cfg->container_images) {
+		a->images = twl_image_cache_new(NULL);
+		if (!a->images) {
+			twl_log(LOG_ERR, "container-images: out of memory");
+			return -1;
+		}
+		bc.image_of = image_of;
+		bc.image_ctx = a->images;
+	}
 	a->bpf = twl_bpf_open(&bc);
 	if (!a->bpf) {
 		twl_log(LOG_ERR, "bpf: cannot set up usage counters: %s",
@@ -405,6 +421,8 @@ void twl_agent_stop(struct twl_agent *a)
 	twl_jsource_free(a->journal);
 	a->journal = NULL;
 	twl_bpf_free(a->bpf);
+	twl_image_cache_free(a->images);
+	a->images = NULL;
 	twl_sender_free(a->sender);
 	twl_kmsg_source_free(a->src);
 	twl_config_fini(&a->cfg);

@@ -16,6 +16,7 @@
 
 #include "bpf/twl_bpf.h"
 #include "config.h"
+#include "container_image.h"
 #include "identity.h"
 #include "journal_source.h"
 #include "kmsg_source.h"
@@ -49,6 +50,8 @@ struct twl_agent {
 	struct twl_pump *pump;
 	struct twl_kmsg_source *src;
 	struct twl_bpf *bpf; /* daemon only */
+	/* container-images: the image names BPF records get; else NULL */
+	struct twl_image_cache *images;
 	/* Daemon reading the live kernel log with journal = true; else NULL. */
 	struct twl_jsource *journal;
 	/* Features the kernel warned about that BPF never counted (this boot). */

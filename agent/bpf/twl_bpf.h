@@ -42,6 +42,14 @@ struct twl_bpf_cfg {
 	bool verifier_stats;
 	struct twl_bpf_privacy
 		privacy; /* applied before anything leaves the host */
+	/*
+	 * The image name of a writer's container (wire usage[].container,
+	 * before privacy) into @out, 0 or -errno (none known); NULL: images
+	 * are not sent (the default; the agent's container-images option).
+	 */
+	int (*image_of)(void *ctx, const char *container, char *out,
+			size_t cap);
+	void *image_ctx;
 };
 
 struct twl_bpf;

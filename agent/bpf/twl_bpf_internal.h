@@ -98,6 +98,9 @@ struct twl_bpf {
 	struct probe probes[P_NR];
 	struct ctl_state ctl[TWL_CTL_NR];
 	struct twl_bpf_privacy privacy;
+	int (*image_of)(void *ctx, const char *container, char *out,
+			size_t cap); /* twl_bpf_cfg's; NULL: no images */
+	void *image_ctx;
 	char *privacy_key;
 	struct snap *last; /* sorted snapshot of the previous collect */
 	size_t n_last;

@@ -231,6 +231,8 @@ static struct twl_bpf *bpf_new(const struct twl_bpf_cfg *cfg)
 		-1;
 	if (cfg) {
 		b->privacy = cfg->privacy;
+		b->image_of = cfg->image_of;
+		b->image_ctx = cfg->image_ctx;
 		if (cfg->privacy.key) {
 			b->privacy_key = strdup(cfg->privacy.key);
 			if (!b->privacy_key) {

@@ -162,12 +162,17 @@ static json_t *usage_json(struct twl_bpf *b, const struct snap *s,
 {
 	const struct twl_bpf_usage_key *k = &s->key;
 	const struct twl_bpf_usage_val *v = &s->val;
-	char cg[1024], wcg[1024], comm[17];
+	char cg[1024], wcg[1024], comm[17], place[160], image[260] = "";
 	struct twl_usage_entry e;
 
 	path_of(b, k->target_cgid, k->target_hier, cg, sizeof(cg));
 	path_of(b, k->writer_cgid, k->writer_hier, wcg, sizeof(wcg));
 	twl_comm_sanitize(k->comm, sizeof(k->comm), comm);
+	/* The image by the container's own id, before privacy hashes it. */
+	if (b->image_of &&
+	    !twl_container_from_cgroup(wcg, place, sizeof(place)) &&
+	    b->image_of(b->image_ctx, place, image, sizeof(image)))
+		image[0] = '\0';
 	e = (struct twl_usage_entry){
 		.boot_id = boot_id,
 		.feature = f->id,
@@ -187,6 +192,7 @@ static json_t *usage_json(struct twl_bpf *b, const struct snap *s,
 		.val_last = v->val_last,
 		.val_min = v->val_min,
 		.val_max = v->val_max,
+		.image = image,
 	};
 	return twl_usage_entry_to_json(&e, boot_rt, &b->privacy);
 }

@@ -351,6 +351,8 @@ json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,
 		       unix_seconds(e->last_ns > e->first_ns ? e->last_ns :
 							       e->first_ns,
 				    boot_realtime_ns));
+	if (e->image && e->image[0])
+		err |= set_str(o, "image", e->image);
 	err |= set_value(o, e);
 	if (err) {
 		json_decref(o);

@@ -88,6 +88,8 @@ struct twl_usage_entry {
 	/* the value summary as the usage map holds it (twl_bpf_types.h) */
 	uint32_t val_flags; /* TWL_BPF_VAL_* */
 	uint64_t val_last, val_min, val_max;
+	/* the writer's container image, opted in; NULL or "": not known */
+	const char *image;
 };
 
 /* twl_bpf_op_name - "read", "write", "register_event", or NULL. */
@@ -106,6 +108,7 @@ const char *twl_bpf_op_name(unsigned op);
  * multiple below) and repaired into min <= last <= max where the summary
  * was read mid-update, unlimited, unit, and source "parsed" when any value
  * was parsed from a buffer, else "stored". Never for reads or registrations.
+ * "image" when @e->image is not empty (the operator opted in).
  * Returns a new object or NULL (errno EINVAL for an unknown op, ENOMEM).
  */
 json_t *twl_usage_entry_to_json(const struct twl_usage_entry *e,

@@ -533,7 +533,20 @@ static void test_entry_to_json(void **state)
 			 1764700005);
 	assert_int_equal(json_integer_value(json_object_get(o, "last_seen")),
 			 1764700009);
+	/* no image unless one was found (the operator opted in) */
+	assert_null(json_object_get(o, "image"));
 	assert_valid_free(o);
+	e.image = "";
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	assert_null(json_object_get(o, "image"));
+	assert_valid_free(o);
+	e.image = "registry.example.com/payments/ledger:2.4.1";
+	o = twl_usage_entry_to_json(&e, 0, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "image")),
+			    "registry.example.com/payments/ledger:2.4.1");
+	assert_valid_free(o);
+	e.image = NULL;
 
 	entry_privacy(&e);
 	entry_read_register(&e);
