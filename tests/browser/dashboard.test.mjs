@@ -42,6 +42,8 @@ const SEED = [
 			// the values written (wire format 2): 256 MiB to 512 MiB, and unlimited
 			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '',
 				value: { last: 536870912, min: 268435456, max: 536870912, unlimited: true, unit: 'bytes', source: 'stored' } },
+			// monitoring only (as runc's stats do): a reader, never a user
+			{ feature: 'memcg_v1.kmem_tcp_limit', file: 'memory.kmem.tcp.limit_in_bytes', comm: 'runc', cgroup: '', count: 40, container: '', op: 'read' },
 		],
 	},
 	{ name: 'evil-3', mode: 'v1', kernel: '6.1.0-twilight',
@@ -606,6 +608,37 @@ test('hostile process name renders as text and runs no script', async () => {
 	await ctx.close();
 });
 
+test('the host page shows configures, listens and reads apart, and the values written there', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const rowsOf = async (name) => {
+		const hosts = JSON.parse((await request('GET', '/api/v1/hosts?host=' + name, adminToken)).body).hosts;
+		assert.equal(hosts.length, 1);
+		await page.goto('https://127.0.0.1:' + port + '/#/host/' + hosts[0].host_id);
+		await page.waitForSelector('#table-host-features');
+		const heads = await page.$$eval('#table-host-features thead th', (ths) => ths.map((t) => t.textContent));
+		return (await page.$$eval('#table-host-features tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent))))
+			.map((cells) => Object.fromEntries(heads.map((hd, i) => [hd, cells[i]])));
+	};
+	// web-2 writes soft limits (with values) and only reads the TCP limit.
+	let rows = await rowsOf('web-2');
+	const soft = rows.find((r) => r.Feature.startsWith('Soft limit'));
+	const tcp = rows.find((r) => /tcp/i.test(r.Feature));
+	assert.ok(soft && tcp, 'both features listed: ' + JSON.stringify(rows));
+	assert.deepEqual([soft.Configures, soft.Listens, soft.Reads, num(soft['Uses (writes and registrations)'])], ['yes', 'no', '0', 5]);
+	assert.equal(soft['Values written'], 'soft_limit_in_bytes set on 1 cgroup on 1 host: 256 MiB-512 MiB; reset to unlimited by 1 process');
+	assert.deepEqual([tcp.Configures, tcp.Listens, tcp.Reads, num(tcp['Uses (writes and registrations)'])], ['no', 'no', '40 (read only)', 0]);
+	assert.equal(tcp['Values written'], '–');
+	// evil-3 listens to OOM notifications: a listener, not a writer.
+	rows = await rowsOf('evil-3');
+	assert.equal(rows.length, 1);
+	assert.deepEqual([rows[0].Configures, rows[0].Listens, rows[0].Reads], ['no', 'yes', '0']);
+	assert.equal(rows[0]['Values written'], 'notification listeners: 1 process on 1 host');
+	await page.screenshot({ path: join(SHOTS, 'host-kinds.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), []);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the host page lists the deprecation messages the catalog does not know', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	const hosts = JSON.parse((await request('GET', '/api/v1/hosts?host=web-1', adminToken)).body).hosts;
@@ -647,7 +680,8 @@ test('times out of range read "invalid time" and break no page', async () => {
 	await page.waitForSelector('#table-host-features');
 	assert.equal(await page.textContent('#host-last-seen'), 'invalid time (invalid time)');
 	const cells = await page.$$eval('#table-host-features tbody tr:first-child td', (tds) => tds.map((t) => t.textContent));
-	assert.deepEqual(cells.slice(2), ['invalid time', 'invalid time']);
+	// first and last used are the table's last two columns
+	assert.deepEqual(cells.slice(-2), ['invalid time', 'invalid time']);
 	// A shared link with an out-of-range date filter.
 	// The server refuses such a time (400); the page's own handling of
 	// the parameter is what is tested here, so the API sees none.

@@ -1,5 +1,6 @@
-// One host (#/host/<id>): what it runs, the deprecated features it used,
-// and whether its agent can be trusted to see them (health, probes).
+// One host (#/host/<id>): what it runs, the deprecated features it used
+// (configured, listened to or only read, and the values written), and
+// whether its agent can be trusted to see them (health, probes).
 import { api } from '../api.js';
 import { banner, h, setMain } from '../dom.js';
 import { fmtAgo, fmtNum, fmtTime } from '../format.js';
@@ -25,11 +26,34 @@ function infoCard(id, d) {
 		h('dt', {}, 'Last report'), h('dd', { id: 'host-last-seen' }, fmtTime(d.last_seen) + ' (' + fmtAgo(d.last_seen) + ')')));
 }
 
+const yesNo = (b) => (b ? 'yes' : 'no');
+
+// The reads cell: BPF reads, and whether reading is all the host does
+// (monitoring: never counted as using the feature).
+function readsText(x) {
+	const n = fmtNum(x.reads || 0);
+	return x.reads_only ? n + ' (read only)' : n;
+}
+
+// The values written on this host, in the server's words (values.classes).
+function valueClasses(x) {
+	return (x.values && x.values.classes) || [];
+}
+
+// One row per feature with evidence on the host: the three kinds of use
+// apart (configures, listens, reads), BPF uses and kernel warnings apart,
+// and the values written here.
 function featuresTable(d) {
 	const fid = (x) => x.feature_id || x.id;
 	return table([
 		{ key: 'feature_id', label: 'Feature', render: (x) => featureLink(fid(x)), value: (x) => featureTitle(fid(x)) },
-		{ key: 'uses', label: 'Uses', num: true },
+		{ key: 'configures', label: 'Configures', value: (x) => yesNo(x.configures) },
+		{ key: 'listens', label: 'Listens', value: (x) => yesNo(x.listens) },
+		{ key: 'reads', label: 'Reads', num: true, render: readsText },
+		{ key: 'uses', label: 'Uses (writes and registrations)', num: true },
+		{ key: 'warnings', label: 'Kernel warnings', num: true },
+		{ key: 'values', label: 'Values written', text: true, value: (x) => valueClasses(x).join('; '),
+			render: (x) => (valueClasses(x).length ? h('ul', { class: 'values' }, ...valueClasses(x).map((c) => h('li', {}, c))) : '–') },
 		{ key: 'first_used', label: 'First used', num: true, render: (x) => fmtTime(x.first_used) },
 		{ key: 'last_used', label: 'Last used', num: true, render: (x) => fmtTime(x.last_used) },
 	], d.features || [], { id: 'host-features', empty: 'This host used no deprecated feature.' });
@@ -85,7 +109,7 @@ export async function pageHost(view) {
 	const hh = d.health || {};
 	const missing = hh.probe_missing || d.probe_missing || [];
 	setMain(h('h1', {}, d.hostname || id), infoCard(id, d),
-		h('h2', {}, 'Features used'), featuresTable(d),
+		h('h2', {}, 'Deprecated features on this host'), featuresTable(d),
 		h('h2', {}, 'Agent health'), healthCard(hh, missing),
 		probesTable(hh.probes || []),
 		unknownSection(d.unknown_deprecations));
