@@ -50,6 +50,8 @@ const SEED = [
 		usage: [
 			{ feature: 'memcg_v1.oom_control', file: 'memory.oom_control', comm: XSS, cgroup: '/x', count: 2, container: '', op: 'register_event' },
 		],
+		// the same unknown deprecation as web-1's: one text, two hosts
+		unknown: [{ text: UNKNOWN_TEXT, count: 2 }],
 	},
 	{ name: 'v2-only', mode: 'v2', kernel: '6.12.0', usage: [] },
 ];
@@ -393,6 +395,10 @@ test('the unknown deprecations page lists the fleet\'s unrecognised messages', a
 	const { page, ctx, problems } = await signedInPage();
 	const d = JSON.parse((await request('GET', '/api/v1/unknown', adminToken)).body);
 	assert.ok(d.texts.length >= 1, 'the seed sends an unknown text');
+	// web-1 and evil-3 sent the same text: one row, two hosts, 3 + 2 times
+	const shared = d.texts.find((x) => x.text === UNKNOWN_TEXT);
+	assert.ok(shared, 'the seed\'s unknown text is grouped: ' + JSON.stringify(d.texts));
+	assert.deepEqual([shared.hosts, shared.count], [2, 5]);
 	await page.goto('https://127.0.0.1:' + port + '/#/unknown');
 	await page.waitForSelector('#table-unknown');
 	const rows = await page.$$eval('#table-unknown tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
@@ -401,6 +407,8 @@ test('the unknown deprecations page lists the fleet\'s unrecognised messages', a
 	assert.ok(mine, 'the API\'s first text is on the page');
 	assert.equal(num(mine[1]), d.texts[0].hosts);
 	assert.equal(num(mine[2]), d.texts[0].count);
+	const two = rows.find((r) => r[0] === UNKNOWN_TEXT);
+	assert.deepEqual([num(two[1]), num(two[2])], [2, 5]);
 	assert.deepEqual(await strayText(page), [], 'unknown page');
 	assert.deepEqual(problems, []);
 	await ctx.close();
