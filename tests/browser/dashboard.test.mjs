@@ -508,6 +508,17 @@ test('structured use case on the feature page, grouped in the export; the overvi
 	assert.deepEqual([stored[0].intent, stored[0].set_by, stored[0].v2_tried, stored[0].shortfall, stored[0].team],
 		['accidental', 'dockerd --kernel-memory-tcp', 'falls_short', 'no per-cgroup TCP limit in v2', 'platform']);
 	await page.waitForFunction(() => document.getElementById('export-text').textContent.includes('Use cases, by intent and what sets them:'));
+	// The CSV the page downloads is the API's, byte for byte, and carries
+	// the structured fields (teams withheld by default).
+	const csv = await request('GET', '/api/v1/export/linux-mm?feature=memcg_v1.kmem_tcp_limit&format=csv', adminToken);
+	assert.equal(csv.status, 200);
+	const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+	assert.equal(readFileSync(await dl.path(), 'utf8'), csv.body);
+	const [head, row] = csv.body.split('\r\n');
+	const cell = Object.fromEntries(head.split(',').map((k, i) => [k, row.match(/("([^"]|"")*"|[^,]*)(,|$)/g)[i].replace(/,$/, '')]));
+	assert.deepEqual([cell.use_cases_intentional, cell.use_cases_accidental, cell.set_by, cell.v2_not_tried, cell.v2_works,
+		cell.v2_falls_short, cell.v2_shortfalls, cell.teams],
+	['0', '1', '"dockerd --kernel-memory-tcp (1)"', '0', '0', '1', '"no per-cgroup TCP limit in v2"', '""']);
 	// A field the API refuses shows its reason and stores nothing.
 	await page.fill('#annot-text', 'refused');
 	await page.selectOption('#annot-v2-tried', 'works');
