@@ -17,6 +17,7 @@
 #include "store/sqlite/migrate.h"
 #include "store/sqlite/store_sqlite_internal.h"
 #include "store/sqlite/wal_buffer.h"
+#include "store/sqlite/wal_sync.h"
 
 /* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_errno(int rc)
@@ -173,6 +174,11 @@ int twl_store_open(const char *path, struct twl_store **out)
 		ret = twl_sqlite_catalog_check(s);
 	if (ret)
 		goto fail;
+	s->wsync = twl_wal_sync_open(s->wdb);
+	if (!s->wsync)
+		twl_log(LOG_WARNING,
+			"%s: cannot sync the WAL apart (%s); every group commit waits for its own sync",
+			path, strerror(errno));
 	ret = twl_ckpt_start(path, s->wdb, &s->ckpt);
 	if (ret)
 		twl_log(LOG_WARNING,
@@ -201,6 +207,7 @@ void twl_store_close(struct twl_store *s)
 	if (!s)
 		return;
 	twl_ckpt_stop(s->ckpt);
+	twl_wal_sync_free(s->wsync);
 	close_conn(s->adb);
 	close_conn(s->rdb);
 	close_conn(s->wdb);

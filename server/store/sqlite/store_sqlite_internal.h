@@ -57,6 +57,7 @@ struct twl_read_slot {
  * member of every struct twl_store it opens (store_backend.h).
  */
 struct twl_store_ops;
+struct twl_wal_sync;
 extern const struct twl_store_ops twl_sqlite_ops;
 
 struct twl_store {
@@ -75,6 +76,13 @@ struct twl_store {
 	sqlite3 *adb;
 	/* WAL checkpoints of wdb, on their own thread (checkpoint.h) */
 	struct twl_ckpt *ckpt;
+	/*
+	 * wdb's WAL synced off the writer thread (wal_sync.h); NULL: every
+	 * commit syncs (twl_store_write_begin_deferred() is write_begin).
+	 * deferred: the open transaction commits with synchronous=NORMAL.
+	 */
+	struct twl_wal_sync *wsync;
+	bool deferred;
 	/*
 	 * Statements prepared at open and kept, by the file that runs them;
 	 * twl_store_close() finalizes every statement of its connections.
