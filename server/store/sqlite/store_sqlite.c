@@ -201,6 +201,58 @@ static void close_conn(sqlite3 *db)
 	sqlite3_close(db);
 }
 
+/*
+ * Contract: see store_sqlite_internal.h. Why it stops when this fails: every other write on wdb (admin, tokens,
+ * retention, autocommit statements) syncs in its own COMMIT again. SQLite
+ * fails this only without memory; a connection left at NORMAL would make
+ * those writes' answers promise what a power loss can take back, so the
+ * server stops instead (restarted, it recovers from the WAL as after a
+ * crash; nothing acknowledged is lost).
+ */
+void twl_sqlite_full_sync_again(struct twl_store *s)
+{
+	if (!s->deferred)
+		return;
+	s->deferred = false;
+	if (sqlite3_exec(s->wdb, "PRAGMA synchronous = FULL", NULL, NULL,
+			 NULL) == SQLITE_OK)
+		return;
+	twl_log(LOG_CRIT,
+		"%s: cannot set synchronous = FULL again after a group commit (%s): stopping so that no later write is acknowledged before it is durable; restart the server",
+		s->path, sqlite3_errmsg(s->wdb));
+	abort();
+}
+
+/*
+ * Contract: see store.h. The safety level cannot change inside a
+ * transaction, so it is set before BEGIN and set back after the end.
+ */
+int twl_store_write_begin_deferred(struct twl_store *s)
+{
+	int rc;
+
+	if (!s->wsync)
+		return twl_store_write_begin(s);
+	pthread_mutex_lock(&s->wlock);
+	rc = sqlite3_exec(s->wdb, "PRAGMA synchronous = NORMAL", NULL, NULL,
+			  NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->wdb, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	s->deferred = true;
+	if (rc != SQLITE_OK) {
+		twl_sqlite_full_sync_again(s);
+		pthread_mutex_unlock(&s->wlock);
+		return twl_sqlite_errno(rc);
+	}
+	return 0;
+}
+
+/* Contract: see store.h. */
+int twl_store_sync(struct twl_store *s)
+{
+	return s->wsync ? twl_wal_sync(s->wsync) : 0;
+}
+
 /* Contract: see store.h. */
 void twl_store_close(struct twl_store *s)
 {

@@ -111,6 +111,15 @@ struct twl_store {
 };
 
 /*
+ * After a transaction begun by twl_store_write_begin_deferred() (and
+ * before the write lock is released): the writer's connection back at
+ * synchronous=FULL, so that every other write syncs in its COMMIT; stops
+ * the process if SQLite refuses (store_sqlite.c says why). A no-op after
+ * any other transaction.
+ */
+void twl_sqlite_full_sync_again(struct twl_store *s);
+
+/*
  * Lock and return the reader connection; pair with twl_store_read_unlock().
  * Statements prepared on it may be kept in s->read_api[] (twl_rctx_stmt()).
  */
