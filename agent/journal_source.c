@@ -187,7 +187,8 @@ static int take(struct twl_jsource *s, struct twl_pump *p)
 {
 	const struct twl_journal_entry *e = s->e;
 	/* This boot's records get the host's kernel from the pump. */
-	int ret = twl_pump_add(p, &e->rec, e->kernel[0] ? e->kernel : NULL);
+	int ret = twl_pump_add(p, &e->rec, e->kernel[0] ? e->kernel : NULL,
+			       e->cursor[0] ? twl_dedup_place(e->cursor) : 0);
 
 	if (ret < 0)
 		return ret;

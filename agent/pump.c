@@ -20,6 +20,8 @@ struct twl_pump {
 	struct twl_kmsg_source *src;
 	struct twl_report *rep;
 	struct twl_dedup *seen; /* warnings and unknown texts sent */
+	/* repeats numbered per source: the kmsg source's, twl_pump_add()'s */
+	struct twl_dedup_run src_run, add_run;
 	struct twl_state saved; /* as on disk */
 	size_t next_kernel;
 	struct {
@@ -125,6 +127,20 @@ static const char *identity_boot(const struct twl_pump *p,
 	return this_boot(p, rec) ? p->cfg.id->boot_id : rec->boot_id;
 }
 
+/* A record's place in the kmsg source: sequence number + 1, or its line. */
+static uint64_t src_place(const struct twl_log_record *rec)
+{
+	return rec->k.has_seq ? rec->k.seq + 1 : rec->line;
+}
+
+/* @rec's ordinal among its source's records with its boot, stamp and text. */
+static uint32_t ordinal(struct twl_pump *p, struct twl_dedup_run *run,
+			const struct twl_log_record *rec, uint64_t place)
+{
+	return twl_dedup_ordinal(run, identity_boot(p, rec), rec->k.mono_us,
+				 rec->k.text, rec->k.text_len, place);
+}
+
 /* A record already handled on this boot (before the resume point): remember it. */
 static void skipped(void *ctx, const struct twl_log_record *rec)
 {
@@ -133,6 +149,7 @@ static void skipped(void *ctx, const struct twl_log_record *rec)
 
 	if (classify(rec, &m) != C_IGNORED && rec->has_mono)
 		twl_dedup_seen(p->seen, identity_boot(p, rec), rec->k.mono_us,
+			       ordinal(p, &p->src_run, rec, src_place(rec)),
 			       rec->k.text, rec->k.text_len);
 }
 
@@ -140,6 +157,7 @@ void twl_pump_set_source(struct twl_pump *p, struct twl_kmsg_source *src)
 {
 	source_counters(p, &p->old_lost, &p->old_parse);
 	p->src = src;
+	memset(&p->src_run, 0, sizeof(p->src_run));
 	if (!src)
 		return;
 	twl_kmsg_source_on_skip(src, skipped, p);
@@ -226,12 +244,14 @@ static int add_class(struct twl_pump *p, const struct twl_log_record *rec,
  * taken, 0 not one to send, -ENOSPC (single batch full), -errno.
  */
 static int add_record(struct twl_pump *p, const struct twl_log_record *rec,
-		      const char *kernel)
+		      const char *kernel, struct twl_dedup_run *run,
+		      uint64_t place)
 {
 	const char *boot = identity_boot(p, rec);
 	enum rec_class c;
 	struct twl_report_rec at;
 	struct twl_match m;
+	uint32_t ord;
 	int ret;
 
 	note_kernel(p, rec);
@@ -241,7 +261,8 @@ static int add_record(struct twl_pump *p, const struct twl_log_record *rec,
 		return 0;
 	}
 	/* Records without the kernel's stamp cannot be told apart: all are sent. */
-	if (rec->has_mono && twl_dedup_has(p->seen, boot, rec->k.mono_us,
+	ord = rec->has_mono ? ordinal(p, run, rec, place) : 0;
+	if (rec->has_mono && twl_dedup_has(p->seen, boot, rec->k.mono_us, ord,
 					   rec->k.text, rec->k.text_len)) {
 		p->st.duplicates++;
 		return 0;
@@ -257,15 +278,15 @@ static int add_record(struct twl_pump *p, const struct twl_log_record *rec,
 	if (ret)
 		return ret;
 	if (rec->has_mono)
-		twl_dedup_seen(p->seen, boot, rec->k.mono_us, rec->k.text,
+		twl_dedup_seen(p->seen, boot, rec->k.mono_us, ord, rec->k.text,
 			       rec->k.text_len);
 	return 1;
 }
 
 int twl_pump_add(struct twl_pump *p, const struct twl_log_record *rec,
-		 const char *kernel)
+		 const char *kernel, uint64_t place)
 {
-	return add_record(p, rec, kernel);
+	return add_record(p, rec, kernel, &p->add_run, place);
 }
 
 int twl_pump_drain(struct twl_pump *p)
@@ -281,7 +302,8 @@ int twl_pump_drain(struct twl_pump *p)
 		/* This boot's records carry host.kernel; others what the log says. */
 		ret = add_record(p, &p->rec,
 				 this_boot(p, &p->rec) ? p->cfg.id->kernel :
-							 NULL);
+							 NULL,
+				 &p->src_run, src_place(&p->rec));
 		if (ret < 0) {
 			/* Kept for a later read (the sink failed: re-read after a restart). */
 			return ret;

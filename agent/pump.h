@@ -112,14 +112,16 @@ int twl_pump_drain(struct twl_pump *p);
  * twl_pump_add - take one record from another source (the journal):
  * @rec->boot_id names its boot ("" or this boot's id: this boot; its
  * warnings reach on_warning), @kernel that boot's release (NULL: not
- * known). Classified, deduplicated and added like a kmsg record; a full
- * batch is flushed first. Returns 1 when the record went into the batch,
+ * known), @place its place in that source (twl_dedup_place() of its
+ * journal cursor; 0: not known, then repeats of a record with the same
+ * stamp and text count once: record_dedup.h). Classified, deduplicated
+ * and added like a kmsg record; a full batch is flushed first. Returns 1 when the record went into the batch,
  * 0 when it is not one to send (ignored, sent already), -ENOSPC
  * (single_batch: full), or the flush's or the report's -errno (the record
  * was not taken: hand it again later).
  */
 int twl_pump_add(struct twl_pump *p, const struct twl_log_record *rec,
-		 const char *kernel);
+		 const char *kernel, uint64_t place);
 
 /*
  * twl_pump_flush - finish the current batch: when it holds records, usage

@@ -14,6 +14,7 @@
 
 struct key {
 	uint64_t mono, text_hash, boot_hash;
+	uint32_t ord;
 };
 
 struct twl_dedup {
@@ -43,34 +44,81 @@ static uint64_t mix(uint64_t x)
 
 static uint64_t key_hash(const struct key *k)
 {
-	return mix(k->mono ^ mix(k->text_hash ^ mix(k->boot_hash)));
+	return mix(k->mono ^ mix(k->text_hash ^ mix(k->boot_hash ^ k->ord)));
 }
 
 static bool key_eq(const struct key *a, const struct key *b)
 {
 	return a->mono == b->mono && a->text_hash == b->text_hash &&
-	       a->boot_hash == b->boot_hash;
+	       a->boot_hash == b->boot_hash && a->ord == b->ord;
 }
 
-static void make_key(struct key *k, const char *boot_id, uint64_t mono,
-		     const char *text, size_t len)
+/* The boot id's digits, lowercased, dashes skipped. */
+static uint64_t boot_hash(const char *boot_id)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	const char *p;
 
-	/* The boot id's digits, lowercased, dashes skipped. */
 	for (p = boot_id; *p; p++) {
 		char c = *p >= 'A' && *p <= 'F' ? (char)(*p - 'A' + 'a') : *p;
 
 		if (c != '-')
 			h = hash_bytes(&c, 1, h);
 	}
-	k->boot_hash = h;
+	return h;
+}
+
+/* The text without trailing white space. */
+static uint64_t text_hash(const char *text, size_t len)
+{
 	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' ||
 		       text[len - 1] == '\n' || text[len - 1] == '\r'))
 		len--;
-	k->text_hash = hash_bytes(text, len, 0xcbf29ce484222325ULL);
+	return hash_bytes(text, len, 0xcbf29ce484222325ULL);
+}
+
+static void make_key(struct key *k, const char *boot_id, uint64_t mono,
+		     uint32_t ord, const char *text, size_t len)
+{
+	k->boot_hash = boot_hash(boot_id);
+	k->text_hash = text_hash(text, len);
 	k->mono = mono;
+	k->ord = ord;
+}
+
+uint64_t twl_dedup_place(const char *cursor)
+{
+	return hash_bytes(cursor, strlen(cursor), 0xcbf29ce484222325ULL) | 1;
+}
+
+uint32_t twl_dedup_ordinal(struct twl_dedup_run *run, const char *boot_id,
+			   uint64_t mono_us, const char *text, size_t len,
+			   uint64_t pos)
+{
+	uint64_t bh = boot_hash(boot_id), th = text_hash(text, len);
+	uint32_t ord = 0;
+	unsigned i;
+
+	if (!pos)
+		return 0;
+	if (run->n == 0 || run->boot_hash != bh || run->mono != mono_us) {
+		run->boot_hash = bh;
+		run->mono = mono_us;
+		run->n = 0;
+	}
+	for (i = 0; i < run->n; i++) {
+		if (run->at[i].text_hash != th)
+			continue;
+		if (run->at[i].pos == pos)
+			return ord; /* handed in again */
+		ord++;
+	}
+	if (run->n == TWL_DEDUP_RUN_MAX)
+		return 0;
+	run->at[run->n].text_hash = th;
+	run->at[run->n].pos = pos;
+	run->n++;
+	return ord;
 }
 
 struct twl_dedup *twl_dedup_new(size_t cap)
@@ -158,11 +206,11 @@ static size_t lookup(const struct twl_dedup *d, const struct key *k)
 }
 
 bool twl_dedup_has(const struct twl_dedup *d, const char *boot_id,
-		   uint64_t mono_us, const char *text, size_t len)
+		   uint64_t mono_us, uint32_t ord, const char *text, size_t len)
 {
 	struct key k;
 
-	make_key(&k, boot_id, mono_us, text, len);
+	make_key(&k, boot_id, mono_us, ord, text, len);
 	return lookup(d, &k) == SIZE_MAX;
 }
 
@@ -183,12 +231,12 @@ bool twl_boot_id_same(const char *a, const char *b)
 }
 
 bool twl_dedup_seen(struct twl_dedup *d, const char *boot_id, uint64_t mono_us,
-		    const char *text, size_t len)
+		    uint32_t ord, const char *text, size_t len)
 {
 	struct key k;
 	size_t s, ri;
 
-	make_key(&k, boot_id, mono_us, text, len);
+	make_key(&k, boot_id, mono_us, ord, text, len);
 	s = lookup(d, &k);
 	if (s == SIZE_MAX)
 		return true;

@@ -147,8 +147,8 @@ static int schedstat(const char *path, double *run, double *wait)
 /*
  * Times of process pid's threads, split into libmicrohttpd's threads
  * ("MHD-*"), the WAL checkpointer ("twl-checkpoint") and the others (the
- * group-commit writer "twl-writer"; the main thread only waits). Returns
- * 0 or -errno.
+ * group-commit writer "twl-writer" and its sync thread "twl-sync"; the
+ * main thread only waits). Returns 0 or -errno.
  */
 static int server_times(int pid, struct thread_times *t)
 {

@@ -148,6 +148,20 @@ int twl_store_write_end(struct twl_store *s, bool commit)
 }
 
 /* Contract: see store.h. */
+int twl_store_write_begin_deferred(struct twl_store *s)
+{
+	if (ops(s)->write_begin_deferred)
+		return ops(s)->write_begin_deferred(s);
+	return twl_store_write_begin(s);
+}
+
+/* Contract: see store.h. */
+int twl_store_sync(struct twl_store *s)
+{
+	return ops(s)->sync ? ops(s)->sync(s) : 0;
+}
+
+/* Contract: see store.h. */
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now)
 {

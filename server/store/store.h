@@ -153,6 +153,24 @@ int twl_store_write_begin(struct twl_store *s);
  */
 int twl_store_write_end(struct twl_store *s, bool commit);
 
+/*
+ * As twl_store_write_begin(), but the COMMIT of twl_store_write_end()
+ * returns before it is durable against a power loss (it is against a
+ * crash of the process, and visible to readers): the caller acknowledges
+ * nothing it stored until twl_store_sync() has returned 0 after that
+ * COMMIT. So the writer stores its next group while the last one syncs.
+ * A backend whose commits are durable anyway begins as write_begin does.
+ */
+int twl_store_write_begin_deferred(struct twl_store *s);
+
+/*
+ * Make every commit that returned before this call durable against a
+ * power loss. Safe on any thread, without the write lock and while
+ * another thread writes. 0 or a negative errno: on failure nothing about
+ * those commits is known (the caller must not acknowledge them).
+ */
+int twl_store_sync(struct twl_store *s);
+
 /* twl_store_ingest*() results besides 0 (stored) and a negative errno. */
 enum {
 	/* host_id stored batch_id before, with the same body (or before

@@ -58,6 +58,8 @@ struct twl_store_ops {
 
 	int (*write_begin)(struct twl_store *s);
 	int (*write_end)(struct twl_store *s, bool commit);
+	int (*write_begin_deferred)(struct twl_store *s);
+	int (*sync)(struct twl_store *s);
 	int (*ingest)(struct twl_store *s, const char *host_id,
 		      const json_t *report, int64_t now);
 	int (*ingest_prepared)(struct twl_store *s, const char *host_id,

@@ -27,34 +27,22 @@ struct twl_writer {
 	struct twl_store *s;
 	struct twl_metrics *m;
 	struct twl_writer_opts o;
-	pthread_t thread;
+	pthread_t thread, syncer;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond, sync_cond;
 	struct job *head, **tail;
+	/* committed, waiting for the sync thread (twl_store_sync()) */
+	struct job *sync_head, **sync_tail;
 	unsigned queued;
-	bool stop;
+	bool stop, sync_stop;
 	time_t last_prune;
 };
 
-static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
+/* Hand each batch of @jobs its result (@ret: the group's, if it failed). */
+static void finish(struct twl_writer *w, struct job *jobs, int ret)
 {
 	struct job *j, *next;
-	int ret;
 
-	ret = twl_store_write_begin(w->s);
-	if (!ret) {
-		for (j = jobs; j; j = j->next)
-			j->result = twl_store_ingest_prepared(w->s, j->host_id,
-							      j->in, j->now);
-		ret = twl_store_write_end(w->s, true);
-	}
-	if (ret) {
-		twl_log(LOG_ERR,
-			"storing %u batches failed (%s); agents will resend them",
-			n, strerror(-ret));
-	} else {
-		twl_metrics_commit(w->m, n);
-	}
 	for (j = jobs; j; j = next) {
 		next = j->next;
 		if (ret)
@@ -70,6 +58,78 @@ static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
 		j->done(j->arg, j->result, j->in);
 		free(j);
 	}
+}
+
+/*
+ * Store a group in one transaction whose COMMIT does not wait for the
+ * disk, and hand it to the sync thread, which answers it once synced:
+ * meanwhile this thread stores the next group.
+ */
+static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
+{
+	struct job *j, **last = &jobs;
+	int ret;
+
+	ret = twl_store_write_begin_deferred(w->s);
+	if (!ret) {
+		for (j = jobs; j; j = j->next)
+			j->result = twl_store_ingest_prepared(w->s, j->host_id,
+							      j->in, j->now);
+		ret = twl_store_write_end(w->s, true);
+	}
+	if (ret) {
+		twl_log(LOG_ERR,
+			"storing %u batches failed (%s); agents will resend them",
+			n, strerror(-ret));
+		finish(w, jobs, ret);
+		return;
+	}
+	twl_metrics_commit(w->m, n);
+	while (*last)
+		last = &(*last)->next;
+	pthread_mutex_lock(&w->lock);
+	*w->sync_tail = jobs;
+	w->sync_tail = last;
+	pthread_cond_signal(&w->sync_cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * The sync thread: one sync for every group committed since the last one
+ * began, then their answers. A failed sync leaves unknown what the disk
+ * holds (the kernel may have dropped the pages it could not write), so no
+ * answer is safe, not even an error: an agent that resent would be told
+ * "duplicate" by the commit still in the page cache. The server stops;
+ * restarted, SQLite recovers what the disk holds and agents resend the
+ * rest.
+ */
+static void *syncer_main(void *arg)
+{
+	struct twl_writer *w = arg;
+	struct job *jobs;
+	int ret;
+
+	pthread_setname_np(pthread_self(), "twl-sync");
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		while (!w->sync_head && !w->sync_stop)
+			pthread_cond_wait(&w->sync_cond, &w->lock);
+		jobs = w->sync_head;
+		w->sync_head = NULL;
+		w->sync_tail = &w->sync_head;
+		pthread_mutex_unlock(&w->lock);
+		if (!jobs)
+			break;
+		ret = twl_store_sync(w->s);
+		if (ret) {
+			twl_log(LOG_CRIT,
+				"syncing the database's WAL failed (%s): stopping without answering batches that may not be on the disk; check the disk, then restart the server (agents resend them)",
+				strerror(-ret));
+			abort();
+		}
+		finish(w, jobs, 0);
+	}
+	return NULL;
 }
 
 static void maybe_prune(struct twl_writer *w)
@@ -136,6 +196,16 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* Answer everything committed, then end the sync thread. */
+static void stop_syncer(struct twl_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->sync_stop = true;
+	pthread_cond_signal(&w->sync_cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->syncer, NULL);
+}
+
 /* Contract: see writer.h. */
 struct twl_writer *twl_writer_new(struct twl_store *s, struct twl_metrics *m,
 				  const struct twl_writer_opts *o)
@@ -149,18 +219,27 @@ struct twl_writer *twl_writer_new(struct twl_store *s, struct twl_metrics *m,
 	w->m = m;
 	w->o = *o;
 	w->tail = &w->head;
+	w->sync_tail = &w->sync_head;
 	w->last_prune = 0;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
+	pthread_cond_init(&w->sync_cond, NULL);
+	ret = pthread_create(&w->syncer, NULL, syncer_main, w);
+	if (ret)
+		goto fail;
 	ret = pthread_create(&w->thread, NULL, writer_main, w);
 	if (ret) {
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->cond);
-		free(w);
-		errno = ret;
-		return NULL;
+		stop_syncer(w);
+		goto fail;
 	}
 	return w;
+fail:
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	pthread_cond_destroy(&w->sync_cond);
+	free(w);
+	errno = ret;
+	return NULL;
 }
 
 /* Contract: see writer.h. */
@@ -171,6 +250,7 @@ void twl_writer_free(struct twl_writer *w)
 	twl_writer_stop(w);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
+	pthread_cond_destroy(&w->sync_cond);
 	free(w);
 }
 
@@ -186,8 +266,10 @@ void twl_writer_stop(struct twl_writer *w)
 	w->stop = true;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	if (join)
+	if (join) {
 		pthread_join(w->thread, NULL);
+		stop_syncer(w);
+	}
 }
 
 /* Contract: see writer.h. */

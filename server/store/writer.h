@@ -4,8 +4,10 @@
  * commit_max), stores each in a nested transaction of its own inside one
  * write transaction (store.h: a failing batch rolls back alone), commits,
  * and only then calls each batch's done callback. An acknowledgement
- * therefore always follows a durable commit (twl_store_write_end():
- * durable against a crash of the process; see README for power loss).
+ * therefore always follows a durable commit: the COMMIT does not wait
+ * for the disk (twl_store_write_begin_deferred()), a second thread syncs
+ * (twl_store_sync()) and only then answers, while the writer stores the
+ * next group.
  * Also runs retention once an hour.
  */
 #ifndef TWL_SERVER_WRITER_H
@@ -22,7 +24,9 @@ struct twl_ingest;
 
 /*
  * result: 0 stored, 1 replay (already stored), negative errno when the
- * batch was not stored. Called from the writer thread, after COMMIT; in is
+ * batch was not stored. Called from the writer's sync thread after the
+ * COMMIT and a sync after it (from the writer thread when the group
+ * failed); in is
  * handed back to the caller, who frees it (twl_ingest_free) on its own
  * thread: freeing the parsed report is work the writer thread, the
  * server's bottleneck, does not do.

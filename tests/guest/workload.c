@@ -38,8 +38,9 @@
  *                      name '<OPTS>'" (facility 0): a kernel message whose
  *                      text user space chooses. Each repetition then waits
  *                      50 ms: a guest's printk clock may tick in jiffies
- *                      (TCG: 4 ms), and the agent takes two records with
- *                      the same stamp and text for one (record_dedup.h)
+ *                      (TCG: 4 ms), and an agent from before record_dedup.h
+ *                      numbered repeats took two records with the same
+ *                      stamp and text for one
  *   kmsg-dump          print every record currently in /dev/kmsg to stdout,
  *                      one per line, without waiting for new ones
  *

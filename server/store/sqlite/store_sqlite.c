@@ -17,6 +17,7 @@
 #include "store/sqlite/migrate.h"
 #include "store/sqlite/store_sqlite_internal.h"
 #include "store/sqlite/wal_buffer.h"
+#include "store/sqlite/wal_sync.h"
 
 /* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_errno(int rc)
@@ -173,6 +174,11 @@ int twl_store_open(const char *path, struct twl_store **out)
 		ret = twl_sqlite_catalog_check(s);
 	if (ret)
 		goto fail;
+	s->wsync = twl_wal_sync_open(s->wdb);
+	if (!s->wsync)
+		twl_log(LOG_WARNING,
+			"%s: cannot sync the WAL apart (%s); every group commit waits for its own sync",
+			path, strerror(errno));
 	ret = twl_ckpt_start(path, s->wdb, &s->ckpt);
 	if (ret)
 		twl_log(LOG_WARNING,
@@ -195,12 +201,65 @@ static void close_conn(sqlite3 *db)
 	sqlite3_close(db);
 }
 
+/*
+ * Contract: see store_sqlite_internal.h. Why it stops when this fails: every other write on wdb (admin, tokens,
+ * retention, autocommit statements) syncs in its own COMMIT again. SQLite
+ * fails this only without memory; a connection left at NORMAL would make
+ * those writes' answers promise what a power loss can take back, so the
+ * server stops instead (restarted, it recovers from the WAL as after a
+ * crash; nothing acknowledged is lost).
+ */
+void twl_sqlite_full_sync_again(struct twl_store *s)
+{
+	if (!s->deferred)
+		return;
+	s->deferred = false;
+	if (sqlite3_exec(s->wdb, "PRAGMA synchronous = FULL", NULL, NULL,
+			 NULL) == SQLITE_OK)
+		return;
+	twl_log(LOG_CRIT,
+		"%s: cannot set synchronous = FULL again after a group commit (%s): stopping so that no later write is acknowledged before it is durable; restart the server",
+		s->path, sqlite3_errmsg(s->wdb));
+	abort();
+}
+
+/*
+ * Contract: see store.h. The safety level cannot change inside a
+ * transaction, so it is set before BEGIN and set back after the end.
+ */
+int twl_store_write_begin_deferred(struct twl_store *s)
+{
+	int rc;
+
+	if (!s->wsync)
+		return twl_store_write_begin(s);
+	pthread_mutex_lock(&s->wlock);
+	rc = sqlite3_exec(s->wdb, "PRAGMA synchronous = NORMAL", NULL, NULL,
+			  NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->wdb, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	s->deferred = true;
+	if (rc != SQLITE_OK) {
+		twl_sqlite_full_sync_again(s);
+		pthread_mutex_unlock(&s->wlock);
+		return twl_sqlite_errno(rc);
+	}
+	return 0;
+}
+
+/* Contract: see store.h. */
+int twl_store_sync(struct twl_store *s)
+{
+	return s->wsync ? twl_wal_sync(s->wsync) : 0;
+}
+
 /* Contract: see store.h. */
 void twl_store_close(struct twl_store *s)
 {
 	if (!s)
 		return;
 	twl_ckpt_stop(s->ckpt);
+	twl_wal_sync_free(s->wsync);
 	close_conn(s->adb);
 	close_conn(s->rdb);
 	close_conn(s->wdb);

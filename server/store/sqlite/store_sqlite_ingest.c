@@ -262,6 +262,7 @@ int twl_store_write_end(struct twl_store *s, bool commit)
 			sqlite3_exec(s->wdb, "COMMIT", NULL, NULL, NULL));
 	if (!commit || ret)
 		sqlite3_exec(s->wdb, "ROLLBACK", NULL, NULL, NULL);
+	twl_sqlite_full_sync_again(s);
 	pthread_mutex_unlock(&s->wlock);
 	return ret;
 }

@@ -57,6 +57,7 @@ struct twl_read_slot {
  * member of every struct twl_store it opens (store_backend.h).
  */
 struct twl_store_ops;
+struct twl_wal_sync;
 extern const struct twl_store_ops twl_sqlite_ops;
 
 struct twl_store {
@@ -75,6 +76,13 @@ struct twl_store {
 	sqlite3 *adb;
 	/* WAL checkpoints of wdb, on their own thread (checkpoint.h) */
 	struct twl_ckpt *ckpt;
+	/*
+	 * wdb's WAL synced off the writer thread (wal_sync.h); NULL: every
+	 * commit syncs (twl_store_write_begin_deferred() is write_begin).
+	 * deferred: the open transaction commits with synchronous=NORMAL.
+	 */
+	struct twl_wal_sync *wsync;
+	bool deferred;
 	/*
 	 * Statements prepared at open and kept, by the file that runs them;
 	 * twl_store_close() finalizes every statement of its connections.
@@ -101,6 +109,15 @@ struct twl_store {
 	/* the read API's statements on rdb (store_sqlite_rctx.c) */
 	struct twl_read_slot read_api[TWL_READ_SLOTS];
 };
+
+/*
+ * After a transaction begun by twl_store_write_begin_deferred() (and
+ * before the write lock is released): the writer's connection back at
+ * synchronous=FULL, so that every other write syncs in its COMMIT; stops
+ * the process if SQLite refuses (store_sqlite.c says why). A no-op after
+ * any other transaction.
+ */
+void twl_sqlite_full_sync_again(struct twl_store *s);
 
 /*
  * Lock and return the reader connection; pair with twl_store_read_unlock().

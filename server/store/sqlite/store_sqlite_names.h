@@ -57,5 +57,7 @@
 #define twl_store_webhook_list twl_sqlite_store_webhook_list
 #define twl_store_write_begin twl_sqlite_store_write_begin
 #define twl_store_write_end twl_sqlite_store_write_end
+#define twl_store_write_begin_deferred twl_sqlite_store_write_begin_deferred
+#define twl_store_sync twl_sqlite_store_sync
 
 #endif /* TWL_SERVER_STORE_SQLITE_NAMES_H */

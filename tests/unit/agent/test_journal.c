@@ -584,20 +584,20 @@ static void test_dedup(void **state)
 
 	(void)state;
 	assert_non_null(d);
-	assert_false(twl_dedup_seen(d, A, 3018562, SOFT, strlen(SOFT)));
+	assert_false(twl_dedup_seen(d, A, 3018562, 0, SOFT, strlen(SOFT)));
 	/* The journal's copy of the kmsg record: same boot (dashes, case), µs, text. */
 	assert_true(twl_dedup_seen(d, "A1A1A1A1-a1a1-a1a1-a1a1-a1a1a1a1a1a1",
-				   3018562, SOFT "\n ", strlen(SOFT) + 2));
-	assert_false(twl_dedup_seen(d, B, 3018562, SOFT, strlen(SOFT)));
-	assert_false(twl_dedup_seen(d, A, 3018563, SOFT, strlen(SOFT)));
+				   3018562, 0, SOFT "\n ", strlen(SOFT) + 2));
+	assert_false(twl_dedup_seen(d, B, 3018562, 0, SOFT, strlen(SOFT)));
+	assert_false(twl_dedup_seen(d, A, 3018563, 0, SOFT, strlen(SOFT)));
 	assert_int_equal(twl_dedup_count(d), 3);
 	/* Full: the oldest (A at 3018562) is forgotten first. */
-	assert_false(twl_dedup_seen(d, A, 1, "x", 1));
+	assert_false(twl_dedup_seen(d, A, 1, 0, "x", 1));
 	assert_int_equal(twl_dedup_count(d), 3);
-	assert_true(twl_dedup_seen(d, B, 3018562, SOFT, strlen(SOFT)));
-	assert_false(twl_dedup_seen(d, A, 3018562, SOFT, strlen(SOFT)));
-	assert_false(twl_dedup_seen(d, "", 5, "y", 1));
-	assert_true(twl_dedup_seen(d, "", 5, "y", 1));
+	assert_true(twl_dedup_seen(d, B, 3018562, 0, SOFT, strlen(SOFT)));
+	assert_false(twl_dedup_seen(d, A, 3018562, 0, SOFT, strlen(SOFT)));
+	assert_false(twl_dedup_seen(d, "", 5, 0, "y", 1));
+	assert_true(twl_dedup_seen(d, "", 5, 0, "y", 1));
 	twl_dedup_free(d);
 	twl_dedup_free(NULL);
 	assert_null(twl_dedup_new(0));
@@ -623,7 +623,7 @@ static void test_dedup_model(void **state)
 		key = (x >> 33) % KEYS;
 		for (k = 0; k < n; k++)
 			want |= ring[(head + k) % CAP] == key;
-		if (twl_dedup_seen(d, A, key, "t", 1) != want)
+		if (twl_dedup_seen(d, A, key, 0, "t", 1) != want)
 			fail_msg("step %zu key %llu: want %d", i,
 				 (unsigned long long)key, want);
 		if (want)

@@ -22,6 +22,7 @@
 
 #include "agent_test.h"
 #include "pump.h"
+#include "record_dedup.h"
 
 #define SOFT                                                                         \
 	"soft_limit_in_bytes is deprecated and will be removed. Please report your " \
@@ -591,21 +592,21 @@ static void test_journal_records_once(void **state)
 	assert_int_equal(twl_pump_drain(p), 0);
 	/* The journal: seq 3's copy (skipped on kmsg), seq 7's (read on kmsg). */
 	journal_rec(r, BOOT_HEX, 3018562, 1796360401018602LL, SOFT "\n ");
-	assert_int_equal(twl_pump_add(p, r, ident.kernel), 0);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel, 0), 0);
 	journal_rec(r, BOOT_HEX, 7000000, 1796360405000000LL, MOVE);
-	assert_int_equal(twl_pump_add(p, r, ident.kernel), 0);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel, 0), 0);
 	/* This boot, a record kmsg never had: sent, the host's boot id. */
 	journal_rec(r, BOOT_HEX, 1000, 1796360398001040LL, SOFT);
-	assert_int_equal(twl_pump_add(p, r, ident.kernel), 1);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel, 0), 1);
 	/* Another boot: its own members; the BPF cross-check never sees it. */
 	fb.warned[0] = '\0';
 	journal_rec(r, OTHER, 5500000, 1796446803500040LL, SOFT);
-	assert_int_equal(twl_pump_add(p, r, "6.12.1-twl-b"), 1);
+	assert_int_equal(twl_pump_add(p, r, "6.12.1-twl-b", 0), 1);
 	assert_string_equal(fb.warned, "");
-	assert_int_equal(twl_pump_add(p, r, "6.12.1-twl-b"), 0);
+	assert_int_equal(twl_pump_add(p, r, "6.12.1-twl-b", 0), 0);
 	r->k.facility = 1; /* user space: never */
 	r->k.mono_us = 1;
-	assert_int_equal(twl_pump_add(p, r, NULL), 0);
+	assert_int_equal(twl_pump_add(p, r, NULL, 0), 0);
 	twl_pump_stats(p, &ps);
 	assert_int_equal(ps.duplicates, 3);
 	assert_int_equal(ps.warnings, 3);
@@ -639,6 +640,82 @@ static void test_journal_records_once(void **state)
 	free(r);
 }
 
+/*
+ * A warning the kernel printed twice within one tick of a coarse printk
+ * clock (same stamp, same text, two sequence numbers) is sent twice; the
+ * journal's copies of both (two cursors) are not sent again, nor is one
+ * of them handed in a second time (the same cursor); after a restart that
+ * resumes past both, the source's skipped copies keep them sent.
+ */
+static void test_repeats_in_one_tick_count(void **state)
+{
+	static const char *const recs[] = {
+		"4,3,3016000,-;" SOFT "\n",
+		"4,4,3016000,-;" SOFT "\n",
+		"4,5,3020000,-;" MOVE "\n",
+	};
+	struct script sc = { recs, 3, 0 };
+	struct twl_pump_cfg pc = { .id = &ident, .sink = capture };
+	struct sink sink = { 0 };
+	struct twl_state st = { 0 };
+	struct twl_log_record *r = malloc(sizeof(*r));
+	struct twl_kmsg_source *src;
+	struct twl_pump_stats ps;
+	struct twl_pump *p;
+
+	assert_non_null(r);
+	pc.sink_ctx = &sink;
+	src = twl_kmsg_source_new(TWL_SRC_RECORDS, &script_ops, &sc);
+	p = twl_pump_new(&pc, &st);
+	assert_non_null(src);
+	assert_non_null(p);
+	twl_pump_set_source(p, src);
+	assert_int_equal(twl_pump_drain(p), 0);
+	journal_rec(r, BOOT_HEX, 3016000, 1796360401016000LL, SOFT);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel,
+				      twl_dedup_place("s=a;i=1")),
+			 0);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel,
+				      twl_dedup_place("s=a;i=2")),
+			 0);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel,
+				      twl_dedup_place("s=a;i=2")),
+			 0);
+	twl_pump_stats(p, &ps);
+	assert_int_equal(ps.warnings, 3);
+	assert_int_equal(ps.duplicates, 3);
+	assert_int_equal(twl_pump_flush(p, false), 1);
+	assert_int_equal(json_array_size(warnings(sink.docs[0])), 3);
+	assert_int_equal(warn_seq(sink.docs[0], 0), 3);
+	assert_int_equal(warn_seq(sink.docs[0], 1), 4);
+	sink_clear(&sink);
+	twl_pump_free(p);
+	twl_kmsg_source_free(src);
+
+	/* A restart: the kernel's records again, resuming after seq 5. */
+	st.have_last_seq = true;
+	st.last_seq = 5;
+	sc.i = 0;
+	src = twl_kmsg_source_new(TWL_SRC_RECORDS, &script_ops, &sc);
+	p = twl_pump_new(&pc, &st);
+	assert_non_null(src);
+	assert_non_null(p);
+	twl_pump_set_source(p, src);
+	assert_int_equal(twl_pump_drain(p), 0);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel,
+				      twl_dedup_place("s=a;i=2")),
+			 0);
+	assert_int_equal(twl_pump_add(p, r, ident.kernel,
+				      twl_dedup_place("s=a;i=1")),
+			 0);
+	twl_pump_stats(p, &ps);
+	assert_int_equal(ps.warnings, 0);
+	assert_int_equal(ps.duplicates, 2);
+	twl_pump_free(p);
+	twl_kmsg_source_free(src);
+	free(r);
+}
+
 /* A failed sink takes nothing: the record can be handed in again and goes out. */
 static void test_journal_record_retried(void **state)
 {
@@ -657,14 +734,14 @@ static void test_journal_record_retried(void **state)
 	assert_non_null(p);
 	for (i = 0; i < TWL_WIRE_MAX_WARNINGS; i++) {
 		journal_rec(r, OTHER, 1000 + i, 1796446803500040LL, SOFT);
-		assert_int_equal(twl_pump_add(p, r, "6.1"), 1);
+		assert_int_equal(twl_pump_add(p, r, "6.1", 0), 1);
 	}
 	spooled_calls = 0;
 	sink.fail_next = -ENOSPC;
 	journal_rec(r, OTHER, 99, 1796446803500040LL, MOVE);
-	assert_int_equal(twl_pump_add(p, r, "6.1"), -ENOSPC);
+	assert_int_equal(twl_pump_add(p, r, "6.1", 0), -ENOSPC);
 	assert_int_equal(spooled_calls, 0);
-	assert_int_equal(twl_pump_add(p, r, "6.1"), 1);
+	assert_int_equal(twl_pump_add(p, r, "6.1", 0), 1);
 	assert_int_equal(spooled_calls, 1);
 	assert_int_equal(twl_pump_flush(p, false), 1);
 	assert_int_equal(sink.n, 2);
@@ -789,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_heartbeat_and_census),
 		cmocka_unit_test(test_usage_split_and_bpf_hooks),
 		cmocka_unit_test(test_journal_records_once),
+		cmocka_unit_test(test_repeats_in_one_tick_count),
 		cmocka_unit_test(test_journal_record_retried),
 		cmocka_unit_test(test_saved_log_kernels),
 		cmocka_unit_test(test_live_coverage),

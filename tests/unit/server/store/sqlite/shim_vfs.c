@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A pass-through SQLite VFS with test hooks (shim_vfs.h). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "shim_vfs.h"
 
@@ -182,4 +184,39 @@ unsigned char *shim_read_all(sqlite3_file *real, sqlite3_int64 *len)
 		return NULL;
 	}
 	return buf;
+}
+
+static int write_file(const char *name, const unsigned char *buf,
+		      sqlite3_int64 len)
+{
+	FILE *f = fopen(name, "wb");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = !len || fwrite(buf, 1, (size_t)len, f) == (size_t)len;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* Contract: see shim_vfs.h. */
+sqlite3 *shim_open_image(const char *img, const unsigned char *db,
+			 sqlite3_int64 db_len, const unsigned char *wal,
+			 sqlite3_int64 wal_len)
+{
+	char name[512];
+	sqlite3 *c = NULL;
+
+	if (write_file(img, db, db ? db_len : 0))
+		return NULL;
+	snprintf(name, sizeof(name), "%s-wal", img);
+	if (write_file(name, wal, wal ? wal_len : 0))
+		return NULL;
+	snprintf(name, sizeof(name), "%s-shm", img);
+	unlink(name);
+	if (sqlite3_open_v2(img, &c, SQLITE_OPEN_READWRITE, "unix") !=
+	    SQLITE_OK) {
+		sqlite3_close(c);
+		return NULL;
+	}
+	return c;
 }

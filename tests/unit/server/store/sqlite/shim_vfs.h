@@ -39,4 +39,15 @@ void shim_vfs_unregister(void);
  */
 unsigned char *shim_read_all(sqlite3_file *real, sqlite3_int64 *len);
 
+/*
+ * shim_open_image - write a database @img from files as a power loss
+ * would leave them (@db and @wal, each as last synced; NULL: empty), no
+ * -shm, and open it with the real "unix" VFS, so that SQLite's recovery
+ * reads the WAL as after a reboot and the test disk sees none of it.
+ * Returns the connection or NULL.
+ */
+sqlite3 *shim_open_image(const char *img, const unsigned char *db,
+			 sqlite3_int64 db_len, const unsigned char *wal,
+			 sqlite3_int64 wal_len);
+
 #endif /* TWL_TEST_SHIM_VFS_H */

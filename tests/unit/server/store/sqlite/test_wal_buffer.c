@@ -340,17 +340,6 @@ static void test_walbuf_readers_and_model(void **state)
 	check_model(model);
 }
 
-static void write_file(const char *name, const unsigned char *buf,
-		       sqlite3_int64 len)
-{
-	FILE *f = fopen(name, "wb");
-
-	assert_non_null(f);
-	if (len)
-		assert_int_equal(fwrite(buf, 1, (size_t)len, f), (size_t)len);
-	assert_int_equal(fclose(f), 0);
-}
-
 static int64_t query_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
@@ -367,20 +356,13 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 /* The rows of t in what a power loss now would leave on disk. */
 static int64_t rows_after_power_loss(void)
 {
-	char img[160], name[180];
-	sqlite3 *db = NULL;
+	char img[160];
+	sqlite3 *db;
 	int64_t rows;
 
 	snprintf(img, sizeof(img), "%s/image.db", dir);
-	write_file(img, disk.db, disk.db ? disk.db_len : 0);
-	snprintf(name, sizeof(name), "%s-wal", img);
-	write_file(name, disk.wal, disk.wal ? disk.wal_len : 0);
-	snprintf(name, sizeof(name), "%s-shm", img);
-	unlink(name);
-	/* the real VFS, not the test disk: recovery must not change it */
-	assert_int_equal(sqlite3_open_v2(img, &db, SQLITE_OPEN_READWRITE,
-					 "unix"),
-			 SQLITE_OK);
+	db = shim_open_image(img, disk.db, disk.db_len, disk.wal, disk.wal_len);
+	assert_non_null(db);
 	rows = query_int(db, "SELECT count(*) FROM t");
 	assert_int_equal(query_int(db, "SELECT count(*) FROM t WHERE"
 				       " length(v) != 3000"),
