@@ -239,6 +239,8 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 	ret = connect_to(p, uri, &p->wconn);
 	if (!ret)
 		ret = prepare_writer(p);
+	if (!ret)
+		ret = twl_pg_catalog_check((struct twl_store *)p);
 	if (ret)
 		goto fail;
 	*out = (struct twl_store *)p;

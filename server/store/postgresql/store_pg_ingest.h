@@ -34,6 +34,12 @@ int twl_pg_ingest(struct twl_store *s, const char *host_id,
 int twl_pg_ingest_prepared(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now);
 int twl_pg_catalog_rematch(struct twl_store *s, int64_t *n);
+/*
+ * twl_pg_catalog_check - at open: twl_pg_catalog_rematch() unless
+ * server_meta says the current catalog (store/catalog_print.h) was
+ * matched before, then note it. 0, or a negative errno (logged).
+ */
+int twl_pg_catalog_check(struct twl_store *s);
 int twl_pg_prune(struct twl_store *s, int64_t now, int batch_days,
 		 int data_days, int64_t *deleted);
 int twl_pg_check(struct twl_store *s, char *problem, size_t cap);

@@ -9,12 +9,15 @@
  * ingest lock of all servers.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <twilight/catalog.h>
 #include <twilight/match.h>
+#include <twilight/util.h>
 
+#include "store/catalog_print.h"
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_ingest.h"
 #include "store/postgresql/store_pg_internal.h"
@@ -240,6 +243,67 @@ int twl_pg_catalog_rematch(struct twl_store *s, int64_t *n)
 	PQclear(r);
 	return ret ? (twl_pg_write_end(s, false), ret) :
 		     twl_pg_write_end(s, true);
+}
+
+/* 1 when server_meta says catalog @print was matched, 0 if not, or -errno. */
+static int catalog_seen(struct twl_pg *p, const char *print)
+{
+	const char *v[1] = { TWL_CATALOG_META_KEY };
+	PGresult *r;
+	int ret;
+
+	pthread_mutex_lock(&p->lock);
+	ret = twl_pg_exec(p->conn,
+			  "SELECT value FROM server_meta WHERE key = $1", 1, v,
+			  &r);
+	pthread_mutex_unlock(&p->lock);
+	if (ret)
+		return ret;
+	ret = PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), print);
+	PQclear(r);
+	return ret;
+}
+
+static int catalog_note(struct twl_pg *p, const char *print)
+{
+	const char *v[2] = { TWL_CATALOG_META_KEY, print };
+	int ret;
+
+	pthread_mutex_lock(&p->lock);
+	ret = twl_pg_exec(
+		p->conn,
+		"INSERT INTO server_meta(key, value) VALUES($1, $2)"
+		" ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+		2, v, NULL);
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* Contract: see store_pg_ingest.h. */
+int twl_pg_catalog_check(struct twl_store *s)
+{
+	struct twl_pg *p = twl_pg_of(s);
+	char print[64];
+	int64_t n = 0;
+	int ret;
+
+	twl_catalog_print(print, sizeof(print));
+	ret = catalog_seen(p, print);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = twl_pg_catalog_rematch(s, &n);
+	if (!ret)
+		ret = catalog_note(p, print);
+	if (ret)
+		twl_log(LOG_ERR,
+			"%s: matching unknown deprecation texts to catalog %s failed: %s (is the database full or read-only?)",
+			p->where, print, strerror(-ret));
+	else if (n)
+		twl_log(LOG_NOTICE,
+			"%s: catalog %s is new to this database: %" PRId64
+			" unknown deprecation texts matched to its features",
+			p->where, print, n);
+	return ret;
 }
 
 /* Contract: see store_pg_ingest.h. */

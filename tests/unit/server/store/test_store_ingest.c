@@ -51,6 +51,15 @@ static struct twl_store *open_new(enum backend b)
 	return s;
 }
 
+/* The current store opened again. */
+static struct twl_store *reopen(void)
+{
+	struct twl_store *s = NULL;
+
+	assert_int_equal(twl_store_open(cur == SQLITE ? dbpath : pguri, &s), 0);
+	return s;
+}
+
 /* The first column of the first row of @sql on the current store. */
 static int64_t bq(const char *sql)
 {
@@ -341,7 +350,8 @@ static void test_recount(void **state)
 
 /*
  * Texts stored while the catalog lacked their feature are matched once
- * it has it, counted as warnings in the rollups, once.
+ * it has it, counted as warnings in the rollups, once; at open only when
+ * the catalog is new to the database.
  */
 static void test_rematch(void **state)
 {
@@ -357,6 +367,13 @@ static void test_rematch(void **state)
 		" removed. Please report your usecase to linux-mm@kvack.org"
 		" if you depend on this functionality.', 0, 9000, 2, 9000,"
 		" NULL)";
+	static const char pending[] =
+		"INSERT INTO unknown_deprecations(host_id, boot_id, text,"
+		" first_kmsg_seq, first_time, count, received, feature_id)"
+		" VALUES('h3', 'b', 't', 0, 7200, 1, 7200,"
+		" 'memcg_v1.swappiness')";
+	static const char older[] = "UPDATE server_meta SET value = 'older'"
+				    " WHERE key = 'catalog_rematched'";
 	int64_t n = -1;
 
 	bexec(rows, rows);
@@ -375,6 +392,22 @@ static void test_rematch(void **state)
 	assert_int_equal(n, 0);
 	assert_int_equal(bq("SELECT sum(warnings) FROM feature_host"), 5);
 	twl_store_close(s);
+
+	/* at open: not for a catalog the database saw */
+	bexec(pending, pending);
+	s = reopen();
+	twl_store_close(s);
+	assert_int_equal(bq("SELECT count(*) FROM unknown_deprecations WHERE"
+			    " host_id = 'h3' AND matched_feature_id IS NULL"),
+			 1);
+	/* a catalog new to it: matched */
+	bexec(older, older);
+	s = reopen();
+	twl_store_close(s);
+	assert_int_equal(bq("SELECT count(*) FROM unknown_deprecations WHERE"
+			    " host_id = 'h3' AND matched_feature_id ="
+			    " 'memcg_v1.swappiness'"),
+			 1);
 }
 
 /* The start-up check passes on a sound store; its size is known. */
