@@ -201,7 +201,7 @@ static int connect_to(struct twl_pg *p, const char *uri, PGconn **conn)
 	return 0;
 }
 
-/* The writer connection's statements, prepared once. */
+/* The writer connection's statements, prepared once per connection. */
 static int prepare_writer(struct twl_pg *p)
 {
 	int ret = twl_pg_ingest_prepare(p);
@@ -213,6 +213,23 @@ static int prepare_writer(struct twl_pg *p)
 	if (!ret)
 		ret = twl_pg_rollup_prepare(p);
 	return ret;
+}
+
+/* Contract: see store_pg_internal.h. */
+int twl_pg_writer_reconnect(struct twl_pg *p)
+{
+	if (PQstatus(p->wconn) == CONNECTION_OK)
+		return 0;
+	PQreset(p->wconn);
+	if (PQstatus(p->wconn) != CONNECTION_OK) {
+		twl_log(LOG_ERR, "%s: cannot connect again: %s", p->where,
+			PQerrorMessage(p->wconn));
+		return -ECONNREFUSED;
+	}
+	twl_log(LOG_NOTICE,
+		"%s: the writer's connection was lost; connected again",
+		p->where);
+	return prepare_writer(p);
 }
 
 /* Contract: see store_backend.h. */

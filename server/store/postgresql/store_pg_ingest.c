@@ -144,6 +144,12 @@ int twl_pg_write_begin(struct twl_store *s)
 
 	pthread_mutex_lock(&p->wlock);
 	ret = twl_pg_exec(p->wconn, "BEGIN", 0, NULL, NULL);
+	/* a connection lost since the last transaction: once more */
+	if (ret == -ECONNRESET) {
+		ret = twl_pg_writer_reconnect(p);
+		if (!ret)
+			ret = twl_pg_exec(p->wconn, "BEGIN", 0, NULL, NULL);
+	}
 	/* waits while another server's ingest transaction is open */
 	if (!ret)
 		ret = run(p, "w_lock", NULL, NULL);

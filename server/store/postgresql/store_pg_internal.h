@@ -109,6 +109,13 @@ int twl_pg_run(PGconn *conn, const char *name, const struct twl_pg_args *a,
 int64_t twl_pg_changed(const PGresult *r);
 int64_t twl_pg_int(const PGresult *r, int row, int col);
 
+/*
+ * twl_pg_writer_reconnect - when @p->wconn was lost (the server restarted,
+ * the backend was terminated), connect again and prepare its statements
+ * again (@p->wlock held): 0 when it is usable, or a negative errno.
+ */
+int twl_pg_writer_reconnect(struct twl_pg *p);
+
 /* Each ingest file's statements prepared on @p->wconn; 0 or -errno. */
 int twl_pg_ingest_prepare(struct twl_pg *p); /* store_pg_ingest.c */
 int twl_pg_ingest_host_prepare(struct twl_pg *p); /* store_pg_ingest_host.c */

@@ -524,6 +524,32 @@ static void test_ingest_waits(void **state)
 	twl_store_close(a);
 }
 
+/*
+ * The writer's connection lost between two commits (PostgreSQL restarted,
+ * its backend terminated): the next transaction connects again, and
+ * nothing committed before is lost.
+ */
+static void test_writer_reconnects(void **state)
+{
+	struct twl_store *s = open_new(POSTGRESQL);
+	json_t *a = report("h1", "aa01"), *b = report("h1", "aa02");
+	char sql[128];
+
+	(void)state;
+	ingest_one(s, "h1", a);
+	/* returns once the backend is gone (PostgreSQL 14 and later) */
+	snprintf(sql, sizeof(sql),
+		 "SELECT pg_terminate_backend(%d, 60000)::int",
+		 PQbackendPID(twl_pg_of(s)->wconn));
+	assert_int_equal(bq(sql), 1);
+	ingest_one(s, "h1", b);
+	assert_int_equal(bq("SELECT count(*) FROM batches"), 2);
+	check_days_both();
+	json_decref(a);
+	json_decref(b);
+	twl_store_close(s);
+}
+
 static int group_teardown(void **state)
 {
 	pg_fixture_drop_all(state);
@@ -551,6 +577,8 @@ int main(void)
 		/* two servers at once: PostgreSQL only */
 		{ "test_ingest_waits/postgresql", test_ingest_waits, NULL, NULL,
 		  &postgresql },
+		{ "test_writer_reconnects/postgresql", test_writer_reconnects,
+		  NULL, NULL, &postgresql },
 	};
 
 	return cmocka_run_group_tests(tests, setup, group_teardown);
