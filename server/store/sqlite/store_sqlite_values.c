@@ -25,7 +25,8 @@
 /* Usage rows of the feature in the range that carry a value summary. */
 #define WRITES                                                              \
 	" FROM usage WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3" \
-	" AND op = 'write' AND value_unit IS NOT NULL"
+	" AND op = 'write' AND value_unit IS NOT NULL" TWL_SQL_LABELED(     \
+		"host_id")
 
 /*
  * What was written: every cgroup with a value, those set to a finite
@@ -64,7 +65,8 @@ static const char q_written_values[] =
 /* Census knobs of the feature seen in the range whose value is a number. */
 #define KNOBS                                                                 \
 	" FROM census_knobs WHERE feature_id = ?1 AND time BETWEEN ?2 AND ?3" \
-	" AND value != '' AND value NOT GLOB '*[^0-9]*'"
+	" AND value != '' AND value NOT GLOB '*[^0-9]*'" TWL_SQL_LABELED(     \
+		"host_id")
 
 static const char q_configured[] =
 	"SELECT count(DISTINCT" CG "), count(DISTINCT host_id),"
@@ -78,7 +80,8 @@ static const char q_configured_values[] =
 static const char q_listeners[] =
 	"SELECT count(DISTINCT comm), count(DISTINCT host_id),"
 	" count(DISTINCT" CG ") FROM usage WHERE feature_id = ?1"
-	" AND last_seen BETWEEN ?2 AND ?3 AND op = 'register_event'";
+	" AND last_seen BETWEEN ?2 AND ?3 AND op = 'register_event'" TWL_SQL_LABELED(
+		"host_id");
 
 static const struct twl_col written_cols[] = {
 	{ "cgroups", 0, TWL_COL_INT },	 { "hosts", 1, TWL_COL_INT },
