@@ -16,6 +16,20 @@
  */
 int twl_server_catalog_load(const char *data_dir);
 
+struct twl_store;
+
+/*
+ * twl_server_catalog_reload - on SIGHUP: install @data_dir/catalog.json
+ * when it is valid (the rules of "catalog check") and its version is not
+ * older than the current catalog's, then twl_store_catalog_reload() @s.
+ * Logs one line in every case: what was installed and how many stored
+ * unknown texts it matched, or why the current catalog stays (absent,
+ * invalid, older, TWL_CATALOG_MAX_INSTALLS reached). Returns 0 when
+ * installed, 1 when the current catalog stays, or a negative errno when
+ * the store could not follow (the catalog is installed all the same).
+ */
+int twl_server_catalog_reload(const char *data_dir, struct twl_store *s);
+
 /*
  * twl_catalog_cli - "twilight-server catalog check FILE" (@argv[0] is
  * "catalog"): 0 valid (prints its version), 1 invalid (the reason on

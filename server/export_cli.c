@@ -16,6 +16,7 @@
 
 #include "catalog_data.h"
 #include "config.h"
+#include "api/api_read.h"
 #include "api/export.h"
 #include "api/readiness.h"
 #include "store/store.h"
@@ -25,7 +26,8 @@
  * and the export's own flags, which override the configuration's. */
 struct export_args {
 	struct twl_config cfg;
-	const char *feature, *output, *out_dir, *from;
+	const char *feature, *output, *out_dir, *from, *label;
+	struct twl_read_filter lf; /* --label's KEY and VALUE */
 	int format; /* enum twl_export_format: index in "text|csv|json" */
 	unsigned days;
 	bool hide_processes, help;
@@ -46,6 +48,14 @@ const struct twl_cfg_opt twl_export_cli_options[] = {
 	  .arg = "ID",
 	  .help = "One catalog feature, e.g. memcg_v1.soft_limit (default: "
 		  "all)." },
+	{ .name = "label",
+	  .type = TWL_CFG_STRING,
+	  ARG(label),
+	  .flags = TWL_CFG_CLI,
+	  .arg = "KEY=VALUE",
+	  .help = "Count only the hosts whose operator label KEY is VALUE, "
+		  "e.g. team=payments (default: the whole fleet). The text "
+		  "says so; it names the label only with --show-labels." },
 	{ .name = "format",
 	  .type = TWL_CFG_CHOICE,
 	  .def = "text",
@@ -231,6 +241,10 @@ static int parse(struct export_args *a, int argc, char **argv)
 			p, "feature",
 			"%s is not a catalog feature id (see GET /api/v1/catalog)",
 			a->feature);
+	if (a->label && twl_api_label_parse(a->label, &a->lf))
+		twl_cfg_error(p, "label",
+			      "expected KEY=VALUE, a host.labels key and value "
+			      "(as the agent's labels setting has them)");
 	if (a->out_dir && a->output)
 		twl_cfg_error(p, "out-dir",
 			      "give --out-dir or --output, not both");
@@ -263,6 +277,13 @@ static void preview_settings(const struct twl_export_opts *o)
 		o->show_images ? "on" : "off", o->show_labels ? "on" : "off",
 		o->show_teams ? "on" : "off",
 		o->hide_processes ? ", process names hidden" : "");
+	if (o->label_key)
+		fprintf(stderr,
+			"twilight-server export: counting only the hosts "
+			"labelled %s=%s%s\n",
+			o->label_key, o->label_value,
+			o->show_labels ? "" :
+					 " (the export withholds the label)");
 }
 
 /* The export data as @a asks, redacted, into *@red. 0 or an exit status. */
@@ -278,6 +299,8 @@ static int redacted(const struct export_args *a, struct twl_store *store,
 		.show_labels = a->cfg.export_show_labels,
 		.show_teams = a->cfg.export_show_teams,
 		.group_label = a->cfg.export_group_label,
+		.label_key = a->label ? a->lf.label_key : NULL,
+		.label_value = a->lf.label_value,
 	};
 	int64_t now = time(NULL);
 	json_t *data = NULL;
@@ -289,7 +312,8 @@ static int redacted(const struct export_args *a, struct twl_store *store,
 		return fail("reading the export data", -rc);
 	rc = twl_readiness_export(store, a->cfg.data_dir,
 				  a->cfg.export_readiness_target,
-				  now - (int64_t)a->days * 86400, data);
+				  now - (int64_t)a->days * 86400,
+				  opts.label_key, opts.label_value, data);
 	if (rc) {
 		json_decref(data);
 		return fail(rc == -ENOENT ? "export-readiness-target: no such "

@@ -207,14 +207,13 @@ static int serve(const struct twl_config *cfg, struct twl_store *s)
 	while (!stop_flag) {
 		sigsuspend(&old);
 		/*
-		 * A stray SIGHUP (a closed terminal, a reflexive
-		 * `systemctl reload`) must not end the server: say what it
-		 * does instead. Settings are read once, at start.
+		 * SIGHUP (`systemctl reload`) re-reads the data directory's
+		 * catalog.json and never ends the server; settings are read
+		 * once, at start. twl_server_catalog_reload() logs the outcome.
 		 */
 		if (hup_flag) {
 			hup_flag = 0;
-			twl_log(LOG_WARNING,
-				"SIGHUP ignored: the server does not reload its configuration; restart it to apply changes");
+			twl_server_catalog_reload(cfg->data_dir, s);
 		}
 	}
 	twl_log(LOG_INFO, "stopping on signal %d: finishing queued batches",

@@ -3,7 +3,8 @@
  * GET /api/v1/export/linux-mm/messages: the export as one RFC 5322 message
  * per mailing list (export_mail.c), as `twilight-server export --out-dir`
  * writes them. The same query parameters as GET /api/v1/export/linux-mm
- * (feature, days, hosts, cgroups, processes) plus from, list and part; see
+ * (feature, days, hosts, cgroups, processes, label, ...) plus from, list
+ * and part; see
  * docs/api.md.
  */
 #include <errno.h>
@@ -76,11 +77,11 @@ static int query_opts(const struct twl_request *req, struct twl_response *resp,
  */
 static int export_readiness(struct twl_server *srv,
 			    const struct twl_config *cfg, int64_t since,
-			    json_t *data)
+			    const struct twl_export_opts *opts, json_t *data)
 {
 	int rc = twl_readiness_export(twl_server_store(srv), cfg->data_dir,
 				      cfg->export_readiness_target, since,
-				      data);
+				      opts->label_key, opts->label_value, data);
 
 	if (rc == -ENOENT) {
 		twl_log(LOG_WARNING,
@@ -159,6 +160,7 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	const struct twl_config *cfg = twl_server_config(srv);
 	const char *feature = twl_request_query(req, "feature");
 	struct twl_export_opts opts = { 0 };
+	struct twl_read_filter lf;
 	const char *group;
 	json_t *data = NULL;
 	unsigned days;
@@ -181,6 +183,13 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 		return rc;
 	if (group)
 		opts.group_label = group;
+	rc = twl_api_label_param(req, resp, &lf);
+	if (rc)
+		return rc;
+	if (lf.label_key[0]) {
+		opts.label_key = lf.label_key;
+		opts.label_value = lf.label_value;
+	}
 	if (feature && !twl_catalog_find(feature)) {
 		twl_response_error(resp, 400, "bad_parameter", "feature",
 				   "not a catalog feature id");
@@ -190,7 +199,8 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 				  feature, &opts, &data);
 	if (!rc && cfg)
 		rc = export_readiness(srv, cfg,
-				      req->now - (int64_t)days * 86400, data);
+				      req->now - (int64_t)days * 86400, &opts,
+				      data);
 	if (rc) {
 		rc = twl_api_store_error(resp, rc, "feature");
 		return rc ? rc : 1;

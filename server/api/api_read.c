@@ -69,13 +69,10 @@ static bool ok_filter_string(const char *s, size_t max)
 	return true;
 }
 
-/*
- * "KEY=VALUE" into @f's label filter, both by the wire's rules for
- * host.labels (the value points into @v). -EINVAL when it is not one.
- */
 #define LABEL_EXPECTED "expected KEY=VALUE, a host.labels key and value"
 
-static int label_filter(const char *v, struct twl_read_filter *f)
+/* Contract: see api_read.h. */
+int twl_api_label_parse(const char *v, struct twl_read_filter *f)
 {
 	const char *eq = strchr(v, '=');
 	size_t n = eq ? (size_t)(eq - v) : 0;
@@ -120,7 +117,7 @@ int twl_api_label_param(const struct twl_request *req,
 
 	f->label_key[0] = '\0';
 	f->label_value = NULL;
-	if (!v || !label_filter(v, f))
+	if (!v || !twl_api_label_parse(v, f))
 		return 0;
 	return bad_param(resp, "label", LABEL_EXPECTED);
 }
@@ -176,7 +173,7 @@ int twl_api_filter_from_query(const struct twl_request *req,
 		f->cgroup_mode = strcmp(v, "unknown") ? v : "";
 	}
 	v = twl_request_query(req, "label");
-	if (v && label_filter(v, f))
+	if (v && twl_api_label_parse(v, f))
 		return bad_param(resp, "label", LABEL_EXPECTED);
 	v = twl_request_query(req, "limit");
 	if (v) {
@@ -238,6 +235,10 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_api_filter_from_query(req, &f, resp);
 	if (rc)
 		return rc > 0 ? 0 : rc;
+	if (f.label_key[0])
+		return twl_response_error(
+			resp, 400, "bad_parameter", "label",
+			"feature detail is the whole fleet's; GET /api/v1/hosts?feature=ID&label=KEY=VALUE lists the labelled hosts using it");
 	if (!req->path_rest || !twl_catalog_find(req->path_rest))
 		return twl_response_error(resp, 404, "not_found", "id",
 					  "not a catalog feature id");

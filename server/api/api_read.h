@@ -84,6 +84,13 @@ int twl_api_group_label(const struct twl_request *req,
 			struct twl_response *resp, const char **key);
 
 /*
+ * twl_api_label_parse - "KEY=VALUE" into @f's label filter, both by the
+ * wire's rules for host.labels (label_value points into @v). 0, or
+ * -EINVAL when @v is not one (@f's label then unspecified).
+ */
+int twl_api_label_parse(const char *v, struct twl_read_filter *f);
+
+/*
  * twl_api_label_param - the query's label=KEY=VALUE into @f's label filter
  * (the same rules as the list filters'; none: label_key ""). 0; 1 after
  * answering 400 for anything but a host.labels key and value; or a

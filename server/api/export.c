@@ -35,6 +35,9 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 
 /* ---- redaction ---------------------------------------------------- */
 
+/* A label filter's label without export-show-labels. */
+#define LABEL_WITHHELD "(withheld)"
+
 static const char *str_or(const json_t *o, const char *key, const char *dflt)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -85,6 +88,14 @@ json_t *twl_export_redact(const json_t *data,
 			errno = -rc;
 			return NULL;
 		}
+	}
+	/* the filter's label is a host label too */
+	if (json_is_string(json_object_get(copy, "label")) &&
+	    !opts->show_labels &&
+	    json_object_set_new(copy, "label", json_string(LABEL_WITHHELD))) {
+		json_decref(copy);
+		errno = ENOMEM;
+		return NULL;
 	}
 	if (json_object_set_new(copy, "redaction",
 				twl_export_redaction(opts))) {
@@ -435,6 +446,22 @@ out:
 	return rc;
 }
 
+/* The part of the fleet a label filter counted, when it did. */
+static int text_label(struct twl_buf *b, const char *label)
+{
+	if (!label)
+		return 0;
+	if (!strcmp(label, LABEL_WITHHELD))
+		return twl_export_wrapf(
+			b, "", "",
+			"Only a part of our fleet is counted here: the hosts "
+			"carrying one operator label (withheld).");
+	return twl_export_wrapf(b, "", "",
+				"Only a part of our fleet is counted here: the "
+				"hosts labelled %s.",
+				label);
+}
+
 /* The opening paragraphs: what this is, the window, the fleet. */
 static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 {
@@ -473,6 +500,7 @@ static int text_intro(struct twl_buf *b, const json_t *data, const char *list)
 		int_of(fleet, "hosts"), int_of(fleet, "hosts_v1"),
 		int_of(fleet, "hosts_hybrid"), int_of(fleet, "hosts_v2"),
 		int_of(fleet, "hosts_unknown")));
+	TRY(text_label(b, json_string_value(json_object_get(data, "label"))));
 	TRY(text_coverage(b, json_object_get(fleet, "coverage")));
 	TRY(twl_export_text_fleet_readiness(b, data));
 out:

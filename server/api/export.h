@@ -81,6 +81,8 @@ struct twl_export_opts {
 	bool show_labels; /* the hosts using a feature by a label's value */
 	bool show_teams; /* the teams that own use cases */
 	const char *group_label; /* the label key to group by, NULL: none */
+	/* only the hosts whose label label_key is label_value; NULL: all */
+	const char *label_key, *label_value;
 };
 
 /* Most bytes an export may produce; past it the render fails with -E2BIG. */
@@ -100,8 +102,9 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt);
  * without show_hosts the "hosts" arrays are removed; without full_cgroups
  * workloads lose their place's name, without show_images their image,
  * without show_labels "by_label" goes, without show_teams every
- * annotation's "team"; with hide_processes process names become
- * "(hidden)". Workloads that became equal are merged (uses added, hosts:
+ * annotation's "team", and a label filter's "label" (the store's
+ * "KEY=VALUE") becomes "(withheld)"; with hide_processes process names
+ * become "(hidden)". Workloads that became equal are merged (uses added, hosts:
  * the largest, since the store counted distinct hosts per group) and
  * sorted by hosts, then uses. "redaction" states every setting. Returns a
  * new reference or NULL (errno EINVAL for a malformed @data, ENOMEM).

@@ -235,9 +235,13 @@ static int export_facts(const json_t *t, const json_t *doc, json_t *data)
 
 /* Contract: see readiness.h. */
 int twl_readiness_export(struct twl_store *store, const char *data_dir,
-			 const char *name, int64_t since, json_t *data)
+			 const char *name, int64_t since, const char *label_key,
+			 const char *label_value, json_t *data)
 {
-	struct twl_readiness_query q = { .since = since, .limit = 1 };
+	struct twl_readiness_query q = { .since = since,
+					 .limit = 1,
+					 .label_key = label_key,
+					 .label_value = label_value };
 	json_t *t = NULL, *doc = NULL;
 	int rc;
 

@@ -28,10 +28,12 @@ struct twl_store;
  * into export data @data (export.h) as "readiness": {"target", "title",
  * "kernel", "hosts"} and, on each feature the target takes away that some
  * host uses, "readiness": {"hosts"}. Targets: the shipped ones and
- * @data_dir's (target_dir.h). @name NULL or "": nothing. 0, -ENOENT (no such target)
- * or another negative errno.
+ * @data_dir's (target_dir.h). @name NULL or "": nothing. With
+ * @label_key, of the hosts whose label @label_key is @label_value only.
+ * 0, -ENOENT (no such target) or another negative errno.
  */
 int twl_readiness_export(struct twl_store *store, const char *data_dir,
-			 const char *name, int64_t since, json_t *data);
+			 const char *name, int64_t since, const char *label_key,
+			 const char *label_value, json_t *data);
 
 #endif /* TWL_SERVER_API_READINESS_H */

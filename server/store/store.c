@@ -182,6 +182,12 @@ int twl_store_catalog_rematch(struct twl_store *s, int64_t *n)
 }
 
 /* Contract: see store.h. */
+int twl_store_catalog_reload(struct twl_store *s, int64_t *n)
+{
+	return CALL(s, catalog_reload, n);
+}
+
+/* Contract: see store.h. */
 int twl_store_annotation_add(struct twl_store *s, const char *feature,
 			     const char *workload, const char *text,
 			     const char *fits, const char *author, int64_t now,

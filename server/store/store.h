@@ -217,6 +217,17 @@ int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
  */
 int twl_store_catalog_rematch(struct twl_store *s, int64_t *n);
 
+/*
+ * twl_store_catalog_reload - after twl_catalog_install() made another
+ * catalog current in a running server: seed the catalog tables from it
+ * (one transaction of their own, under the writer's lock), then
+ * twl_store_catalog_rematch() and note the catalog as seen in
+ * server_meta, as twl_store_open() would on the next start (so it does
+ * not match again). *@n (may be NULL) gets how many texts were matched.
+ * 0 or a negative errno (-EIO: the seed failed and was rolled back).
+ */
+int twl_store_catalog_reload(struct twl_store *s, int64_t *n);
+
 /* --- annotations (short admin writes; listed by twl_read_annotations()) --- */
 
 /* Most annotations stored (all features); more: -EDQUOT. */

@@ -65,6 +65,7 @@ struct twl_store_ops {
 	int (*ingest_prepared)(struct twl_store *s, const char *host_id,
 			       const struct twl_ingest *in, int64_t now);
 	int (*catalog_rematch)(struct twl_store *s, int64_t *n);
+	int (*catalog_reload)(struct twl_store *s, int64_t *n);
 
 	int (*annotation_add)(struct twl_store *s, const char *feature,
 			      const char *workload, const char *text,

@@ -182,7 +182,9 @@ int twl_read_migration_reuse(struct twl_store *s, int64_t after, json_t **out);
  * place's name when @opts->full_cgroups and the image when
  * @opts->show_images; "hosts" (names) are filled only when
  * @opts->show_hosts, "by_label" only when @opts->group_label names a label
- * key. -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if @feature is
+ * key. With @opts->label_key, every count, list and value is of the hosts
+ * carrying that label with the value @opts->label_value only (the fleet
+ * too; "uses" then sums their usage rows). -EINVAL unless 1 <= @window_days <= 3660, -ENOENT if @feature is
  * not in the catalog.
  */
 struct twl_export_opts;

@@ -391,6 +391,36 @@ test('the hosts page filters by an operator label, and a host shows its labels',
 	await ctx.close();
 });
 
+test('the health and unknown pages filter by an operator label', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	// The seed's agents all send catalog version 1; web-2 alone is team=payments.
+	const all = JSON.parse((await request('GET', '/api/v1/health', adminToken)).body);
+	const only = JSON.parse((await request('GET', '/api/v1/health?label=team%3Dpayments', adminToken)).body);
+	assert.ok(all.catalog.version > 1, 'the server catalog is newer than the seed agents\'');
+	assert.equal(all.catalog.older.count, expect.total);
+	assert.equal(only.catalog.older.count, 1);
+	await page.goto('https://127.0.0.1:' + port + '/#/health');
+	await page.waitForSelector('#health-catalog_older');
+	await page.fill('#f-label', 'team=payments');
+	await page.click('form.filters button[type=submit]');
+	await page.waitForFunction(() => location.hash.includes('label=team%3Dpayments') || location.hash.includes('label=team=payments'));
+	await page.waitForFunction(() => document.querySelectorAll('#table-h-catalog_older tbody tr').length === 1 &&
+		document.querySelector('#table-h-catalog_older tbody tr td').textContent === 'web-2');
+	assert.match(await page.$eval('#health-catalog_older h2', (e) => e.textContent), /\(1\)$/);
+	assert.equal(await page.$eval('#f-label', (e) => e.value), 'team=payments');
+	await page.screenshot({ path: join(SHOTS, 'health-label.png'), fullPage: true });
+	// web-1's unknown text is not web-2's: the labelled list is empty.
+	await page.goto('https://127.0.0.1:' + port + '/#/unknown?label=team%3Dpayments');
+	await page.waitForSelector('#table-unknown');
+	assert.equal(await page.$eval('#f-label', (e) => e.value), 'team=payments');
+	const unk = JSON.parse((await request('GET', '/api/v1/unknown?label=team%3Dpayments', adminToken)).body);
+	assert.equal(unk.texts.length, 0);
+	assert.ok(!(await page.$eval('#table-unknown', (e) => e.textContent)).includes('memory.fancy_knob'), 'no unlabelled host\'s text');
+	assert.equal((await request('GET', '/api/v1/health?label=team', adminToken)).status, 400);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the unknown deprecations page lists the fleet\'s unrecognised messages', async () => {
 	const { page, ctx, problems } = await signedInPage();
 	const d = JSON.parse((await request('GET', '/api/v1/unknown', adminToken)).body);

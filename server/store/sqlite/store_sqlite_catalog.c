@@ -3,8 +3,9 @@
  * Stored data and the server's catalog on SQLite (store.h,
  * twl_store_catalog_rematch()): unknown texts matched to a feature once
  * the catalog learns their feature id or a message that matches their
- * text, and the check at open of whether the catalog changed since the
- * last time that was done (server_meta, "catalog_rematched").
+ * text, the check at open of whether the catalog changed since the last
+ * time that was done (server_meta, "catalog_rematched"), and a catalog
+ * installed while the server runs (twl_store_catalog_reload()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,29 +83,6 @@ static int exec_count(sqlite3 *db, const char *sql, int64_t *n)
 	return 0;
 }
 
-/* Contract: see store.h. */
-int twl_store_catalog_rematch(struct twl_store *s, int64_t *n)
-{
-	int ret;
-
-	if (n)
-		*n = 0;
-	ret = twl_store_write_begin(s);
-	if (ret)
-		return ret;
-	/* Direct only: no schema object (trigger, view) can call it. */
-	if (sqlite3_create_function_v2(
-		    s->wdb, "twl_rematch", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-		    NULL, rematch_fn, NULL, NULL, NULL) != SQLITE_OK)
-		ret = -ENOMEM;
-	if (!ret)
-		ret = exec_count(s->wdb, rematch_rollup, NULL);
-	if (!ret)
-		ret = exec_count(s->wdb, rematch_mark, n);
-	return ret ? (twl_store_write_end(s, false), ret) :
-		     twl_store_write_end(s, true);
-}
-
 static const char meta_get[] =
 	"SELECT value FROM server_meta WHERE key = 'catalog_rematched'";
 static const char meta_set[] =
@@ -142,6 +120,62 @@ static int catalog_note(sqlite3 *db, const char *print)
 	return rc == SQLITE_DONE ? 0 : twl_sqlite_errno(rc);
 }
 
+/*
+ * The unknown texts matched to the current catalog in one write
+ * transaction, which notes the catalog @print as seen when not NULL.
+ */
+static int rematch_tx(struct twl_store *s, const char *print, int64_t *n)
+{
+	int ret;
+
+	if (n)
+		*n = 0;
+	ret = twl_store_write_begin(s);
+	if (ret)
+		return ret;
+	/* Direct only: no schema object (trigger, view) can call it. */
+	if (sqlite3_create_function_v2(
+		    s->wdb, "twl_rematch", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+		    NULL, rematch_fn, NULL, NULL, NULL) != SQLITE_OK)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = exec_count(s->wdb, rematch_rollup, NULL);
+	if (!ret)
+		ret = exec_count(s->wdb, rematch_mark, n);
+	if (!ret && print)
+		ret = catalog_note(s->wdb, print);
+	return ret ? (twl_store_write_end(s, false), ret) :
+		     twl_store_write_end(s, true);
+}
+
+/* Contract: see store.h. */
+int twl_store_catalog_rematch(struct twl_store *s, int64_t *n)
+{
+	return rematch_tx(s, NULL, n);
+}
+
+/* Contract: see store.h. */
+int twl_store_catalog_reload(struct twl_store *s, int64_t *n)
+{
+	char print[64];
+	int ret;
+
+	if (n)
+		*n = 0;
+	/*
+	 * The seed is a transaction of its own (twl_catalog_seed()): under
+	 * the writer's lock, so that no batch shares the connection, but
+	 * not inside twl_store_write_begin()'s.
+	 */
+	pthread_mutex_lock(&s->wlock);
+	ret = twl_catalog_seed(s->wdb, NULL, 0);
+	pthread_mutex_unlock(&s->wlock);
+	if (ret)
+		return ret;
+	twl_catalog_print(print, sizeof(print));
+	return rematch_tx(s, print, n);
+}
+
 /* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_catalog_check(struct twl_store *s)
 {
@@ -153,9 +187,7 @@ int twl_sqlite_catalog_check(struct twl_store *s)
 	ret = catalog_seen(s->wdb, print);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = twl_store_catalog_rematch(s, &n);
-	if (!ret)
-		ret = catalog_note(s->wdb, print); /* autocommit */
+	ret = rematch_tx(s, print, &n);
 	if (ret)
 		twl_log(LOG_ERR,
 			"%s: matching unknown deprecation texts to catalog %s failed: %s (free disk space and start again; a damaged database: restore the last backup, operators guide, \"Backup and restore\")",

@@ -92,16 +92,20 @@ __attribute__((constructor)) static void register_auto_extension(void)
  */
 static const char q_hosts_since[] =
 	"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour > ?1 / 3600) +"
-	" (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour = ?1 / 3600 AND last_seen >= ?1)";
+	" WHERE last_hour > ?1 / 3600" TWL_SQL_LABELED(
+		"host_id") ") +"
+			   " (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+			   " WHERE last_hour = ?1 / 3600 AND last_seen >= ?1" TWL_SQL_LABELED(
+				   "host_id") ")";
 
 static const char q_hosts_mode[] =
 	"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
-	" WHERE cgroup_mode = ?1 AND last_hour > ?2 / 3600) +"
-	" (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
-	" WHERE cgroup_mode = ?1 AND last_hour = ?2 / 3600"
-	" AND last_seen >= ?2)";
+	" WHERE cgroup_mode = ?1 AND last_hour > ?2 / 3600" TWL_SQL_LABELED(
+		"host_id") ") +"
+			   " (SELECT count(*) FROM hosts INDEXED BY hosts_cgroup_mode"
+			   " WHERE cgroup_mode = ?1 AND last_hour = ?2 / 3600"
+			   " AND last_seen >= ?2" TWL_SQL_LABELED(
+				   "host_id") ")";
 
 /*
  * The workloads that use the feature (docs/workloads.md: process, kind of
@@ -123,9 +127,9 @@ static const char q_exp_workloads[] =
 	" CASE WHEN ?5 THEN coalesce(image, '') ELSE '' END AS im,"
 	" max(coalesce(image, '') != ''),"
 	" count(DISTINCT host_id), sum(count) FROM usage"
-	" WHERE feature_id = ?1 AND last_seen >= ?2 AND op != 'read'"
-	" GROUP BY comm, pk, pn, tk, im"
-	" ORDER BY 7 DESC, 8 DESC, 1, 2, 3, 4, 5 LIMIT ?3";
+	" WHERE feature_id = ?1 AND last_seen >= ?2 AND op != 'read'" TWL_SQL_LABELED(
+		"host_id") " GROUP BY comm, pk, pn, tk, im"
+			   " ORDER BY 7 DESC, 8 DESC, 1, 2, 3, 4, 5 LIMIT ?3";
 
 /*
  * The hosts using the feature (as hosts_using counts them, q_fh_range)
@@ -136,22 +140,29 @@ static const char q_exp_by_label[] =
 	" INDEXED BY feature_host_last_hour"
 	" LEFT JOIN host_labels l ON l.host_id = fh.host_id AND l.key = ?4"
 	" WHERE fh.feature_id = ?1 AND fh.last_hour >= ?2 / 3600"
-	" AND fh.last_used >= ?2 AND fh.kinds & 27"
-	" GROUP BY l.value ORDER BY 2 DESC, l.value IS NULL, 1 LIMIT ?3";
+	" AND fh.last_used >= ?2 AND fh.kinds & 27" TWL_SQL_LABELED(
+		"fh.host_id") " GROUP BY l.value ORDER BY 2 DESC, l.value IS NULL, 1 LIMIT ?3";
 
 static const char q_exp_hostnames[] =
 	"SELECT h.hostname FROM feature_host fh"
 	" INDEXED BY feature_host_last_hour"
 	" JOIN hosts h ON h.host_id = fh.host_id"
 	" WHERE fh.feature_id = ?1 AND fh.last_hour >= ?2 / 3600"
-	" AND fh.last_used >= ?2"
-	" ORDER BY fh.uses DESC, h.hostname LIMIT ?3";
+	" AND fh.last_used >= ?2" TWL_SQL_LABELED(
+		"fh.host_id") " ORDER BY fh.uses DESC, h.hostname LIMIT ?3";
 
-/* The hosts with coverage facts, and the fleet counts of some facts
- * (kept by migration 014's triggers: a few rows, nothing summed). */
-static const char q_cov_hosts[] = "SELECT count(*) FROM host_coverage";
+/*
+ * The hosts with coverage facts, and the fleet counts of some facts
+ * (kept by migration 014's triggers: a few rows, nothing summed); under
+ * a label filter, counted in the labelled hosts' rows instead.
+ */
+static const char q_cov_hosts[] =
+	"SELECT count(*) FROM host_coverage WHERE 1" TWL_SQL_LABELED("host_id");
 static const char q_cov_bit[] =
-	"SELECT hosts FROM coverage_count WHERE bit = ?1";
+	"SELECT CASE WHEN ?20 IS NULL"
+	" THEN (SELECT hosts FROM coverage_count WHERE bit = ?1)"
+	" ELSE (SELECT count(*) FROM host_coverage WHERE facts & (1 << ?1)" TWL_SQL_LABELED(
+		"host_id") ") END";
 
 /* ---- export data ---------------------------------------------------- */
 
@@ -346,6 +357,10 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 	rc = twl_rctx_begin(&c, s, true);
 	if (rc)
 		return rc;
+	if (opts->label_key && opts->label_key[0]) {
+		c.label_key = opts->label_key;
+		c.label_value = opts->label_value ? opts->label_value : "";
+	}
 	doc = json_pack("{s:I, s:I, s:I, s:{}, s:[]}", "generated",
 			(json_int_t)now, "window_days", (json_int_t)window_days,
 			"catalog_version", (json_int_t)twl_catalog_version(),
@@ -354,6 +369,10 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (c.label_key)
+		TRY(twl_jset(doc, "label",
+			     json_sprintf("%s=%s", c.label_key,
+					  c.label_value)));
 	fleet = json_object_get(doc, "fleet");
 	feats = json_object_get(doc, "features");
 	STMT(st, q_hosts_since);

@@ -4,7 +4,8 @@
  * whose silence, losses or blindness would otherwise read as "no usage",
  * host ids cloned machines share, boots whose start no log source covered,
  * and agents whose catalog differs from the server's. One read transaction
- * (store_sqlite_rctx.c); each part is a count and a bounded host list.
+ * (store_sqlite_rctx.c); each part is a count and a bounded host list,
+ * of the hosts carrying the filter's label when it has one.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,38 +25,44 @@
  */
 static const char q_silent_count[] =
 	"SELECT (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour < ?1 / 3600) +"
-	" (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour = ?1 / 3600 AND last_seen < ?1)";
+	" WHERE last_hour < ?1 / 3600" TWL_SQL_LABELED(
+		"host_id") ") +"
+			   " (SELECT count(*) FROM hosts INDEXED BY hosts_last_hour"
+			   " WHERE last_hour = ?1 / 3600 AND last_seen < ?1" TWL_SQL_LABELED(
+				   "host_id") ")";
 
 /* last_hour first: the index's order, the same as last_seen's */
 static const char q_silent_list[] =
 	"SELECT " HOST_COLS " FROM hosts INDEXED BY hosts_last_hour"
-	" WHERE last_hour <= ?1 / 3600 AND last_seen < ?1"
-	" ORDER BY last_hour, last_seen, host_id LIMIT ?2";
+	" WHERE last_hour <= ?1 / 3600 AND last_seen < ?1" TWL_SQL_LABELED(
+		"host_id") " ORDER BY last_hour, last_seen, host_id LIMIT ?2";
 
 static const char q_lost_count[] =
-	"SELECT count(*) FROM hosts WHERE records_lost > 0";
+	"SELECT count(*) FROM hosts WHERE records_lost > 0" TWL_SQL_LABELED(
+		"host_id");
 
 static const char q_lost_list[] =
-	"SELECT " HOST_COLS " FROM hosts WHERE records_lost > 0"
-	" ORDER BY records_lost DESC, host_id LIMIT ?1";
+	"SELECT " HOST_COLS
+	" FROM hosts WHERE records_lost > 0" TWL_SQL_LABELED(
+		"host_id") " ORDER BY records_lost DESC, host_id LIMIT ?1";
 
 static const char q_rej_count[] =
-	"SELECT count(*) FROM hosts WHERE key_rejected > 0";
+	"SELECT count(*) FROM hosts WHERE key_rejected > 0" TWL_SQL_LABELED(
+		"host_id");
 
-static const char q_rej_list[] = "SELECT " HOST_COLS
-				 " FROM hosts WHERE key_rejected > 0"
-				 " ORDER BY last_seen DESC, host_id LIMIT ?1";
+static const char q_rej_list[] =
+	"SELECT " HOST_COLS
+	" FROM hosts WHERE key_rejected > 0" TWL_SQL_LABELED(
+		"host_id") " ORDER BY last_seen DESC, host_id LIMIT ?1";
 
 static const char q_probe_count[] =
 	"SELECT count(*) FROM hosts WHERE probe_missing IS NOT NULL"
-	" AND probe_missing NOT IN ('', '[]')";
+	" AND probe_missing NOT IN ('', '[]')" TWL_SQL_LABELED("host_id");
 
-static const char q_probe_list[] = "SELECT " HOST_COLS
-				   " FROM hosts WHERE probe_missing IS NOT NULL"
-				   " AND probe_missing NOT IN ('', '[]')"
-				   " ORDER BY last_seen DESC, host_id LIMIT ?1";
+static const char q_probe_list[] =
+	"SELECT " HOST_COLS " FROM hosts WHERE probe_missing IS NOT NULL"
+	" AND probe_missing NOT IN ('', '[]')" TWL_SQL_LABELED(
+		"host_id") " ORDER BY last_seen DESC, host_id LIMIT ?1";
 
 /*
  * Host ids machines cloned from one image share (migration 011): live
@@ -71,11 +78,12 @@ static const char q_probe_list[] = "SELECT " HOST_COLS
 	" AND a.boot_seen <= b.last_seen AND b.boot_seen <= a.last_seen))"
 
 static const char q_cloned_count[] =
-	"SELECT count(DISTINCT host_id) FROM (" CLONED_IDS ")";
+	"SELECT count(DISTINCT host_id) FROM (" CLONED_IDS
+	") WHERE 1" TWL_SQL_LABELED("host_id");
 
-static const char q_cloned_list[] = "SELECT " HOST_COLS
-				    " FROM hosts WHERE host_id IN (" CLONED_IDS
-				    ") ORDER BY host_id LIMIT ?2";
+static const char q_cloned_list[] =
+	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (" CLONED_IDS
+	")" TWL_SQL_LABELED("host_id") " ORDER BY host_id LIMIT ?2";
 
 /*
  * Agents whose catalog differs from the server's (?1 = its version):
@@ -83,20 +91,22 @@ static const char q_cloned_list[] = "SELECT " HOST_COLS
  * this server keeps as unknown texts until its own catalog learns them.
  */
 static const char q_cat_old_count[] =
-	"SELECT count(*) FROM host_coverage WHERE catalog_version < ?1";
+	"SELECT count(*) FROM host_coverage WHERE catalog_version < ?1" TWL_SQL_LABELED(
+		"host_id");
 
 static const char q_cat_old_list[] =
 	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (SELECT host_id"
-	" FROM host_coverage WHERE catalog_version < ?1)"
-	" ORDER BY last_seen DESC, host_id LIMIT ?2";
+	" FROM host_coverage WHERE catalog_version < ?1)" TWL_SQL_LABELED(
+		"host_id") " ORDER BY last_seen DESC, host_id LIMIT ?2";
 
 static const char q_cat_new_count[] =
-	"SELECT count(*) FROM host_coverage WHERE catalog_version > ?1";
+	"SELECT count(*) FROM host_coverage WHERE catalog_version > ?1" TWL_SQL_LABELED(
+		"host_id");
 
 static const char q_cat_new_list[] =
 	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (SELECT host_id"
-	" FROM host_coverage WHERE catalog_version > ?1)"
-	" ORDER BY last_seen DESC, host_id LIMIT ?2";
+	" FROM host_coverage WHERE catalog_version > ?1)" TWL_SQL_LABELED(
+		"host_id") " ORDER BY last_seen DESC, host_id LIMIT ?2";
 
 /*
  * Hosts whose current boot's start no log source covered
@@ -104,12 +114,15 @@ static const char q_cat_new_list[] =
  * "no warning" there proves nothing. The count is the trigger-kept one.
  */
 static const char q_uncov_count[] =
-	"SELECT hosts FROM coverage_count WHERE bit = ?1";
+	"SELECT CASE WHEN ?20 IS NULL"
+	" THEN (SELECT hosts FROM coverage_count WHERE bit = ?1)"
+	" ELSE (SELECT count(*) FROM host_coverage WHERE facts & (1 << ?1)" TWL_SQL_LABELED(
+		"host_id") ") END";
 
 static const char q_uncov_list[] =
 	"SELECT " HOST_COLS " FROM hosts WHERE host_id IN (SELECT host_id"
-	" FROM host_coverage WHERE facts & (1 << ?1))"
-	" ORDER BY last_seen DESC, host_id LIMIT ?2";
+	" FROM host_coverage WHERE facts & (1 << ?1))" TWL_SQL_LABELED(
+		"host_id") " ORDER BY last_seen DESC, host_id LIMIT ?2";
 
 static int health_part(struct twl_rctx *c, const char *qcount,
 		       const char *qlist, int64_t arg, bool has_arg,
@@ -182,6 +195,10 @@ int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 	if (rc) {
 		json_decref(doc);
 		return rc;
+	}
+	if (f && f->label_key[0]) {
+		c.label_key = f->label_key;
+		c.label_value = f->label_value;
 	}
 	TRY(health_part(&c, q_silent_count, q_silent_list, now - silent_after,
 			true, limit, doc, "silent"));

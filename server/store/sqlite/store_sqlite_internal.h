@@ -341,8 +341,21 @@ struct twl_rctx {
 	sqlite3 *db;
 	bool in_txn;
 	bool priv;
+	/* the label filter twl_rctx_stmt() binds (TWL_SQL_LABELED), or NULL */
+	const char *label_key, *label_value;
 	struct twl_read_slot own[TWL_READ_SLOTS];
 };
+
+/*
+ * A read's label filter: rows whose host @col carries host label ?20 with
+ * the value ?21; every row while ?20 is NULL. twl_rctx_stmt() binds both
+ * from the context's label_key and label_value on every statement that
+ * has them, so one query text serves the filtered and the whole fleet.
+ */
+#define TWL_SQL_LABEL_KEY 20
+#define TWL_SQL_LABELED(col)                                               \
+	" AND (?20 IS NULL OR " col " IN (SELECT host_id FROM host_labels" \
+	" WHERE key = ?20 AND value = ?21))"
 
 /*
  * twl_rctx_begin - open @c on @s's shared reader (@priv false) or a
@@ -355,7 +368,8 @@ void twl_rctx_end(struct twl_rctx *c);
 
 /*
  * twl_rctx_stmt - the statement of @sql on @c, prepared once per
- * connection, reset and unbound. @sql must be a static array (its address
+ * connection, reset and unbound but for @c's label filter
+ * (TWL_SQL_LABELED's ?20, ?21). @sql must be a static array (its address
  * is the key). NULL with *@rc set on failure.
  */
 sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc);

@@ -34,6 +34,7 @@ const struct twl_store_ops twl_sqlite_ops = {
 	.ingest = twl_sqlite_store_ingest,
 	.ingest_prepared = twl_sqlite_store_ingest_prepared,
 	.catalog_rematch = twl_sqlite_store_catalog_rematch,
+	.catalog_reload = twl_sqlite_store_catalog_reload,
 	.annotation_add = twl_sqlite_store_annotation_add,
 	.annotation_put = twl_sqlite_store_annotation_put,
 	.annotation_delete = twl_sqlite_store_annotation_delete,

@@ -94,5 +94,12 @@ sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc)
 	}
 	sqlite3_reset(slot->st);
 	sqlite3_clear_bindings(slot->st);
+	if (c->label_key &&
+	    sqlite3_bind_parameter_count(slot->st) > TWL_SQL_LABEL_KEY) {
+		sqlite3_bind_text(slot->st, TWL_SQL_LABEL_KEY, c->label_key, -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(slot->st, TWL_SQL_LABEL_KEY + 1,
+				  c->label_value, -1, SQLITE_STATIC);
+	}
 	return slot->st;
 }

@@ -41,15 +41,33 @@ static const char q_fhour_sum[] =
 /* hosts using it: a read-only host is no first use (migration 015) */
 static const char q_fh_first[] =
 	"SELECT first_used FROM feature_host INDEXED BY feature_host_first"
-	" WHERE feature_id = ?1 AND kinds & 27 ORDER BY first_used LIMIT 1";
+	" WHERE feature_id = ?1 AND kinds & 27" TWL_SQL_LABELED(
+		"host_id") " ORDER BY first_used LIMIT 1";
 
-/* A feature's last use, kept per day by feature_host's triggers. */
+/*
+ * A feature's last use, kept per day by feature_host's triggers; under a
+ * label filter the labelled hosts' own.
+ */
 static const char q_fh_last[] =
-	"SELECT max(last_used) FROM feature_day WHERE feature_id = ?1";
+	"SELECT CASE WHEN ?20 IS NULL"
+	" THEN (SELECT max(last_used) FROM feature_day WHERE feature_id = ?1)"
+	" ELSE (SELECT max(last_used) FROM feature_host WHERE feature_id = ?1" TWL_SQL_LABELED(
+		"host_id") ") END";
 
+/*
+ * Uses from ?2 to ?3 (days): feature_day's. The days are the fleet's, so
+ * under a label filter the uses are the labelled hosts' usage rows (BPF
+ * counts of writes and registrations, as the workloads sum them) last
+ * seen in those days.
+ */
 static const char q_day_uses[] =
-	"SELECT coalesce(sum(uses), 0) FROM feature_day"
-	" WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3";
+	"SELECT CASE WHEN ?20 IS NULL"
+	" THEN (SELECT coalesce(sum(uses), 0) FROM feature_day"
+	" WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3)"
+	" ELSE (SELECT coalesce(sum(count), 0) FROM usage"
+	" WHERE feature_id = ?1 AND op != 'read'"
+	" AND last_seen / 86400 BETWEEN ?2 AND ?3" TWL_SQL_LABELED(
+		"host_id") ") END";
 
 /*
  * feature_host's index holds last_hour, not last_used (migration
@@ -69,7 +87,7 @@ static const char q_fh_range[] =
 	" count(*) FILTER (WHERE kinds = 4) FROM feature_host"
 	" INDEXED BY feature_host_last_hour"
 	" WHERE feature_id = ?1 AND last_hour BETWEEN ?2 / 3600 AND ?3 / 3600"
-	" AND last_used BETWEEN ?2 AND ?3";
+	" AND last_used BETWEEN ?2 AND ?3" TWL_SQL_LABELED("host_id");
 
 /*
  * The top-N lists: uses are BPF counts of writes and registrations,
@@ -77,12 +95,13 @@ static const char q_fh_range[] =
  * configures, listens, reads; a process that configures or listens
  * counts the hosts where it does, one that only reads those it reads on.
  */
-#define TOP_KINDS                                                          \
-	" coalesce(sum(count) FILTER (WHERE op != 'read'), 0),"            \
-	" coalesce(sum(count) FILTER (WHERE op = 'read'), 0),"             \
-	" CASE WHEN max(op = 'write') THEN 'configures'"                   \
-	" WHEN max(op = 'register_event') THEN 'listens' ELSE 'reads' END" \
-	" FROM usage WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3"
+#define TOP_KINDS                                                                            \
+	" coalesce(sum(count) FILTER (WHERE op != 'read'), 0),"                              \
+	" coalesce(sum(count) FILTER (WHERE op = 'read'), 0),"                               \
+	" CASE WHEN max(op = 'write') THEN 'configures'"                                     \
+	" WHEN max(op = 'register_event') THEN 'listens' ELSE 'reads' END"                   \
+	" FROM usage WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3" TWL_SQL_LABELED( \
+		"host_id")
 #define TOP_HOSTS                                                          \
 	" CASE WHEN max(op != 'read') THEN count(DISTINCT host_id) FILTER" \
 	" (WHERE op != 'read') ELSE count(DISTINCT host_id) END,"
@@ -103,8 +122,8 @@ static const char q_kernels[] =
 	" JOIN hosts h ON h.host_id = fh.host_id"
 	" WHERE fh.feature_id = ?1"
 	" AND fh.last_hour BETWEEN ?2 / 3600 AND ?3 / 3600"
-	" AND fh.last_used BETWEEN ?2 AND ?3 AND fh.kinds & 27"
-	" GROUP BY h.kernel ORDER BY 2 DESC, 1 LIMIT ?4";
+	" AND fh.last_used BETWEEN ?2 AND ?3 AND fh.kinds & 27" TWL_SQL_LABELED(
+		"fh.host_id") " GROUP BY h.kernel ORDER BY 2 DESC, 1 LIMIT ?4";
 
 static const char q_timeline[] =
 	"SELECT day, hosts, uses FROM feature_day"

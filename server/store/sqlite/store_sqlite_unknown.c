@@ -5,7 +5,8 @@
  * text, one page at a time in text order. Texts are stored normalised
  * (digits as '#': the agent's unknown[] texts, and the server's for a
  * warning of a feature id its catalog lacks, ingest.c), so repeats of one
- * message with other numbers are one group.
+ * message with other numbers are one group. A label filter keeps the
+ * rows of the hosts carrying the label.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,10 +32,12 @@ static const char q_unknown[] =
 	" max(g.feature_id), (SELECT json_group_array(json_object('kernel', k,"
 	" 'hosts', n)) FROM (SELECT coalesce(u.kernel, '') AS k,"
 	" count(DISTINCT u.host_id) AS n FROM unknown_deprecations u"
-	" WHERE u.text = g.text GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?5))"
-	" FROM unknown_deprecations g INDEXED BY unknown_text"
-	" WHERE g.text > ?1 GROUP BY g.text"
-	" HAVING max(g.received) BETWEEN ?2 AND ?3 ORDER BY g.text LIMIT ?4";
+	" WHERE u.text = g.text" TWL_SQL_LABELED(
+		"u.host_id") " GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?5))"
+			     " FROM unknown_deprecations g INDEXED BY unknown_text"
+			     " WHERE g.text > ?1" TWL_SQL_LABELED(
+				     "g.host_id") " GROUP BY g.text"
+						  " HAVING max(g.received) BETWEEN ?2 AND ?3 ORDER BY g.text LIMIT ?4";
 
 static const struct twl_col unknown_cols[] = {
 	{ "text", 0, TWL_COL_TEXT },
@@ -77,6 +80,10 @@ int twl_read_unknown(struct twl_store *s, const struct twl_read_filter *f,
 	rc = twl_rctx_begin(&c, s, true);
 	if (rc)
 		return rc;
+	if (f && f->label_key[0]) {
+		c.label_key = f->label_key;
+		c.label_value = f->label_value;
+	}
 	doc = json_pack("{s:[], s:n}", "texts", "next_cursor");
 	if (!doc) {
 		rc = -ENOMEM;

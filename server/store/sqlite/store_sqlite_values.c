@@ -32,7 +32,8 @@
 /* Usage rows of the feature in the range that carry a value summary. */
 #define WRITES(H)                                                             \
 	" FROM usage WHERE feature_id = ?1 AND last_seen BETWEEN ?2 AND ?3" H \
-	" AND op = 'write' AND value_unit IS NOT NULL"
+	" AND op = 'write' AND value_unit IS NOT NULL" TWL_SQL_LABELED(       \
+		"host_id")
 
 /*
  * What was written: every cgroup with a value, those set to a finite
@@ -74,7 +75,8 @@
 /* Census knobs of the feature seen in the range whose value is a number. */
 #define KNOBS(H)                                                                \
 	" FROM census_knobs WHERE feature_id = ?1 AND time BETWEEN ?2 AND ?3" H \
-	" AND value != '' AND value NOT GLOB '*[^0-9]*'"
+	" AND value != '' AND value NOT GLOB '*[^0-9]*'" TWL_SQL_LABELED(       \
+		"host_id")
 
 #define Q_CONFIGURED(H)                                          \
 	"SELECT count(DISTINCT" CG "), count(DISTINCT host_id)," \
@@ -88,7 +90,8 @@
 #define Q_LISTENERS(H)                                            \
 	"SELECT count(DISTINCT comm), count(DISTINCT host_id),"   \
 	" count(DISTINCT" CG ") FROM usage WHERE feature_id = ?1" \
-	" AND last_seen BETWEEN ?2 AND ?3" H " AND op = 'register_event'"
+	" AND last_seen BETWEEN ?2 AND ?3" H                      \
+	" AND op = 'register_event'" TWL_SQL_LABELED("host_id")
 
 /* The queries of one scope, fleet or host. */
 struct values_sql {

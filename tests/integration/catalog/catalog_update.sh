@@ -17,6 +17,9 @@
 #  5. `twilight-server export` on the data directory reads the catalog the
 #     server serves (the newer one renames a feature): its text equals
 #     GET /api/v1/export/linux-mm's.
+#  6. SIGHUP reloads catalog.json in the running server: broken or older
+#     files keep the current catalog, a valid newer one is served, re-matches
+#     a stored unknown text and reaches the agent.
 set -euo pipefail
 SERVER=$1
 AGENT=$2
@@ -193,4 +196,46 @@ grep -qF "memcg_v1.soft_limit: $TITLE" "$WORK/export.txt" ||
 	fail "twilight-server export does not use catalog $NEWER (no '$TITLE')"
 cmp -s "$WORK/body" "$WORK/export.txt" ||
 	fail "twilight-server export and GET /api/v1/export/linux-mm differ: $(diff "$WORK/body" "$WORK/export.txt" | head -n 10)"
-echo "catalog_update: ok (server and agent moved from catalog $SHIPPED to $NEWER; agent pid $APID never restarted)"
+
+# 6. SIGHUP re-reads catalog.json in the running server: a broken file and
+#    an older one keep the current catalog (and say why); a valid newer one
+#    is served at once, re-matches the stored unknown text it lists and
+#    reaches the agent, neither process restarted.
+TEXT3="twilight-test: memory.twl_probe_three is deprecated and will be removed"
+NEWEST=$((NEWER + 1))
+ts=$(($(date +%s) * 1000000))
+printf '4,1004,%s,-;%s\n' "$ts" "$TEXT3" >&3
+unknown3() { [ "$(sql "SELECT count(*) FROM unknown_deprecations WHERE text = '$TEXT3' AND matched_feature_id IS NULL")" = 1 ]; }
+wait_for "the third text as unknown" unknown3
+hup() { # expected log line (grep -E)
+	local n
+	n=$(grep -cE "$1" "$WORK/server.out" || true)
+	kill -HUP "$SPID"
+	for _ in $(seq 1 300); do
+		[ "$(grep -cE "$1" "$WORK/server.out" || true)" -gt "$n" ] && return 0
+		kill -0 "$SPID" 2>/dev/null || fail "SIGHUP ended the server"
+		sleep 0.1
+	done
+	fail "no log line /$1/ after SIGHUP"
+}
+served() { get /api/v1/catalog "$ADMIN" >/dev/null && jq .version "$WORK/body"; }
+jq --argjson v "$NEWEST" '.version = $v |
+	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages[0].level) = 9' \
+	"$WORK/newer.json" >"$D/catalog.json"
+hup "SIGHUP: catalog version $NEWER stays: $D/catalog.json is invalid: .*messages\[0\]\.level"
+[ "$(served)" = "$NEWER" ] || fail "a broken catalog.json replaced the catalog: $(served)"
+jq --argjson v "$SHIPPED" '.version = $v' "$WORK/newer.json" >"$D/catalog.json"
+hup "SIGHUP: catalog version $NEWER stays: $D/catalog.json has version $SHIPPED, older"
+[ "$(served)" = "$NEWER" ] || fail "an older catalog.json replaced the catalog: $(served)"
+jq --arg t "$TEXT3" --argjson v "$NEWEST" '.version = $v |
+	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages) +=
+	[{"text": $t, "match": "exact", "level": 4}]' "$WORK/newer.json" >"$D/catalog.json"
+hup "SIGHUP: catalog version $NEWER -> $NEWEST from $D/catalog.json: [0-9]+ features; 1 unknown deprecation texts matched"
+[ "$(served)" = "$NEWEST" ] || fail "served version after SIGHUP: $(served)"
+[ "$(sql "SELECT matched_feature_id FROM unknown_deprecations WHERE text = '$TEXT3'")" = memcg_v1.soft_limit ] ||
+	fail "SIGHUP did not re-match the stored unknown text"
+sql "SELECT value FROM server_meta WHERE key = 'catalog_rematched'" | grep -q "^$NEWEST:" ||
+	fail "server_meta does not note catalog $NEWEST"
+kept3() { [ "$(jq .version "$WORK/state/catalog.json")" = "$NEWEST" ]; }
+wait_for "the agent to keep the catalog loaded on SIGHUP" kept3
+echo "catalog_update: ok (server and agent moved from catalog $SHIPPED to $NEWER, then $NEWEST on SIGHUP; agent pid $APID never restarted)"

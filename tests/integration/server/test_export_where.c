@@ -186,6 +186,15 @@ static char *flat(const char *s)
 	return out;
 }
 
+/* GET @path's body as the admin (200), flattened as flat() does. */
+static char *get_flat(const char *path)
+{
+	char *raw = get(path, NULL), *text = flat(raw);
+
+	free(raw);
+	return text;
+}
+
 #define GETI(o, k) json_integer_value(json_object_get((o), (k)))
 #define GETS(o, k) json_string_value(json_object_get((o), (k)))
 
@@ -320,15 +329,12 @@ static void test_export_by_label(void **state)
 	assert_null(strstr(raw, "payments"));
 	assert_null(strstr(raw, "Hosts using it by"));
 	free(raw);
-	raw = get("/api/v1/export/linux-mm?feature=" SOFT
-		  "&group=label:team&labels=show",
-		  NULL);
-	text = flat(raw);
+	text = get_flat("/api/v1/export/linux-mm?feature=" SOFT
+			"&group=label:team&labels=show");
 	assert_non_null(strstr(text, "Hosts using it by team: payments 1,"
 				     " search 1, without the label 1"));
 	assert_non_null(strstr(text, "host labels (export-show-labels)."));
 	free(text);
-	free(raw);
 	free(get("/api/v1/export/linux-mm?format=json&feature=" SOFT
 		 "&group=label:team&labels=show",
 		 &doc));
@@ -384,6 +390,64 @@ static void test_readiness_by_label(void **state)
 	http_result_fini(&r);
 }
 
+/*
+ * label=team=payments counts web-a alone: the fleet, the hosts, workloads,
+ * uses and the readiness line are its own; the text says which part of the
+ * fleet it counts, naming the label only when labels are shown.
+ */
+static void test_export_label_filter(void **state)
+{
+	struct http_result r;
+	json_t *doc, *f, *fleet;
+	char *text;
+
+	free(get("/api/v1/export/linux-mm?format=json&feature=" SOFT
+		 "&label=team%3Dpayments&labels=show",
+		 &doc));
+	assert_string_equal(GETS(doc, "label"), "team=payments");
+	fleet = json_object_get(doc, "fleet");
+	assert_int_equal(GETI(fleet, "hosts"), 1);
+	assert_int_equal(GETI(fleet, "hosts_v1"), 1);
+	assert_int_equal(GETI(fleet, "hosts_hybrid"), 0);
+	assert_int_equal(GETI(fleet, "hosts_v2"), 0);
+	f = soft_of(doc);
+	assert_int_equal(GETI(f, "hosts_using"), 1);
+	assert_int_equal(GETI(f, "uses"), 13);
+	assert_int_equal(json_array_size(json_object_get(f, "workloads")), 2);
+	expect_row(json_object_get(f, "workloads"), 0, "java", "docker",
+		   "docker", 1, 7);
+	expect_row(json_object_get(f, "workloads"), 1, "runc", "systemd_unit",
+		   "kubernetes", 1, 6);
+	assert_int_equal(GETI(json_object_get(f, "readiness"), "hosts"), 1);
+	json_decref(doc);
+
+	text = get_flat("/api/v1/export/linux-mm?feature=" SOFT
+			"&label=team%3Dpayments&labels=show");
+	assert_non_null(strstr(text,
+			       "Only a part of our fleet is counted"
+			       " here: the hosts labelled team=payments."));
+	assert_non_null(strstr(text, "Fleet: 1 hosts reporting"));
+	assert_non_null(strstr(text, "1 of our hosts will lose"));
+	free(text);
+	/* labels withheld (the default): the filter's label is too */
+	text = get_flat("/api/v1/export/linux-mm?feature=" SOFT
+			"&label=team%3Dpayments");
+	assert_non_null(strstr(text, "the hosts carrying one operator label"
+				     " (withheld)."));
+	assert_null(strstr(text, "payments"));
+	free(text);
+	/* a label no host carries: nothing counted, nothing fails */
+	free(get("/api/v1/export/linux-mm?format=json&label=team%3Dnone",
+		 &doc));
+	assert_int_equal(GETI(json_object_get(doc, "fleet"), "hosts"), 0);
+	json_decref(doc);
+	http(&fx, "GET", "/api/v1/export/linux-mm?label=team", fx.admin, NULL,
+	     0, NULL, &r);
+	assert_int_equal(r.status, 400);
+	assert_string_equal(GETS(r.json, "field"), "label");
+	http_result_fini(&r);
+}
+
 /* `twilight-server export` with the settings of the data directory's
  * configuration file. */
 static char *cli_export(const char *conf)
@@ -435,6 +499,29 @@ static void test_cli_settings(void **state)
 	free(raw);
 }
 
+/* `twilight-server export --label`: the API's label filter. */
+static void test_cli_label(void **state)
+{
+	char path[512], out[512],
+		*argv[] = { "export",	   "--data-dir",   fx.dir, "--feature",
+			    SOFT,	   "--output",	   out,	   "--label",
+			    "team=search", "--show-labels" };
+	char *raw = NULL, *text;
+
+	snprintf(path, sizeof(path), "%s/twilight-server.conf", fx.dir);
+	snprintf(out, sizeof(out), "%s/export.txt", fx.dir);
+	assert_int_equal(twl_write_file_atomic(path, "", 0, 0600), 0);
+	assert_int_equal(twl_export_cli(10, argv), 0);
+	assert_int_equal(twl_read_file(out, 1 << 20, &raw, NULL), 0);
+	text = flat(raw);
+	assert_non_null(strstr(text, "the hosts labelled team=search."));
+	assert_non_null(strstr(text, "Fleet: 1 hosts reporting"));
+	free(text);
+	free(raw);
+	argv[8] = "team";
+	assert_int_equal(twl_export_cli(10, argv), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +531,8 @@ int main(void)
 		cmocka_unit_test(test_export_by_label),
 		cmocka_unit_test(test_readiness_by_label),
 		cmocka_unit_test(test_cli_settings),
+		cmocka_unit_test(test_export_label_filter),
+		cmocka_unit_test(test_cli_label),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,10 +1,23 @@
-// Fleet agent health (#/health): the agents whose silence or losses would
-// otherwise read as "no usage", host ids that cloned machines share, and
-// the server certificate's expiry.
-import { api } from '../api.js';
+// Fleet agent health (#/health?label): the agents whose silence or losses
+// would otherwise read as "no usage", host ids that cloned machines share,
+// and the server certificate's expiry; with label, of the hosts carrying it.
+import { api, query } from '../api.js';
 import { banner, h, hostLink, setMain } from '../dom.js';
 import { fmtAgo, fmtNum } from '../format.js';
+import { updateParams } from '../router.js';
 import { table } from '../table.js';
+
+// labelFilter(params): the form of a page filtered by one operator label
+// (#/PAGE?label=KEY=VALUE); the API refuses a malformed one.
+export function labelFilter(params) {
+	const fLabel = h('input', { id: 'f-label', value: params.get('label') || '', placeholder: 'team=payments' });
+	return h('form', {
+		class: 'filters', onsubmit: (ev) => {
+			ev.preventDefault();
+			updateParams({ label: fLabel.value.trim(), cursor: '' });
+		},
+	}, h('label', {}, 'Label', fLabel), h('button', { type: 'submit' }, 'Filter'));
+}
 
 function part(d, key, title, extraCol, note) {
 	const p = d[key] || { count: 0, hosts: [] };
@@ -62,11 +75,11 @@ function catalogParts(c) {
 
 export async function pageHealth(view) {
 	setMain(h('h1', {}, 'Agent health'), banner('loading', 'Loading fleet health…'));
-	const d = await api('/api/v1/health');
+	const d = await api(query('/api/v1/health', { label: view.params.get('label') }));
 	if (!view.current())
 		return;
 	setMain(h('h1', {}, 'Agent health'),
-		certWarning(d.certificate),
+		certWarning(d.certificate), labelFilter(view.params),
 		h('p', { class: 'muted' }, 'Missing data must never read as "no usage": these agents are silent, lossy or half-blind.'),
 		part(d, 'silent', 'Silent for more than ' + Math.round((d.silent_after || 0) / 3600) + ' h'),
 		part(d, 'records_lost', 'Reporting lost kernel log records', { key: 'records_lost', label: 'Records lost', num: true }),

@@ -1,4 +1,4 @@
-// Unknown deprecations fleet-wide (#/unknown?cursor): kernel messages that
+// Unknown deprecations fleet-wide (#/unknown?label&cursor): kernel messages that
 // look like deprecations but that no catalog entry matched, grouped by
 // normalised text with their hosts, counts, times and kernels, so that a
 // new kernel's new deprecation is noticed the day a host reports it.
@@ -8,6 +8,7 @@ import { fmtAgo, fmtTime } from '../format.js';
 import { updateParams } from '../router.js';
 import { featureLink } from '../session.js';
 import { table } from '../table.js';
+import { labelFilter } from './health.js';
 
 const COLUMNS = [
 	{ key: 'text', label: 'Message (digits as #)', text: true },
@@ -25,7 +26,7 @@ const COLUMNS = [
 export async function pageUnknown(view) {
 	const cursor = view.params.get('cursor');
 	setMain(h('h1', {}, 'Unknown deprecations'), banner('loading', 'Loading…'));
-	const r = await api(query('/api/v1/unknown', { cursor }));
+	const r = await api(query('/api/v1/unknown', { cursor, label: view.params.get('label') }));
 	if (!view.current())
 		return;
 	const pager = h('div', { class: 'pager' });
@@ -36,6 +37,7 @@ export async function pageUnknown(view) {
 	setMain(h('h1', {}, 'Unknown deprecations'),
 		h('p', { class: 'muted' }, 'Kernel messages that read like a deprecation but match no catalog entry, from every host. ' +
 			'A new kernel\'s new deprecation appears here first; add it to the catalog to count it as a feature.'),
+		labelFilter(view.params),
 		table(COLUMNS, r.texts || [], { id: 'unknown', empty: 'No host reported an unrecognised deprecation message.' }),
 		pager);
 }

@@ -257,6 +257,11 @@ static void test_feature(void **state)
 	    a->f.viewer, &r);
 	expect_error(&r, 400, "bad_parameter", "since");
 	http_result_fini(&r);
+	/* its figures are the fleet's: a label filter is refused, not ignored */
+	get(&a->f, "/api/v1/features/" SOFT "?label=team=payments", a->f.viewer,
+	    &r);
+	expect_error(&r, 400, "bad_parameter", "label");
+	http_result_fini(&r);
 	/* A range in the past holds nothing. */
 	assert_int_equal(get(&a->f,
 			     "/api/v1/features/" SOFT

@@ -896,6 +896,50 @@ static void test_hosts_by_label(void **state)
 	json_decref(doc);
 }
 
+/*
+ * Owners: health and the unknown texts take the same label filter; the
+ * counts and lists are of the labelled hosts alone.
+ */
+static void test_health_unknown_by_label(void **state)
+{
+	const char *t = "cgroup#: knob_l is deprecated";
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *r, *doc, *silent, *e;
+
+	r = report_labels(32, "lab-1", json_pack("{s:s}", "team", "payments"));
+	add_unknown(r, t, NOW - 500, 2);
+	ingest(f->s, r, NOW);
+	r = report_labels(33, "lab-2", json_pack("{s:s}", "team", "search"));
+	add_unknown(r, t, NOW - 400, 3);
+	ingest(f->s, r, NOW);
+	/* a day later every host is silent; the filter leaves lab-1 */
+	strcpy(flt.label_key, "team");
+	flt.label_value = "payments";
+	assert_int_equal(twl_read_health(f->s, NOW + 2 * DAY, DAY, &flt, &doc),
+			 0);
+	silent = json_object_get(doc, "silent");
+	assert_int_equal(GETI(silent, "count"), 1);
+	assert_string_equal(part_host(silent, 0), "lab-1");
+	json_decref(doc);
+	assert_int_equal(twl_read_unknown(f->s, &flt, &doc), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "texts")), 1);
+	e = json_array_get(json_object_get(doc, "texts"), 0);
+	assert_int_equal(GETI(e, "hosts"), 1);
+	assert_int_equal(GETI(e, "count"), 2);
+	json_decref(doc);
+	flt.label_key[0] = '\0';
+	assert_int_equal(twl_read_health(f->s, NOW + 2 * DAY, DAY, &flt, &doc),
+			 0);
+	assert_true(GETI(json_object_get(doc, "silent"), "count") > 2);
+	json_decref(doc);
+	assert_int_equal(twl_read_unknown(f->s, &flt, &doc), 0);
+	e = json_array_get(json_object_get(doc, "texts"), 0);
+	assert_int_equal(GETI(e, "hosts"), 2);
+	assert_int_equal(GETI(e, "count"), 5);
+	json_decref(doc);
+}
+
 /* A version 2 report whose current boot's start was covered or not. */
 static json_t *report_boot(int n, const char *name, bool covered)
 {
@@ -1191,6 +1235,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health_catalog, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_health_boot_uncovered,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_unknown_by_label,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hosts_by_label, setup,
 						teardown),
