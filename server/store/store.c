@@ -173,8 +173,15 @@ int twl_store_annotation_add(struct twl_store *s, const char *feature,
 			     const char *fits, const char *author, int64_t now,
 			     int64_t *id)
 {
-	return CALL(s, annotation_add, feature, workload, text, fits, author,
-		    now, id);
+	const struct twl_annotation a = { .feature = feature,
+					  .workload = workload,
+					  .text = text,
+					  .fits = fits,
+					  .author = author,
+					  .now = now };
+
+	/* the plain form of a put, the same on every backend */
+	return twl_store_annotation_put(s, &a, id);
 }
 
 /* Contract: see store.h. */

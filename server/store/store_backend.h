@@ -64,10 +64,6 @@ struct twl_store_ops {
 			       const struct twl_ingest *in, int64_t now);
 	int (*catalog_rematch)(struct twl_store *s, int64_t *n);
 
-	int (*annotation_add)(struct twl_store *s, const char *feature,
-			      const char *workload, const char *text,
-			      const char *fits, const char *author, int64_t now,
-			      int64_t *id);
 	int (*annotation_put)(struct twl_store *s,
 			      const struct twl_annotation *a, int64_t *id);
 	int (*annotation_delete)(struct twl_store *s, int64_t id);

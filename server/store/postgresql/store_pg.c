@@ -3,7 +3,8 @@
  * PostgreSQL backend of the storage interface (store.h), through libpq:
  * its connection, open (migrations under an advisory lock), close, the
  * schema version, and its table of functions. Incomplete: only what the
- * table names is implemented (tokens, host keys); every other function
+ * table names is implemented (tokens, host keys, annotations, migration
+ * status, webhooks and the alert detector's state); every other function
  * answers -ENOTSUP through store.c, and the server refuses to start on
  * this store (twl_store_is_postgresql()).
  */
@@ -15,6 +16,7 @@
 #include <twilight/util.h>
 
 #include "store/postgresql/migrate_pg.h"
+#include "store/postgresql/store_pg_admin.h"
 #include "store/postgresql/store_pg_internal.h"
 #include "store/postgresql/store_pg_tokens.h"
 #include "store/store.h"
@@ -73,32 +75,6 @@ const char *twl_pg_i64(char buf[21], int64_t v)
 	return buf;
 }
 
-/* Contract: see store_pg_internal.h. */
-void twl_pg_redact(const char *uri, char *out, size_t cap)
-{
-	const char *auth = strstr(uri, "://");
-	const char *at, *colon, *pw;
-	size_t alen;
-	int n;
-
-	auth = auth ? auth + 3 : uri;
-	alen = strcspn(auth, "/?");
-	at = memrchr(auth, '@', alen);
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon)
-		n = snprintf(out, cap, "%.*s:***%s", (int)(colon - uri), uri,
-			     at);
-	else
-		n = snprintf(out, cap, "%s", uri);
-	/* a password among the parameters: its value cut off */
-	pw = strstr(out, "?password=");
-	if (!pw)
-		pw = strstr(out, "&password=");
-	if (n >= 0 && pw && (size_t)(pw - out) + 14 < cap)
-		snprintf(out + (pw - out) + 10, cap - (size_t)(pw - out) - 10,
-			 "***");
-}
-
 /* Notices (CREATE TABLE IF NOT EXISTS ...) are no news: kept at debug. */
 static void notice(void *arg, const char *msg)
 {
@@ -116,7 +92,7 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 		return -ENOMEM;
 	p->ops = &twl_pg_ops;
 	pthread_mutex_init(&p->lock, NULL);
-	twl_pg_redact(uri, p->where, sizeof(p->where));
+	twl_uri_redact(uri, p->where, sizeof(p->where));
 	p->conn = PQconnectdb(uri);
 	if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
 		twl_log(LOG_ERR, "%s: cannot connect: %s", p->where,
@@ -169,4 +145,18 @@ const struct twl_store_ops twl_pg_ops = {
 	.host_key_add = twl_pg_host_key_add,
 	.host_key_lookup = twl_pg_host_key_lookup,
 	.host_key_revoke = twl_pg_host_key_revoke,
+	.annotation_put = twl_pg_annotation_put,
+	.annotation_delete = twl_pg_annotation_delete,
+	.migration_status_set = twl_pg_migration_status_set,
+	.migration_status_delete = twl_pg_migration_status_delete,
+	.webhook_add = twl_pg_webhook_add,
+	.webhook_delete = twl_pg_webhook_delete,
+	.webhook_list = twl_pg_webhook_list,
+	.delivery_log = twl_pg_delivery_log,
+	.deliveries = twl_pg_deliveries,
+	.alert_swap = twl_pg_alert_swap,
+	.alert_prune = twl_pg_alert_prune,
+	.read_annotations = twl_pg_read_annotations,
+	.read_migration_status = twl_pg_read_migration_status,
+	.read_migration_reuse = twl_pg_read_migration_reuse,
 };

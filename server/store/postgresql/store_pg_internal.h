@@ -29,7 +29,7 @@ struct twl_pg {
 	const struct twl_store_ops *ops; /* &twl_pg_ops: keep it first */
 	pthread_mutex_t lock; /* held around every use of conn */
 	PGconn *conn;
-	char where[256]; /* the URI without its password, for messages */
+	char where[256]; /* the URI without its password (twl_uri_redact()) */
 };
 
 static inline struct twl_pg *twl_pg_of(struct twl_store *s)
@@ -51,12 +51,5 @@ int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
 
 /* twl_pg_i64 - @v as decimal text in @buf (21 bytes): a parameter. */
 const char *twl_pg_i64(char buf[21], int64_t v);
-
-/*
- * twl_pg_redact - @uri for messages, in @out (@cap bytes): a password in
- * its user part replaced by "***"; with a password parameter, what
- * follows "password=" replaced by "***".
- */
-void twl_pg_redact(const char *uri, char *out, size_t cap);
 
 #endif /* TWL_SERVER_STORE_PG_INTERNAL_H */

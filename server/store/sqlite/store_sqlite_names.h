@@ -26,7 +26,6 @@
 #define twl_read_unknown twl_sqlite_read_unknown
 #define twl_store_alert_prune twl_sqlite_store_alert_prune
 #define twl_store_alert_swap twl_sqlite_store_alert_swap
-#define twl_store_annotation_add twl_sqlite_store_annotation_add
 #define twl_store_annotation_delete twl_sqlite_store_annotation_delete
 #define twl_store_annotation_put twl_sqlite_store_annotation_put
 #define twl_store_catalog_rematch twl_sqlite_store_catalog_rematch

@@ -32,7 +32,6 @@ const struct twl_store_ops twl_sqlite_ops = {
 	.ingest = twl_sqlite_store_ingest,
 	.ingest_prepared = twl_sqlite_store_ingest_prepared,
 	.catalog_rematch = twl_sqlite_store_catalog_rematch,
-	.annotation_add = twl_sqlite_store_annotation_add,
 	.annotation_put = twl_sqlite_store_annotation_put,
 	.annotation_delete = twl_sqlite_store_annotation_delete,
 	.migration_status_set = twl_sqlite_store_migration_status_set,
