@@ -65,6 +65,16 @@ int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds)
 }
 
 /* Contract: see store.h. */
+int twl_store_ping(struct twl_store *s, const char **backend, char *problem,
+		   size_t cap)
+{
+	*backend = ops(s)->name;
+	if (cap)
+		*problem = '\0';
+	return CALL(s, ping, backend, problem, cap);
+}
+
+/* Contract: see store.h. */
 int twl_store_check(struct twl_store *s, char *problem, size_t cap)
 {
 	if (cap)

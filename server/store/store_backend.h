@@ -35,6 +35,8 @@ struct twl_store_ops {
 	int (*schema_version)(struct twl_store *s);
 	int (*set_wal_max)(struct twl_store *s, uint64_t bytes);
 	int (*wal_catchups)(struct twl_store *s, uint64_t *n, double *seconds);
+	int (*ping)(struct twl_store *s, const char **backend, char *problem,
+		    size_t cap);
 	int (*check)(struct twl_store *s, char *problem, size_t cap);
 	int (*db_size)(struct twl_store *s, int64_t *bytes);
 	int (*prune)(struct twl_store *s, int64_t now, int batch_days,

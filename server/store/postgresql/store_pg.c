@@ -122,6 +122,40 @@ static void pg_close(struct twl_store *s)
 	free(p);
 }
 
+/* One round trip: 0, or a negative errno and the connection's message. */
+static int round_trip(PGconn *conn, char *problem, size_t cap)
+{
+	int ret = twl_pg_exec(conn, "SELECT 1", 0, NULL, NULL);
+
+	if (ret)
+		snprintf(problem, cap, "%s", PQerrorMessage(conn));
+	return ret;
+}
+
+/* Contract: see store.h (twl_store_ping()). */
+static int pg_ping(struct twl_store *s, const char **backend, char *problem,
+		   size_t cap)
+{
+	struct twl_pg *p = twl_pg_of(s);
+	int ret;
+
+	*backend = "postgresql";
+	pthread_mutex_lock(&p->lock);
+	ret = round_trip(p->conn, problem, cap);
+	if (ret && PQstatus(p->conn) != CONNECTION_OK) {
+		/* lost (a restart of the server, say): connect again once */
+		PQreset(p->conn);
+		ret = round_trip(p->conn, problem, cap);
+		twl_log(ret ? LOG_ERR : LOG_WARNING,
+			"%s: connection lost; connecting again %s", p->where,
+			ret ? "failed" : "worked");
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (cap)
+		problem[strcspn(problem, "\n")] = '\0';
+	return ret;
+}
+
 static int pg_schema_version(struct twl_store *s)
 {
 	struct twl_pg *p = twl_pg_of(s);
@@ -138,6 +172,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.name = "postgresql",
 	.close = pg_close,
 	.schema_version = pg_schema_version,
+	.ping = pg_ping,
 	.token_add = twl_pg_token_add,
 	.token_lookup = twl_pg_token_lookup,
 	.token_revoke = twl_pg_token_revoke,

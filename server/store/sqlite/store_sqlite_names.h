@@ -30,6 +30,7 @@
 #define twl_store_annotation_put twl_sqlite_store_annotation_put
 #define twl_store_catalog_rematch twl_sqlite_store_catalog_rematch
 #define twl_store_check twl_sqlite_store_check
+#define twl_store_ping twl_sqlite_store_ping
 #define twl_store_close twl_sqlite_store_close
 #define twl_store_db_size twl_sqlite_store_db_size
 #define twl_store_deliveries twl_sqlite_store_deliveries

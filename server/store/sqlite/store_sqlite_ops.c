@@ -17,6 +17,7 @@ const struct twl_store_ops twl_sqlite_ops = {
 	.schema_version = twl_sqlite_store_schema_version,
 	.set_wal_max = twl_sqlite_store_set_wal_max,
 	.wal_catchups = twl_sqlite_store_wal_catchups,
+	.ping = twl_sqlite_store_ping,
 	.check = twl_sqlite_store_check,
 	.db_size = twl_sqlite_store_db_size,
 	.prune = twl_sqlite_store_prune,

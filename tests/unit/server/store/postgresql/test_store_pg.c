@@ -140,6 +140,33 @@ static void test_missing_below_newest(void **state)
 	assert_int_equal(pg_q(uri, "SELECT count(*) FROM tokens"), 0);
 }
 
+/*
+ * /healthz's look at the link: a round trip; a connection the server
+ * ended (a restart of PostgreSQL, say) is made again once, and a server
+ * that is gone is a clear error.
+ */
+static void test_ping(void **state)
+{
+	struct twl_store *s = NULL;
+	const char *backend = NULL;
+	char uri[512], problem[256], sql[256];
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	assert_int_equal(twl_store_ping(s, &backend, problem, sizeof(problem)),
+			 0);
+	assert_string_equal(backend, "postgresql");
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+		" WHERE datname = current_database() AND pid <> pg_backend_pid()");
+	assert_int_equal(pg_q(uri, sql), 1);
+	assert_int_equal(twl_store_ping(s, &backend, problem, sizeof(problem)),
+			 0);
+	assert_int_equal(twl_store_schema_version(s), twl_pg_migrate_latest());
+	twl_store_close(s);
+}
+
 /* A database migrated by a newer binary: -EPROTO, and left as it was. */
 static void test_newer_schema(void **state)
 {
@@ -230,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_open_migrates),
 		cmocka_unit_test(test_two_migrators),
 		cmocka_unit_test(test_missing_below_newest),
+		cmocka_unit_test(test_ping),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_not_supported),
 		cmocka_unit_test(test_no_server),
