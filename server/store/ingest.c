@@ -472,3 +472,14 @@ void twl_ingest_free(struct twl_ingest *in)
 	twl_wire_release(&in->report);
 	free(in);
 }
+
+/* Contract: see ingest.h. */
+bool twl_ingest_has_label(const struct twl_ingest *in, const char *key,
+			  const char *value)
+{
+	for (size_t i = 0; i < in->n_labels; i++)
+		if (!strcmp(in->labels[i].key, key) &&
+		    !strcmp(in->labels[i].value, value))
+			return true;
+	return false;
+}

@@ -211,4 +211,8 @@ uint64_t twl_ingest_rows(const struct twl_ingest *in);
 /* Drop the document reference and free everything. NULL-safe. */
 void twl_ingest_free(struct twl_ingest *in);
 
+/* twl_ingest_has_label - whether label @key = @value is one of @in's. */
+bool twl_ingest_has_label(const struct twl_ingest *in, const char *key,
+			  const char *value);
+
 #endif /* TWL_SERVER_INGEST_H */

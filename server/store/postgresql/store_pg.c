@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PostgreSQL backend of the storage interface (store.h), through libpq:
- * its connection, open (migrations under an advisory lock), close, the
- * schema version, and its table of functions. Incomplete: only what the
- * table names is implemented (tokens, host keys, annotations, migration
- * status, webhooks and the alert detector's state); every other function
- * answers -ENOTSUP through store.c, and the server refuses to start on
- * this store (twl_store_is_postgresql()).
+ * its connections, open (migrations under an advisory lock, the ingest
+ * path's statements prepared), close, the schema version, /healthz's
+ * round trip, parameters and prepared statements, and its table of
+ * functions. Incomplete: only what the table names is implemented
+ * (tokens, host keys, ingest, upkeep, annotations, migration status,
+ * webhooks and the alert detector's state); every other function answers
+ * -ENOTSUP through store.c, and the server refuses to start on this
+ * store (twl_store_is_postgresql()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_admin.h"
+#include "store/postgresql/store_pg_ingest.h"
 #include "store/postgresql/store_pg_internal.h"
 #include "store/postgresql/store_pg_tokens.h"
 #include "store/store.h"
@@ -46,12 +49,9 @@ int twl_pg_errno(PGconn *conn, const PGresult *r)
 	return -EIO;
 }
 
-/* Contract: see store_pg_internal.h. */
-int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
-		PGresult **res)
+/* @r's outcome, with twl_pg_exec()'s contract. */
+static int result_of(PGconn *conn, PGresult *r, PGresult **res)
 {
-	PGresult *r = n ? PQexecParams(conn, sql, n, NULL, v, NULL, NULL, 0) :
-			  PQexec(conn, sql);
 	ExecStatusType st = PQresultStatus(r);
 	int ret = 0;
 
@@ -69,16 +69,127 @@ int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
 }
 
 /* Contract: see store_pg_internal.h. */
+int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
+		PGresult **res)
+{
+	return result_of(conn,
+			 n ? PQexecParams(conn, sql, n, NULL, v, NULL, NULL,
+					  0) :
+			     PQexec(conn, sql),
+			 res);
+}
+
+/* Contract: see store_pg_internal.h. */
 const char *twl_pg_i64(char buf[21], int64_t v)
 {
 	snprintf(buf, 21, "%lld", (long long)v);
 	return buf;
 }
 
+/* Contract: see store_pg_internal.h. */
+void twl_pg_arg_text(struct twl_pg_args *a, const char *v)
+{
+	a->v[a->n++] = v;
+}
+
+/* Contract: see store_pg_internal.h. */
+void twl_pg_arg_i64(struct twl_pg_args *a, int64_t v)
+{
+	a->v[a->n] = twl_pg_i64(a->num[a->n], v);
+	a->n++;
+}
+
+/* Contract: see store_pg_internal.h. */
+void twl_pg_arg_hex(struct twl_pg_args *a, const unsigned char *b, size_t n,
+		    char *buf, size_t cap)
+{
+	size_t i;
+
+	if (cap < 2 * n + 3) {
+		a->v[a->n++] = NULL;
+		return;
+	}
+	buf[0] = '\\';
+	buf[1] = 'x';
+	for (i = 0; i < n; i++)
+		snprintf(buf + 2 + 2 * i, 3, "%02x", b[i]);
+	buf[2 + 2 * n] = '\0';
+	a->v[a->n++] = buf;
+}
+
+/* Contract: see store_pg_internal.h. */
+int twl_pg_prepare(PGconn *conn, const char *where,
+		   const struct twl_pg_stmt *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		PGresult *r = PQprepare(conn, st[i].name, st[i].sql, 0, NULL);
+		int ret = PQresultStatus(r) == PGRES_COMMAND_OK ?
+				  0 :
+				  twl_pg_errno(conn, r);
+
+		if (ret)
+			twl_log(LOG_ERR, "%s: cannot prepare %s: %s", where,
+				st[i].name, PQerrorMessage(conn));
+		PQclear(r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Contract: see store_pg_internal.h. */
+int twl_pg_run(PGconn *conn, const char *name, const struct twl_pg_args *a,
+	       PGresult **res)
+{
+	return result_of(conn,
+			 PQexecPrepared(conn, name, a ? a->n : 0,
+					a ? a->v : NULL, NULL, NULL, 0),
+			 res);
+}
+
+/* Contract: see store_pg_internal.h. */
+int64_t twl_pg_changed(const PGresult *r)
+{
+	return strtoll(PQcmdTuples((PGresult *)r), NULL, 10);
+}
+
+/* Contract: see store_pg_internal.h. */
+int64_t twl_pg_int(const PGresult *r, int row, int col)
+{
+	return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
 /* Notices (CREATE TABLE IF NOT EXISTS ...) are no news: kept at debug. */
 static void notice(void *arg, const char *msg)
 {
 	twl_log(LOG_DEBUG, "%s: %s", (const char *)arg, msg);
+}
+
+/* A connection to @uri in *@conn; 0 or a negative errno, logged. */
+static int connect_to(struct twl_pg *p, const char *uri, PGconn **conn)
+{
+	*conn = PQconnectdb(uri);
+	if (!*conn || PQstatus(*conn) != CONNECTION_OK) {
+		twl_log(LOG_ERR, "%s: cannot connect: %s", p->where,
+			*conn ? PQerrorMessage(*conn) : "out of memory");
+		return *conn ? -ECONNREFUSED : -ENOMEM;
+	}
+	PQsetNoticeProcessor(*conn, notice, p->where);
+	return 0;
+}
+
+/* The writer connection's statements, prepared once. */
+static int prepare_writer(struct twl_pg *p)
+{
+	int ret = twl_pg_ingest_prepare(p);
+
+	if (!ret)
+		ret = twl_pg_ingest_host_prepare(p);
+	if (!ret)
+		ret = twl_pg_usage_prepare(p);
+	if (!ret)
+		ret = twl_pg_rollup_prepare(p);
+	return ret;
 }
 
 /* Contract: see store_backend.h. */
@@ -92,20 +203,23 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 		return -ENOMEM;
 	p->ops = &twl_pg_ops;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->wlock, NULL);
 	twl_uri_redact(uri, p->where, sizeof(p->where));
-	p->conn = PQconnectdb(uri);
-	if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
-		twl_log(LOG_ERR, "%s: cannot connect: %s", p->where,
-			p->conn ? PQerrorMessage(p->conn) : "out of memory");
-		ret = p->conn ? -ECONNREFUSED : -ENOMEM;
+	ret = connect_to(p, uri, &p->conn);
+	if (ret)
 		goto fail;
-	}
-	PQsetNoticeProcessor(p->conn, notice, p->where);
 	ret = twl_pg_migrate(p->conn, err, sizeof(err));
 	if (ret < 0) {
 		twl_log(LOG_ERR, "%s: %s", p->where, err);
 		goto fail;
 	}
+	ret = connect_to(p, uri, &p->wconn);
+	if (!ret)
+		ret = prepare_writer(p);
+	if (!ret)
+		ret = twl_pg_catalog_check((struct twl_store *)p);
+	if (ret)
+		goto fail;
 	*out = (struct twl_store *)p;
 	return 0;
 fail:
@@ -117,7 +231,9 @@ static void pg_close(struct twl_store *s)
 {
 	struct twl_pg *p = twl_pg_of(s);
 
+	PQfinish(p->wconn);
 	PQfinish(p->conn);
+	pthread_mutex_destroy(&p->wlock);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
@@ -194,4 +310,16 @@ const struct twl_store_ops twl_pg_ops = {
 	.read_annotations = twl_pg_read_annotations,
 	.read_migration_status = twl_pg_read_migration_status,
 	.read_migration_reuse = twl_pg_read_migration_reuse,
+	.write_begin = twl_pg_write_begin,
+	.write_end = twl_pg_write_end,
+	.ingest = twl_pg_ingest,
+	.ingest_prepared = twl_pg_ingest_prepared,
+	.catalog_rematch = twl_pg_catalog_rematch,
+	.prune = twl_pg_prune,
+	.check = twl_pg_check,
+	.db_size = twl_pg_db_size,
+	/*
+	 * No set_wal_max, wal_catchups: PostgreSQL sizes and checkpoints its
+	 * own WAL (max_wal_size); the server's wal-max does not apply.
+	 */
 };

@@ -219,8 +219,8 @@ int twl_pg_alert_prune(struct twl_store *s, int64_t before)
 	char b[21];
 	const char *v[1] = { twl_pg_i64(b, before) };
 
-	return twl_pg_run(s,
-			  "DELETE FROM alert_state WHERE at < $1::bigint"
-			  " AND key <> 'scan'",
-			  1, v, NULL);
+	return twl_pg_query(s,
+			    "DELETE FROM alert_state WHERE at < $1::bigint"
+			    " AND key <> 'scan'",
+			    1, v, NULL);
 }

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * PostgreSQL backend internals shared by its files: store_pg.c (the
- * connection, open, close, its table of functions), store_pg_tokens.c
- * (tokens and host keys), migrate_pg.c. Nothing outside
- * store/postgresql/ includes this, except tests.
+ * connections, open, close, its table of functions), store_pg_tokens.c
+ * (tokens and host keys), migrate_pg.c, the ingest path
+ * (store_pg_ingest*.c, store_pg_usage.c, store_pg_rollup.c) and upkeep
+ * (store_pg_maint.c). Nothing outside store/postgresql/ includes this,
+ * except tests.
  *
- * One connection, used by one thread at a time under @lock: libpq
- * connections must not be shared by threads at once. Every value is
- * passed as a parameter (PQexecParams), never formatted into SQL.
+ * Two connections, each used by one thread at a time under its lock
+ * (libpq connections must not be shared by threads at once): @conn for
+ * credentials and short writes, @wconn for ingest and upkeep, whose
+ * transaction (twl_store_write_begin() .. _end()) holds @wlock
+ * throughout, so that a look-up never waits for a group commit. Every
+ * value is passed as a parameter, never formatted into SQL; the ingest
+ * path's statements are prepared once on @wconn.
  */
 #ifndef TWL_SERVER_STORE_PG_INTERNAL_H
 #define TWL_SERVER_STORE_PG_INTERNAL_H
@@ -29,6 +35,8 @@ struct twl_pg {
 	const struct twl_store_ops *ops; /* &twl_pg_ops: keep it first */
 	pthread_mutex_t lock; /* held around every use of conn */
 	PGconn *conn;
+	pthread_mutex_t wlock; /* held around every use of wconn */
+	PGconn *wconn;
 	char where[256]; /* the URI without its password (twl_uri_redact()) */
 };
 
@@ -51,5 +59,53 @@ int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
 
 /* twl_pg_i64 - @v as decimal text in @buf (21 bytes): a parameter. */
 const char *twl_pg_i64(char buf[21], int64_t v);
+
+/*
+ * A statement's text parameters, built in order: values as text (NULL
+ * is SQL NULL), numbers formatted into @num. Up to TWL_PG_ARGS_MAX.
+ */
+#define TWL_PG_ARGS_MAX 32
+
+struct twl_pg_args {
+	int n;
+	const char *v[TWL_PG_ARGS_MAX];
+	char num[TWL_PG_ARGS_MAX][24];
+};
+
+void twl_pg_arg_text(struct twl_pg_args *a, const char *v);
+void twl_pg_arg_i64(struct twl_pg_args *a, int64_t v);
+/* @n bytes as a bytea parameter in hex ("\x..."). */
+void twl_pg_arg_hex(struct twl_pg_args *a, const unsigned char *b, size_t n,
+		    char *buf, size_t cap);
+
+/* A statement prepared once on the writer connection under @name. */
+struct twl_pg_stmt {
+	const char *name;
+	const char *sql;
+};
+
+/*
+ * twl_pg_prepare - prepare @n statements on @conn: 0, or a negative
+ * errno with the one that failed logged (@where names the database).
+ */
+int twl_pg_prepare(PGconn *conn, const char *where,
+		   const struct twl_pg_stmt *st, size_t n);
+
+/*
+ * twl_pg_run - run prepared statement @name with @a on @conn (its lock
+ * held): twl_pg_exec()'s result and contract; @res NULL: cleared here.
+ */
+int twl_pg_run(PGconn *conn, const char *name, const struct twl_pg_args *a,
+	       PGresult **res);
+
+/* twl_pg_changed - rows command @r changed; twl_pg_int - a cell as int64. */
+int64_t twl_pg_changed(const PGresult *r);
+int64_t twl_pg_int(const PGresult *r, int row, int col);
+
+/* Each ingest file's statements prepared on @p->wconn; 0 or -errno. */
+int twl_pg_ingest_prepare(struct twl_pg *p); /* store_pg_ingest.c */
+int twl_pg_ingest_host_prepare(struct twl_pg *p); /* store_pg_ingest_host.c */
+int twl_pg_usage_prepare(struct twl_pg *p); /* store_pg_usage.c */
+int twl_pg_rollup_prepare(struct twl_pg *p); /* store_pg_rollup.c */
 
 #endif /* TWL_SERVER_STORE_PG_INTERNAL_H */

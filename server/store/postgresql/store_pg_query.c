@@ -13,8 +13,8 @@
 #include "store/postgresql/store_pg_query.h"
 
 /* Contract: see store_pg_query.h. */
-int twl_pg_run(struct twl_store *s, const char *sql, int n,
-	       const char *const *v, PGresult **res)
+int twl_pg_query(struct twl_store *s, const char *sql, int n,
+		 const char *const *v, PGresult **res)
 {
 	struct twl_pg *p = twl_pg_of(s);
 	int ret;
@@ -50,25 +50,13 @@ int twl_pg_change(struct twl_store *s, const char *sql, int n,
 		  const char *const *v)
 {
 	PGresult *r;
-	int ret = twl_pg_run(s, sql, n, v, &r);
+	int ret = twl_pg_query(s, sql, n, v, &r);
 
 	if (ret)
 		return ret;
 	ret = twl_pg_changed(r) ? 0 : -ENOENT;
 	PQclear(r);
 	return ret;
-}
-
-/* Contract: see store_pg_query.h. */
-int64_t twl_pg_changed(PGresult *r)
-{
-	return strtoll(PQcmdTuples(r), NULL, 10);
-}
-
-/* Contract: see store_pg_query.h. */
-int64_t twl_pg_int(const PGresult *r, int row, int col)
-{
-	return strtoll(PQgetvalue(r, row, col), NULL, 10);
 }
 
 static json_t *col_value(const PGresult *r, int row, int col,
@@ -117,7 +105,7 @@ int twl_pg_list(struct twl_store *s, const char *sql, int n,
 	int ret;
 
 	*out = NULL;
-	ret = twl_pg_run(s, sql, n, v, &r);
+	ret = twl_pg_query(s, sql, n, v, &r);
 	if (ret)
 		return ret;
 	doc = json_pack("{s:[]}", key);

@@ -4,6 +4,7 @@
  * store/postgresql/ (store_pg_query.c): one statement under the store's
  * lock, a transaction of several, and result rows as JSON in the shapes
  * the SQLite backend answers (its twl_col types of the same names).
+ * twl_pg_changed() and twl_pg_int() read results (store_pg_internal.h).
  */
 #ifndef TWL_SERVER_STORE_PG_QUERY_H
 #define TWL_SERVER_STORE_PG_QUERY_H
@@ -16,9 +17,9 @@
 
 struct twl_store;
 
-/* twl_pg_run - twl_pg_exec() on @s's connection, under its lock. */
-int twl_pg_run(struct twl_store *s, const char *sql, int n,
-	       const char *const *v, PGresult **res);
+/* twl_pg_query - twl_pg_exec() on @s's connection, under its lock. */
+int twl_pg_query(struct twl_store *s, const char *sql, int n,
+		 const char *const *v, PGresult **res);
 
 /* A transaction's body on @conn: 0 or a negative errno. */
 typedef int (*twl_pg_tx_fn)(PGconn *conn, void *arg);
@@ -49,12 +50,6 @@ struct twl_pg_col {
  */
 int twl_pg_change(struct twl_store *s, const char *sql, int n,
 		  const char *const *v);
-
-/* Rows affected by the command of @r. */
-int64_t twl_pg_changed(PGresult *r);
-
-/* The integer in row @row, column @col of @r (SQL NULL: 0). */
-int64_t twl_pg_int(const PGresult *r, int row, int col);
 
 /*
  * twl_pg_list - run @sql with @n text parameters @v on @s and answer

@@ -24,7 +24,7 @@ static int one_row(struct twl_store *s, const char *sql, const char *key,
 		   PGresult **r)
 {
 	const char *v[1] = { key ? key : "" };
-	int ret = twl_pg_run(s, sql, 1, v, r);
+	int ret = twl_pg_query(s, sql, 1, v, r);
 
 	if (!ret && PQntuples(*r) != 1) {
 		PQclear(*r);
@@ -43,10 +43,10 @@ int twl_pg_token_add(struct twl_store *s, const char *name, const char *role,
 	PGresult *r;
 	int ret;
 
-	ret = twl_pg_run(s,
-			 "INSERT INTO tokens(name, role, token_hash, created)"
-			 " VALUES($1, $2, $3, $4::bigint) RETURNING id",
-			 4, v, &r);
+	ret = twl_pg_query(s,
+			   "INSERT INTO tokens(name, role, token_hash, created)"
+			   " VALUES($1, $2, $3, $4::bigint) RETURNING id",
+			   4, v, &r);
 	if (ret)
 		return ret;
 	if (id)
@@ -108,10 +108,10 @@ int twl_pg_token_list(struct twl_store *s, json_t **out)
 	PGresult *r;
 	int ret;
 
-	ret = twl_pg_run(s,
-			 "SELECT id, name, role, created, revoked FROM tokens"
-			 " ORDER BY id",
-			 0, NULL, &r);
+	ret = twl_pg_query(s,
+			   "SELECT id, name, role, created, revoked FROM tokens"
+			   " ORDER BY id",
+			   0, NULL, &r);
 	if (ret)
 		return ret;
 	arr = json_array();
@@ -200,10 +200,10 @@ int twl_pg_host_key_revoke(struct twl_store *s, const char *host_id,
 	PGresult *r;
 	int ret;
 
-	ret = twl_pg_run(s,
-			 "UPDATE host_keys SET revoked = $2::bigint"
-			 " WHERE host_id = $1 AND revoked IS NULL",
-			 2, v, &r);
+	ret = twl_pg_query(s,
+			   "UPDATE host_keys SET revoked = $2::bigint"
+			   " WHERE host_id = $1 AND revoked IS NULL",
+			   2, v, &r);
 	if (ret)
 		return ret;
 	if (n)

@@ -15,6 +15,7 @@
 #include <twilight/match.h>
 #include <twilight/util.h>
 
+#include "store/catalog_print.h"
 #include "store/sqlite/migrate.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
@@ -104,16 +105,6 @@ int twl_store_catalog_rematch(struct twl_store *s, int64_t *n)
 		     twl_store_write_end(s, true);
 }
 
-/* The current catalog (compiled-in or loaded), as one string ("<version>:<hash>"). */
-static void catalog_print(char *out, size_t cap)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (const char *p = twl_catalog_seed_text(); *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	snprintf(out, cap, "%u:%016" PRIx64, twl_catalog_version(), h);
-}
-
 static const char meta_get[] =
 	"SELECT value FROM server_meta WHERE key = 'catalog_rematched'";
 static const char meta_set[] =
@@ -158,7 +149,7 @@ int twl_sqlite_catalog_check(struct twl_store *s)
 	int64_t n;
 	int ret;
 
-	catalog_print(print, sizeof(print));
+	twl_catalog_print(print, sizeof(print));
 	ret = catalog_seen(s->wdb, print);
 	if (ret)
 		return ret < 0 ? ret : 0;

@@ -120,17 +120,6 @@ static int host_step(sqlite3_stmt *st, const char *host_id,
 	return twl_step_done(st);
 }
 
-/* Whether label key = value is one of in's. */
-static bool has_label(const struct twl_ingest *in, const char *key,
-		      const char *value)
-{
-	for (size_t i = 0; i < in->n_labels; i++)
-		if (!strcmp(in->labels[i].key, key) &&
-		    !strcmp(in->labels[i].value, value))
-			return true;
-	return false;
-}
-
 /* 1 when the host's stored labels are in's, 0 when not, or -errno. */
 static int labels_same(struct twl_store *s, const char *host_id,
 		       const struct twl_ingest *in)
@@ -145,7 +134,7 @@ static int labels_same(struct twl_store *s, const char *host_id,
 		const char *v = (const char *)sqlite3_column_text(st, 1);
 
 		n++;
-		if (!k || !v || !has_label(in, k, v))
+		if (!k || !v || !twl_ingest_has_label(in, k, v))
 			same = 0;
 	}
 	sqlite3_reset(st);

@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "store/rollup_sum.h"
 
 struct twl_read_filter;
 
@@ -146,43 +147,8 @@ int twl_sqlite_tokens_prepare(struct twl_store *s); /* store_sqlite_tokens.c */
 int twl_sqlite_maint_prepare(struct twl_store *s); /* store_sqlite_maint.c */
 
 /*
- * Per-batch rollup of feature_host (store_sqlite_rollup.c): the uses of
- * one batch are summed per feature in memory and written once per
- * feature at the end, instead of one feature_host upsert per row.
- */
-#define TWL_ROLLUP_MAX 64
-
-struct twl_rollup_entry {
-	char feature[65];
-	int64_t first, last, uses, reads, warnings;
-	int kinds; /* TWL_KIND_* */
-};
-
-struct twl_rollup {
-	size_t n; /* 0 to start */
-	struct twl_rollup_entry e[TWL_ROLLUP_MAX];
-};
-
-/*
- * The evidence a feature_host row holds, a bit each (its kinds column,
- * migration 015). A host uses a feature when a bit of TWL_KIND_USING is
- * set; it only reads it when its kinds are TWL_KIND_READS alone.
- */
-#define TWL_KIND_CONFIGURES 1 /* BPF counted writes */
-#define TWL_KIND_LISTENS 2 /* BPF counted eventfd registrations */
-#define TWL_KIND_READS 4 /* BPF counted reads */
-#define TWL_KIND_WARNING 8 /* a kernel warning (or unknown text matched) */
-#define TWL_KIND_CENSUS 16 /* the census saw a non-default value */
-#define TWL_KIND_USING 27 /* all but TWL_KIND_READS */
-
-/* twl_kind_of_op - the TWL_KIND_* bit of a usage op ("read" or other: reads) */
-int twl_kind_of_op(const char *op);
-
-/*
- * twl_sqlite_rollup - add evidence of @kind (one TWL_KIND_* bit) of
- * @feature ("" adds nothing) by @host_id between @first and @last to @r:
- * @n is added to its uses (configures, listens), reads or warnings (a
- * census value adds no count); written at once when @r is full.
+ * twl_sqlite_rollup - twl_rollup_add() (store/rollup_sum.h) of evidence
+ * by @host_id, @r written at once when it is full.
  * twl_sqlite_rollup_flush - write @r's sums and empty it. Both on the
  * writer, inside the batch's savepoint: 0 or -errno.
  */

@@ -192,56 +192,14 @@ int twl_sqlite_rollup_flush(struct twl_store *s, const char *host_id,
 }
 
 /* Contract: see store_sqlite_internal.h. */
-int twl_kind_of_op(const char *op)
-{
-	/* usage[].use as the wire format derives it from op */
-	if (!strcmp(op, "write"))
-		return TWL_KIND_CONFIGURES;
-	if (!strcmp(op, "register_event"))
-		return TWL_KIND_LISTENS;
-	return TWL_KIND_READS;
-}
-
-/* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_rollup(struct twl_store *s, const char *feature,
 		      const char *host_id, int64_t first, int64_t last,
 		      int kind, int64_t n, struct twl_rollup *r)
 {
-	size_t i;
-	int ret;
+	int ret = twl_rollup_add(r, feature, first, last, kind, n);
 
-	if (!feature[0])
-		return 0;
-	for (i = 0; i < r->n; i++)
-		if (!strcmp(r->e[i].feature, feature))
-			break;
-	if (i == r->n) {
-		if (r->n == TWL_ROLLUP_MAX) {
-			ret = twl_sqlite_rollup_flush(s, host_id, r);
-			if (ret)
-				return ret;
-			i = 0;
-		}
-		snprintf(r->e[i].feature, sizeof(r->e[i].feature), "%s",
-			 feature);
-		r->e[i].first = first;
-		r->e[i].last = last;
-		r->e[i].uses = 0;
-		r->e[i].reads = 0;
-		r->e[i].warnings = 0;
-		r->e[i].kinds = 0;
-		r->n = i + 1;
-	}
-	if (first < r->e[i].first)
-		r->e[i].first = first;
-	if (last > r->e[i].last)
-		r->e[i].last = last;
-	r->e[i].kinds |= kind;
-	if (kind & (TWL_KIND_CONFIGURES | TWL_KIND_LISTENS))
-		r->e[i].uses += n;
-	else if (kind & TWL_KIND_READS)
-		r->e[i].reads += n;
-	else if (kind & TWL_KIND_WARNING)
-		r->e[i].warnings += n;
-	return 0;
+	if (ret != -ENOSPC)
+		return ret;
+	ret = twl_sqlite_rollup_flush(s, host_id, r);
+	return ret ? ret : twl_rollup_add(r, feature, first, last, kind, n);
 }

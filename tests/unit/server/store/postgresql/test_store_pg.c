@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -118,26 +119,37 @@ static void test_two_migrators(void **state)
 /*
  * A migration numbered below the newest one applied (two branches' work
  * merged after a database took the higher number) is applied too: here
- * the first one, forgotten with its tables.
+ * a database that had all but the one before the newest.
  */
 static void test_missing_below_newest(void **state)
 {
 	struct twl_store *s = NULL;
-	char uri[512];
+	int n = n_migrations(), skip = n - 2;
+	char uri[512], sql[256];
 
-	assert_true(n_migrations() >= 2);
+	assert_true(n >= 3);
 	pg_fixture_db(uri, sizeof(uri));
-	assert_int_equal(twl_store_open(uri, &s), 0);
-	twl_store_close(s);
-	pg_exec(uri, "DELETE FROM schema_version WHERE version = 1;"
-		     " DROP TABLE hosts, host_keys, tokens, batches, usage,"
-		     " server_meta");
+	pg_exec(uri, "CREATE TABLE schema_version (version INT PRIMARY KEY,"
+		     " name TEXT NOT NULL, applied BIGINT NOT NULL DEFAULT 0)");
+	for (int i = 0; i < n; i++) {
+		if (i == skip)
+			continue;
+		pg_exec(uri, twl_pg_migrations[i].sql);
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO schema_version(version, name)"
+			 " VALUES (%d, '%s')",
+			 atoi(twl_pg_migrations[i].name),
+			 twl_pg_migrations[i].name);
+		pg_exec(uri, sql);
+	}
 	assert_int_equal(twl_store_open(uri, &s), 0);
 	assert_int_equal(twl_store_schema_version(s), twl_pg_migrate_latest());
 	twl_store_close(s);
-	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"),
-			 n_migrations());
-	assert_int_equal(pg_q(uri, "SELECT count(*) FROM tokens"), 0);
+	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"), n);
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM schema_version WHERE version = %d",
+		 atoi(twl_pg_migrations[skip].name));
+	assert_int_equal(pg_q(uri, sql), 1);
 }
 
 /*
@@ -160,7 +172,7 @@ static void test_ping(void **state)
 		sql, sizeof(sql),
 		"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
 		" WHERE datname = current_database() AND pid <> pg_backend_pid()");
-	assert_int_equal(pg_q(uri, sql), 1);
+	assert_true(pg_q(uri, sql) >= 1); /* the store's connections */
 	assert_int_equal(twl_store_ping(s, &backend, problem, sizeof(problem)),
 			 0);
 	assert_int_equal(twl_store_schema_version(s), twl_pg_migrate_latest());
@@ -191,9 +203,10 @@ static void test_newer_schema(void **state)
 static void test_not_supported(void **state)
 {
 	struct twl_store *s = NULL;
-	char uri[512], problem[64];
+	char uri[512];
 	json_t *given = json_object(), *out = given;
-	int64_t n;
+	uint64_t n;
+	double seconds;
 
 	pg_fixture_db(uri, sizeof(uri));
 	assert_int_equal(twl_store_open(uri, &s), 0);
@@ -201,13 +214,9 @@ static void test_not_supported(void **state)
 	assert_null(out);
 	assert_int_equal(twl_read_host(s, "h", &out), -ENOTSUP);
 	assert_null(out);
-	assert_int_equal(twl_store_write_begin(s), -ENOTSUP);
-	assert_int_equal(twl_store_write_end(s, true), -ENOTSUP);
-	assert_int_equal(twl_store_check(s, problem, sizeof(problem)),
-			 -ENOTSUP);
-	assert_int_equal(twl_store_prune(s, 1000, 35, 0, &n), -ENOTSUP);
+	/* PostgreSQL sizes and checkpoints its own WAL */
 	assert_int_equal(twl_store_set_wal_max(s, 1 << 30), -ENOTSUP);
-	assert_int_equal(twl_store_catalog_rematch(s, &n), -ENOTSUP);
+	assert_int_equal(twl_store_wal_catchups(s, &n, &seconds), -ENOTSUP);
 	twl_store_close(s);
 	json_decref(given);
 }

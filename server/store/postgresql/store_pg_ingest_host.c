@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host part of the ingest write path on PostgreSQL (store_pg_ingest.h;
+ * SQLite's is store/sqlite/store_sqlite_ingest_host.c, the same rules):
+ * the host row, its labels, its coverage facts and the runtimes of its
+ * census, each written only when it changed where that can be told
+ * cheaply. The hosts row's update also holds the row's lock until
+ * COMMIT.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "store/ingest.h"
+#include "store/postgresql/store_pg_ingest.h"
+#include "store/postgresql/store_pg_internal.h"
+
+static const struct twl_pg_stmt hsql[] = {
+	/*
+	 * The common case of h_host_upsert: the host exists, its name,
+	 * kernel and cgroup mode did not change and its last report is in
+	 * this one's hour; the same values stored, no index entry of those
+	 * columns rewritten, no host_hour trigger. boot_id and kernel are
+	 * host.boot_id and host.kernel.
+	 */
+	{ "h_host_touch",
+	  "UPDATE hosts SET agent_version = $5, catalog_version = $6::bigint,"
+	  " boot_id = $7, last_seen = greatest(last_seen, $8::bigint),"
+	  " last_seq = greatest(last_seq, $9::bigint), health_json = $10,"
+	  " records_lost = $11::bigint, key_rejected = $12::bigint,"
+	  " probe_missing = $13, census_json = coalesce($14, census_json)"
+	  " WHERE host_id = $1 AND hostname = $2 AND kernel = $3"
+	  " AND cgroup_mode = $4 AND last_hour = $8::bigint / 3600" },
+	{ "h_host_upsert",
+	  "INSERT INTO hosts(host_id, hostname, kernel, cgroup_mode,"
+	  " agent_version, catalog_version, boot_id, first_seen, last_seen,"
+	  " last_seq, health_json, records_lost, key_rejected, probe_missing,"
+	  " census_json, last_hour)"
+	  " VALUES($1, $2, $3, $4, $5, $6::bigint, $7, $8::bigint, $8::bigint,"
+	  " $9::bigint, $10, $11::bigint, $12::bigint, $13, $14,"
+	  " $8::bigint / 3600)"
+	  " ON CONFLICT (host_id) DO UPDATE SET"
+	  " hostname = excluded.hostname, kernel = excluded.kernel,"
+	  " cgroup_mode = excluded.cgroup_mode,"
+	  " agent_version = excluded.agent_version,"
+	  " catalog_version = excluded.catalog_version,"
+	  " boot_id = excluded.boot_id,"
+	  " last_seen = greatest(hosts.last_seen, excluded.last_seen),"
+	  " last_hour = greatest(hosts.last_hour, excluded.last_hour),"
+	  " last_seq = greatest(hosts.last_seq, excluded.last_seq),"
+	  " health_json = excluded.health_json,"
+	  " records_lost = excluded.records_lost,"
+	  " key_rejected = excluded.key_rejected,"
+	  " probe_missing = excluded.probe_missing,"
+	  " census_json = coalesce(excluded.census_json, hosts.census_json)" },
+	{ "h_labels_get",
+	  "SELECT key, value FROM host_labels WHERE host_id = $1" },
+	{ "h_labels_del", "DELETE FROM host_labels WHERE host_id = $1" },
+	{ "h_labels_ins",
+	  "INSERT INTO host_labels(host_id, key, value) VALUES($1, $2, $3)" },
+	/* written only when a fact changed (SQLite 014) */
+	{ "h_coverage",
+	  "INSERT INTO host_coverage(host_id, catalog_version, facts,"
+	  " records_lost, journal_missed, journal_errors, entries_dropped,"
+	  " probes_not_built, boots, boots_uncovered)"
+	  " VALUES($1, $2::bigint, $3::bigint, $4::bigint, $5::bigint,"
+	  " $6::bigint, $7::bigint, $8::bigint, $9::bigint, $10::bigint)"
+	  " ON CONFLICT (host_id) DO UPDATE SET"
+	  " catalog_version = excluded.catalog_version,"
+	  " facts = excluded.facts, records_lost = excluded.records_lost,"
+	  " journal_missed = excluded.journal_missed,"
+	  " journal_errors = excluded.journal_errors,"
+	  " entries_dropped = excluded.entries_dropped,"
+	  " probes_not_built = excluded.probes_not_built,"
+	  " boots = excluded.boots, boots_uncovered = excluded.boots_uncovered"
+	  " WHERE (host_coverage.catalog_version, host_coverage.facts,"
+	  " host_coverage.records_lost, host_coverage.journal_missed,"
+	  " host_coverage.journal_errors, host_coverage.entries_dropped,"
+	  " host_coverage.probes_not_built, host_coverage.boots,"
+	  " host_coverage.boots_uncovered) IS DISTINCT FROM"
+	  " (excluded.catalog_version, excluded.facts, excluded.records_lost,"
+	  " excluded.journal_missed, excluded.journal_errors,"
+	  " excluded.entries_dropped, excluded.probes_not_built,"
+	  " excluded.boots, excluded.boots_uncovered)" },
+	{ "h_runtime_del", "DELETE FROM host_runtimes WHERE host_id = $1" },
+	{ "h_runtime_ins",
+	  "INSERT INTO host_runtimes(host_id, name, version, cgroup_driver)"
+	  " VALUES($1, $2, $3, $4) ON CONFLICT (host_id, name, version)"
+	  " DO UPDATE SET cgroup_driver = excluded.cgroup_driver" },
+};
+
+/* Contract: see store_pg_internal.h. */
+int twl_pg_ingest_host_prepare(struct twl_pg *p)
+{
+	return twl_pg_prepare(p->wconn, p->where, hsql,
+			      sizeof(hsql) / sizeof(*hsql));
+}
+
+/* Run h_host_touch or h_host_upsert: rows changed, or a negative errno. */
+static int64_t host_step(struct twl_pg *p, const char *name,
+			 const char *host_id, const struct twl_ingest *in,
+			 int64_t now)
+{
+	struct twl_pg_args a = { 0 };
+	PGresult *r;
+	int64_t n;
+	int ret;
+
+	twl_pg_arg_text(&a, host_id);
+	twl_pg_arg_text(&a, in->hostname);
+	twl_pg_arg_text(&a, in->kernel);
+	twl_pg_arg_text(&a, in->cgroup_mode);
+	twl_pg_arg_text(&a, in->agent_version);
+	twl_pg_arg_i64(&a, in->catalog_version);
+	twl_pg_arg_text(&a, in->boot_id);
+	twl_pg_arg_i64(&a, now);
+	twl_pg_arg_i64(&a, in->seq);
+	twl_pg_arg_text(&a, in->health_json);
+	twl_pg_arg_i64(&a, in->records_lost);
+	twl_pg_arg_i64(&a, in->key_rejected);
+	twl_pg_arg_text(&a, in->probe_missing_json);
+	twl_pg_arg_text(&a, in->census_json);
+	ret = twl_pg_run(p->wconn, name, &a, &r);
+	if (ret)
+		return ret;
+	n = twl_pg_changed(r);
+	PQclear(r);
+	return n;
+}
+
+/* 1 when the host's stored labels are in's, 0 when not, or -errno. */
+static int labels_same(struct twl_pg *p, const char *host_id,
+		       const struct twl_ingest *in)
+{
+	struct twl_pg_args a = { 0 };
+	PGresult *r;
+	int n, same, ret;
+
+	twl_pg_arg_text(&a, host_id);
+	ret = twl_pg_run(p->wconn, "h_labels_get", &a, &r);
+	if (ret)
+		return ret;
+	n = PQntuples(r);
+	same = (size_t)n == in->n_labels;
+	for (int i = 0; same && i < n; i++)
+		same = twl_ingest_has_label(in, PQgetvalue(r, i, 0),
+					    PQgetvalue(r, i, 1));
+	PQclear(r);
+	return same;
+}
+
+/* host.labels replace the host's when the report has them and they differ. */
+static int ingest_labels(struct twl_pg *p, const char *host_id,
+			 const struct twl_ingest *in)
+{
+	struct twl_pg_args a = { 0 };
+	int ret;
+
+	if (!in->has_labels)
+		return 0;
+	ret = labels_same(p, host_id, in);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	twl_pg_arg_text(&a, host_id);
+	ret = twl_pg_run(p->wconn, "h_labels_del", &a, NULL);
+	for (size_t i = 0; !ret && i < in->n_labels; i++) {
+		a.n = 1;
+		twl_pg_arg_text(&a, in->labels[i].key);
+		twl_pg_arg_text(&a, in->labels[i].value);
+		ret = twl_pg_run(p->wconn, "h_labels_ins", &a, NULL);
+	}
+	return ret;
+}
+
+static int ingest_coverage(struct twl_pg *p, const char *host_id,
+			   const struct twl_ingest_coverage *c)
+{
+	struct twl_pg_args a = { 0 };
+
+	twl_pg_arg_text(&a, host_id);
+	twl_pg_arg_i64(&a, c->catalog_version);
+	twl_pg_arg_i64(&a, c->facts);
+	twl_pg_arg_i64(&a, c->records_lost);
+	twl_pg_arg_i64(&a, c->journal_missed);
+	twl_pg_arg_i64(&a, c->journal_errors);
+	twl_pg_arg_i64(&a, c->entries_dropped);
+	twl_pg_arg_i64(&a, c->probes_not_built);
+	twl_pg_arg_i64(&a, c->boots);
+	twl_pg_arg_i64(&a, c->boots_uncovered);
+	return twl_pg_run(p->wconn, "h_coverage", &a, NULL);
+}
+
+/* census.runtimes replace the host's with every census. */
+static int ingest_runtimes(struct twl_pg *p, const char *host_id,
+			   const struct twl_ingest *in)
+{
+	struct twl_pg_args a = { 0 };
+	int ret;
+
+	if (!in->has_census)
+		return 0;
+	twl_pg_arg_text(&a, host_id);
+	ret = twl_pg_run(p->wconn, "h_runtime_del", &a, NULL);
+	for (size_t i = 0; !ret && i < in->n_runtimes; i++) {
+		const struct twl_ingest_runtime *rt = &in->runtimes[i];
+
+		a.n = 1;
+		twl_pg_arg_text(&a, rt->name);
+		twl_pg_arg_text(&a, rt->version);
+		twl_pg_arg_text(&a, rt->cgroup_driver);
+		ret = twl_pg_run(p->wconn, "h_runtime_ins", &a, NULL);
+	}
+	return ret;
+}
+
+/* Contract: see store_pg_ingest.h. */
+int twl_pg_ingest_host(struct twl_pg *p, const char *host_id,
+		       const struct twl_ingest *in, int64_t now)
+{
+	int64_t n = host_step(p, "h_host_touch", host_id, in, now);
+	int ret;
+
+	if (n == 0)
+		n = host_step(p, "h_host_upsert", host_id, in, now);
+	ret = n < 0 ? (int)n : 0;
+	if (!ret)
+		ret = ingest_labels(p, host_id, in);
+	if (!ret)
+		ret = ingest_coverage(p, host_id, &in->coverage);
+	if (!ret)
+		ret = ingest_runtimes(p, host_id, in);
+	return ret;
+}
