@@ -59,6 +59,7 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "installs them there." },
 	{ .name = "db",
 	  .type = TWL_CFG_STRING,
+	  .flags = TWL_CFG_URI,
 	  OPT(db_path),
 	  .arg = "FILE",
 	  .help = "SQLite database (WAL mode). Default DATA_DIR/twilight.db. "

@@ -399,9 +399,11 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 	       char **rest, int n_rest)
 {
 	struct twl_store *store = NULL;
-	char tlserr[512];
+	char tlserr[512], db[sizeof(cfg->db_path)];
 	int ret, status = 1;
 
+	/* a URI may hold a password: only this form of it is logged */
+	twl_uri_redact(cfg->db_path, db, sizeof(db));
 	if (cli->check_config)
 		return check_config(cfg);
 	if (twl_store_is_postgresql(cfg->db_path) &&
@@ -422,10 +424,7 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 	}
 	ret = twl_store_open(cfg->db_path, &store);
 	if (ret) {
-		/* a URI may hold a password: the store said which, redacted */
-		twl_log(LOG_ERR, "cannot open database %s: %s",
-			twl_store_is_postgresql(cfg->db_path) ? "(PostgreSQL)" :
-								cfg->db_path,
+		twl_log(LOG_ERR, "cannot open database %s: %s", db,
 			strerror(-ret));
 		return 1;
 	}
@@ -434,7 +433,7 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 		status = cmd_token(store, cli, rest);
 		goto out;
 	}
-	if (cfg->check_db && check_db(store, cfg->db_path))
+	if (cfg->check_db && check_db(store, db))
 		goto out;
 	ret = twl_tls_ensure(cfg->ca_file, cfg->cert_file, cfg->key_file,
 			     (const char(*)[128])cfg->sans, cfg->n_sans, tlserr,

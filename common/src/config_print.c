@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <twilight/util.h>
+
 #include "config_internal.h"
 
 #define HELP_WIDTH 79
@@ -166,6 +168,12 @@ void twl_cfg_print_values(FILE *f, const struct twl_cfg_opt *opts, size_t n,
 		cfg_format(o, obj, buf, sizeof(buf));
 		if ((o->flags & TWL_CFG_SECRET) && buf[0])
 			snprintf(buf, sizeof(buf), "(secret)");
+		if (o->flags & TWL_CFG_URI) {
+			char uri[sizeof(buf)];
+
+			snprintf(uri, sizeof(uri), "%s", buf);
+			twl_uri_redact(uri, buf, sizeof(buf));
+		}
 		fprintf(f, "%s = %s\n", o->name, buf);
 	}
 }

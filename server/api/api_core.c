@@ -25,21 +25,28 @@
 #include "http/tls.h"
 
 /*
- * 200 while the store answers and stores; 503 when it does not answer, or
- * when the last TWL_STORE_FAILING_AFTER reports or more all failed to be
- * stored (a corrupt or full database, say), until one is stored again.
+ * 200 while the store answers and stores; 503 when its database link is
+ * down (twl_store_ping()) or it does not answer, or when the last
+ * TWL_STORE_FAILING_AFTER reports or more all failed to be stored (a
+ * corrupt or full database, say), until one is stored again.
  */
 static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
-	int v = twl_store_schema_version(twl_server_store(srv)), err = 0;
+	struct twl_store *store = twl_server_store(srv);
+	const char *backend = NULL;
+	char problem[200], why[300];
+	int v, err = 0,
+	       link = twl_store_ping(store, &backend, problem, sizeof(problem));
 	unsigned failing =
 		twl_metrics_store_failing(twl_server_metrics(srv), &err);
-	char why[160];
 
-	if (v < 0)
-		return twl_response_error(resp, 503, "unavailable", NULL,
-					  "database unavailable");
+	v = link ? link : twl_store_schema_version(store);
+	if (v < 0) {
+		snprintf(why, sizeof(why), "database unavailable (%s): %s",
+			 backend, link ? problem : strerror(-v));
+		return twl_response_error(resp, 503, "unavailable", NULL, why);
+	}
 	if (failing >= TWL_STORE_FAILING_AFTER) {
 		snprintf(
 			why, sizeof(why),
@@ -48,9 +55,10 @@ static int h_healthz(struct twl_server *srv, const struct twl_request *req,
 		return twl_response_error(resp, 503, "failing", NULL, why);
 	}
 	return twl_response_json(resp, 200,
-				 json_pack("{ss si ss}", "status", "ok",
-					   "schema", v, "version",
-					   TWL_VERSION));
+				 json_pack("{ss si ss s{ss ss}}", "status",
+					   "ok", "schema", v, "version",
+					   TWL_VERSION, "database", "backend",
+					   backend, "link", "ok"));
 }
 
 /*

@@ -65,6 +65,16 @@ int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds)
 }
 
 /* Contract: see store.h. */
+int twl_store_ping(struct twl_store *s, const char **backend, char *problem,
+		   size_t cap)
+{
+	*backend = ops(s)->name;
+	if (cap)
+		*problem = '\0';
+	return CALL(s, ping, backend, problem, cap);
+}
+
+/* Contract: see store.h. */
 int twl_store_check(struct twl_store *s, char *problem, size_t cap)
 {
 	if (cap)
@@ -193,8 +203,15 @@ int twl_store_annotation_add(struct twl_store *s, const char *feature,
 			     const char *fits, const char *author, int64_t now,
 			     int64_t *id)
 {
-	return CALL(s, annotation_add, feature, workload, text, fits, author,
-		    now, id);
+	const struct twl_annotation a = { .feature = feature,
+					  .workload = workload,
+					  .text = text,
+					  .fits = fits,
+					  .author = author,
+					  .now = now };
+
+	/* the plain form of a put, the same on every backend */
+	return twl_store_annotation_put(s, &a, id);
 }
 
 /* Contract: see store.h. */

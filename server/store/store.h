@@ -75,6 +75,17 @@ int twl_store_set_wal_max(struct twl_store *s, uint64_t bytes);
 int twl_store_wal_catchups(struct twl_store *s, uint64_t *n, double *seconds);
 
 /*
+ * twl_store_ping - whether the store's database answers, cheaply (/healthz
+ * asks at every call): SQLite, its file is open and still there;
+ * PostgreSQL, one round trip on the store's connection, which is
+ * re-established once when it was lost. *@backend: "sqlite" or
+ * "postgresql". 0, or a negative errno with what failed in @problem
+ * (@cap bytes; never a password).
+ */
+int twl_store_ping(struct twl_store *s, const char **backend, char *problem,
+		   size_t cap);
+
+/*
  * twl_store_check - a quick integrity check of the whole store (SQLite:
  * PRAGMA quick_check, which reads every page once: seconds per GB). 0
  * when sound; -EUCLEAN when not, with the first problem found in

@@ -35,6 +35,8 @@ struct twl_store_ops {
 	int (*schema_version)(struct twl_store *s);
 	int (*set_wal_max)(struct twl_store *s, uint64_t bytes);
 	int (*wal_catchups)(struct twl_store *s, uint64_t *n, double *seconds);
+	int (*ping)(struct twl_store *s, const char **backend, char *problem,
+		    size_t cap);
 	int (*check)(struct twl_store *s, char *problem, size_t cap);
 	int (*db_size)(struct twl_store *s, int64_t *bytes);
 	int (*prune)(struct twl_store *s, int64_t now, int batch_days,
@@ -67,10 +69,6 @@ struct twl_store_ops {
 	int (*catalog_rematch)(struct twl_store *s, int64_t *n);
 	int (*catalog_reload)(struct twl_store *s, int64_t *n);
 
-	int (*annotation_add)(struct twl_store *s, const char *feature,
-			      const char *workload, const char *text,
-			      const char *fits, const char *author, int64_t now,
-			      int64_t *id);
 	int (*annotation_put)(struct twl_store *s,
 			      const struct twl_annotation *a, int64_t *id);
 	int (*annotation_delete)(struct twl_store *s, int64_t id);

@@ -84,6 +84,7 @@ enum twl_cfg_kind {
 #define TWL_CFG_SWITCH (1u << 3) /* flag without value; sets .implied */
 #define TWL_CFG_SECRET (1u << 4) /* value never printed */
 #define TWL_CFG_KV (1u << 5) /* LIST items are key=value */
+#define TWL_CFG_URI (1u << 6) /* printed by twl_uri_redact(): no password */
 
 struct twl_cfg_opt {
 	const char *name; /* kebab-case: the file key and --name */

@@ -55,6 +55,14 @@ size_t twl_utf8_seq_len(const char *s, size_t n);
 char *twl_strip(char *s);
 
 /*
+ * twl_uri_redact - @uri as it may be shown (a log line, a printed
+ * configuration), in @out (@cap bytes): a password in its user part
+ * (scheme://user:PASSWORD@host/...) replaced by "***", and so is the
+ * value of a password= parameter. Anything else is copied as it is.
+ */
+void twl_uri_redact(const char *uri, char *out, size_t cap);
+
+/*
  * Capped growable byte buffer. data is NULL until the first append and is
  * always NUL-terminated afterwards (the NUL is not counted in len, and is
  * not counted against max). Never grows past max bytes of content.

@@ -56,8 +56,27 @@ static const char version_table_sql[] =
 	" version INT PRIMARY KEY, name TEXT NOT NULL,"
 	" applied BIGINT NOT NULL DEFAULT extract(epoch FROM now())::bigint)";
 
-/* Apply the migrations after @from inside the open transaction. */
-static int apply_from(PGconn *conn, int from, char *err, size_t cap)
+/* Whether migration @num (a parameter) is in schema_version: 1, 0, -errno. */
+static int applied(PGconn *conn, const char *num)
+{
+	PGresult *r;
+	int ret = twl_pg_exec(
+		conn, "SELECT 1 FROM schema_version WHERE version = $1::int", 1,
+		&num, &r);
+
+	if (ret)
+		return ret;
+	ret = PQntuples(r) > 0;
+	PQclear(r);
+	return ret;
+}
+
+/*
+ * Apply the migrations schema_version lacks inside the open transaction,
+ * in order: also one numbered below the newest applied (two lines of
+ * work, each with its number, merged after a database took the higher).
+ */
+static int apply_missing(PGconn *conn, int from, char *err, size_t cap)
 {
 	int v = from, ret;
 
@@ -66,7 +85,10 @@ static int apply_from(PGconn *conn, int from, char *err, size_t cap)
 		char num[21];
 		const char *p[2] = { twl_pg_i64(num, atoi(m->name)), m->name };
 
-		if (atoi(m->name) <= from)
+		ret = applied(conn, num);
+		if (ret < 0)
+			return ret;
+		if (ret)
 			continue;
 		ret = twl_pg_exec(conn, m->sql, 0, NULL, NULL);
 		if (!ret)
@@ -80,7 +102,7 @@ static int apply_from(PGconn *conn, int from, char *err, size_t cap)
 				 PQerrorMessage(conn));
 			return ret;
 		}
-		v = atoi(m->name);
+		v = atoi(m->name) > v ? atoi(m->name) : v;
 	}
 	return v;
 }
@@ -109,7 +131,7 @@ int twl_pg_migrate(PGconn *conn, char *err, size_t cap)
 		ret = -EPROTO;
 		goto out;
 	}
-	ret = from < 0 ? from : apply_from(conn, from, err, cap);
+	ret = from < 0 ? from : apply_missing(conn, from, err, cap);
 	if (ret >= 0 && twl_pg_exec(conn, "COMMIT", 0, NULL, NULL)) {
 		snprintf(err, cap, "COMMIT of the migrations failed: %s",
 			 PQerrorMessage(conn));

@@ -30,8 +30,9 @@ extern const struct twl_pg_migration twl_pg_migrations[];
 int twl_pg_migrate_latest(void);
 
 /*
- * twl_pg_migrate - apply every migration newer than the database's
- * schema_version on @conn (not in a transaction). Returns the resulting
+ * twl_pg_migrate - apply every migration the database's schema_version
+ * lacks on @conn (not in a transaction), in the order of their numbers;
+ * one numbered below the newest applied too. Returns the resulting
  * version (>= 0), -EPROTO when the database is newer than this binary,
  * or another negative errno with nothing applied (@err, @err_cap bytes,
  * says which migration failed and why).

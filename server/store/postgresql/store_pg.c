@@ -2,11 +2,13 @@
 /*
  * PostgreSQL backend of the storage interface (store.h), through libpq:
  * its connections, open (migrations under an advisory lock, the ingest
- * path's statements prepared), close, the schema version, parameters and
- * prepared statements, and its table of functions. Incomplete: only what
- * the table names is implemented (tokens, host keys, ingest, upkeep);
- * every other function answers -ENOTSUP through store.c, and the server
- * refuses to start on this store (twl_store_is_postgresql()).
+ * path's statements prepared), close, the schema version, /healthz's
+ * round trip, parameters and prepared statements, and its table of
+ * functions. Incomplete: only what the table names is implemented
+ * (tokens, host keys, ingest, upkeep, annotations, migration status,
+ * webhooks and the alert detector's state); every other function answers
+ * -ENOTSUP through store.c, and the server refuses to start on this
+ * store (twl_store_is_postgresql()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <twilight/util.h>
 
 #include "store/postgresql/migrate_pg.h"
+#include "store/postgresql/store_pg_admin.h"
 #include "store/postgresql/store_pg_ingest.h"
 #include "store/postgresql/store_pg_internal.h"
 #include "store/postgresql/store_pg_tokens.h"
@@ -156,32 +159,6 @@ int64_t twl_pg_int(const PGresult *r, int row, int col)
 	return strtoll(PQgetvalue(r, row, col), NULL, 10);
 }
 
-/* Contract: see store_pg_internal.h. */
-void twl_pg_redact(const char *uri, char *out, size_t cap)
-{
-	const char *auth = strstr(uri, "://");
-	const char *at, *colon, *pw;
-	size_t alen;
-	int n;
-
-	auth = auth ? auth + 3 : uri;
-	alen = strcspn(auth, "/?");
-	at = memrchr(auth, '@', alen);
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon)
-		n = snprintf(out, cap, "%.*s:***%s", (int)(colon - uri), uri,
-			     at);
-	else
-		n = snprintf(out, cap, "%s", uri);
-	/* a password among the parameters: its value cut off */
-	pw = strstr(out, "?password=");
-	if (!pw)
-		pw = strstr(out, "&password=");
-	if (n >= 0 && pw && (size_t)(pw - out) + 14 < cap)
-		snprintf(out + (pw - out) + 10, cap - (size_t)(pw - out) - 10,
-			 "***");
-}
-
 /* Notices (CREATE TABLE IF NOT EXISTS ...) are no news: kept at debug. */
 static void notice(void *arg, const char *msg)
 {
@@ -244,7 +221,7 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 	p->ops = &twl_pg_ops;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->wlock, NULL);
-	twl_pg_redact(uri, p->where, sizeof(p->where));
+	twl_uri_redact(uri, p->where, sizeof(p->where));
 	ret = connect_to(p, uri, &p->conn);
 	if (ret)
 		goto fail;
@@ -278,6 +255,40 @@ static void pg_close(struct twl_store *s)
 	free(p);
 }
 
+/* One round trip: 0, or a negative errno and the connection's message. */
+static int round_trip(PGconn *conn, char *problem, size_t cap)
+{
+	int ret = twl_pg_exec(conn, "SELECT 1", 0, NULL, NULL);
+
+	if (ret)
+		snprintf(problem, cap, "%s", PQerrorMessage(conn));
+	return ret;
+}
+
+/* Contract: see store.h (twl_store_ping()). */
+static int pg_ping(struct twl_store *s, const char **backend, char *problem,
+		   size_t cap)
+{
+	struct twl_pg *p = twl_pg_of(s);
+	int ret;
+
+	*backend = "postgresql";
+	pthread_mutex_lock(&p->lock);
+	ret = round_trip(p->conn, problem, cap);
+	if (ret && PQstatus(p->conn) != CONNECTION_OK) {
+		/* lost (a restart of the server, say): connect again once */
+		PQreset(p->conn);
+		ret = round_trip(p->conn, problem, cap);
+		twl_log(ret ? LOG_ERR : LOG_WARNING,
+			"%s: connection lost; connecting again %s", p->where,
+			ret ? "failed" : "worked");
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (cap)
+		problem[strcspn(problem, "\n")] = '\0';
+	return ret;
+}
+
 static int pg_schema_version(struct twl_store *s)
 {
 	struct twl_pg *p = twl_pg_of(s);
@@ -294,6 +305,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.name = "postgresql",
 	.close = pg_close,
 	.schema_version = pg_schema_version,
+	.ping = pg_ping,
 	.token_add = twl_pg_token_add,
 	.token_lookup = twl_pg_token_lookup,
 	.token_revoke = twl_pg_token_revoke,
@@ -301,6 +313,20 @@ const struct twl_store_ops twl_pg_ops = {
 	.host_key_add = twl_pg_host_key_add,
 	.host_key_lookup = twl_pg_host_key_lookup,
 	.host_key_revoke = twl_pg_host_key_revoke,
+	.annotation_put = twl_pg_annotation_put,
+	.annotation_delete = twl_pg_annotation_delete,
+	.migration_status_set = twl_pg_migration_status_set,
+	.migration_status_delete = twl_pg_migration_status_delete,
+	.webhook_add = twl_pg_webhook_add,
+	.webhook_delete = twl_pg_webhook_delete,
+	.webhook_list = twl_pg_webhook_list,
+	.delivery_log = twl_pg_delivery_log,
+	.deliveries = twl_pg_deliveries,
+	.alert_swap = twl_pg_alert_swap,
+	.alert_prune = twl_pg_alert_prune,
+	.read_annotations = twl_pg_read_annotations,
+	.read_migration_status = twl_pg_read_migration_status,
+	.read_migration_reuse = twl_pg_read_migration_reuse,
 	.write_begin = twl_pg_write_begin,
 	.write_end = twl_pg_write_end,
 	.ingest = twl_pg_ingest,

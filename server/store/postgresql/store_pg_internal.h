@@ -37,7 +37,7 @@ struct twl_pg {
 	PGconn *conn;
 	pthread_mutex_t wlock; /* held around every use of wconn */
 	PGconn *wconn;
-	char where[256]; /* the URI without its password, for messages */
+	char where[256]; /* the URI without its password (twl_uri_redact()) */
 };
 
 static inline struct twl_pg *twl_pg_of(struct twl_store *s)
@@ -59,13 +59,6 @@ int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
 
 /* twl_pg_i64 - @v as decimal text in @buf (21 bytes): a parameter. */
 const char *twl_pg_i64(char buf[21], int64_t v);
-
-/*
- * twl_pg_redact - @uri for messages, in @out (@cap bytes): a password in
- * its user part replaced by "***"; with a password parameter, what
- * follows "password=" replaced by "***".
- */
-void twl_pg_redact(const char *uri, char *out, size_t cap);
 
 /*
  * A statement's text parameters, built in order: values as text (NULL

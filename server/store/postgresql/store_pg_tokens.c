@@ -13,20 +13,8 @@
 #include <string.h>
 
 #include "store/postgresql/store_pg_internal.h"
+#include "store/postgresql/store_pg_query.h"
 #include "store/postgresql/store_pg_tokens.h"
-
-/* Run @sql with @n parameters under the store's lock; see twl_pg_exec(). */
-static int run(struct twl_store *s, const char *sql, int n,
-	       const char *const *v, PGresult **res)
-{
-	struct twl_pg *p = twl_pg_of(s);
-	int ret;
-
-	pthread_mutex_lock(&p->lock);
-	ret = twl_pg_exec(p->conn, sql, n, v, res);
-	pthread_mutex_unlock(&p->lock);
-	return ret;
-}
 
 /*
  * The one row @sql finds by @key: 0 and *@r (PQclear() it), -ENOENT when
@@ -36,19 +24,13 @@ static int one_row(struct twl_store *s, const char *sql, const char *key,
 		   PGresult **r)
 {
 	const char *v[1] = { key ? key : "" };
-	int ret = run(s, sql, 1, v, r);
+	int ret = twl_pg_query(s, sql, 1, v, r);
 
 	if (!ret && PQntuples(*r) != 1) {
 		PQclear(*r);
 		ret = -ENOENT;
 	}
 	return ret;
-}
-
-/* Rows a command changed. */
-static int changed(PGresult *r)
-{
-	return atoi(PQcmdTuples(r));
 }
 
 /* Contract: see store_pg_tokens.h. */
@@ -61,10 +43,10 @@ int twl_pg_token_add(struct twl_store *s, const char *name, const char *role,
 	PGresult *r;
 	int ret;
 
-	ret = run(s,
-		  "INSERT INTO tokens(name, role, token_hash, created)"
-		  " VALUES($1, $2, $3, $4::bigint) RETURNING id",
-		  4, v, &r);
+	ret = twl_pg_query(s,
+			   "INSERT INTO tokens(name, role, token_hash, created)"
+			   " VALUES($1, $2, $3, $4::bigint) RETURNING id",
+			   4, v, &r);
 	if (ret)
 		return ret;
 	if (id)
@@ -99,18 +81,11 @@ int twl_pg_token_revoke(struct twl_store *s, int64_t id, int64_t now)
 {
 	char i[21], t[21];
 	const char *v[2] = { twl_pg_i64(i, id), twl_pg_i64(t, now) };
-	PGresult *r;
-	int ret;
 
-	ret = run(s,
-		  "UPDATE tokens SET revoked = $2::bigint"
-		  " WHERE id = $1::bigint AND revoked IS NULL",
-		  2, v, &r);
-	if (ret)
-		return ret;
-	ret = changed(r) ? 0 : -ENOENT;
-	PQclear(r);
-	return ret;
+	return twl_pg_change(s,
+			     "UPDATE tokens SET revoked = $2::bigint"
+			     " WHERE id = $1::bigint AND revoked IS NULL",
+			     2, v);
 }
 
 /* Row @i of the token list as {id,name,role,created,revoked}. */
@@ -133,10 +108,10 @@ int twl_pg_token_list(struct twl_store *s, json_t **out)
 	PGresult *r;
 	int ret;
 
-	ret = run(s,
-		  "SELECT id, name, role, created, revoked FROM tokens"
-		  " ORDER BY id",
-		  0, NULL, &r);
+	ret = twl_pg_query(s,
+			   "SELECT id, name, role, created, revoked FROM tokens"
+			   " ORDER BY id",
+			   0, NULL, &r);
 	if (ret)
 		return ret;
 	arr = json_array();
@@ -187,7 +162,7 @@ int twl_pg_host_key_add(struct twl_store *s, const char *host_id,
 		ret = twl_pg_exec(p->conn, key_add_sql[1], 1, &v[3], NULL);
 	if (!ret)
 		ret = twl_pg_exec(p->conn, key_add_sql[2], 5, v, &r);
-	if (!ret && !changed(r))
+	if (!ret && !twl_pg_changed(r))
 		ret = -EDQUOT;
 	PQclear(r);
 	if (twl_pg_exec(p->conn, ret ? "ROLLBACK" : "COMMIT", 0, NULL, NULL) &&
@@ -225,14 +200,14 @@ int twl_pg_host_key_revoke(struct twl_store *s, const char *host_id,
 	PGresult *r;
 	int ret;
 
-	ret = run(s,
-		  "UPDATE host_keys SET revoked = $2::bigint"
-		  " WHERE host_id = $1 AND revoked IS NULL",
-		  2, v, &r);
+	ret = twl_pg_query(s,
+			   "UPDATE host_keys SET revoked = $2::bigint"
+			   " WHERE host_id = $1 AND revoked IS NULL",
+			   2, v, &r);
 	if (ret)
 		return ret;
 	if (n)
-		*n = changed(r);
+		*n = (int)twl_pg_changed(r);
 	PQclear(r);
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "store/store.h"
 #include "store/store_read.h"
+#include "store/store_rules.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
 static const char q_ann_list[] =
@@ -142,41 +143,6 @@ static int bind_ann_add(sqlite3_stmt *st, void *p)
 	return r;
 }
 
-/* Whether @v is NULL or one of the NULL-terminated @allowed. */
-static bool null_or_one_of(const char *v, const char *const *allowed)
-{
-	if (!v)
-		return true;
-	for (; *allowed; allowed++)
-		if (!strcmp(v, *allowed))
-			return true;
-	return false;
-}
-
-/* The rules of struct twl_annotation (store.h). */
-static bool annotation_valid(const struct twl_annotation *a)
-{
-	static const char *const fits[] = { "yes", "no", "partial", NULL },
-				 *const intent[] = { "intentional",
-						     "accidental", NULL },
-				 *const tried[] = { "no", "works",
-						    "falls_short", NULL };
-
-	if (!a->feature || !a->text || !a->author)
-		return false;
-	if (!null_or_one_of(a->fits, fits) ||
-	    !null_or_one_of(a->intent, intent) ||
-	    !null_or_one_of(a->v2_tried, tried))
-		return false;
-	if (a->shortfall &&
-	    (!a->v2_tried || strcmp(a->v2_tried, "falls_short") ||
-	     !*a->shortfall || strlen(a->shortfall) > 1000))
-		return false;
-	if (a->set_by && (!*a->set_by || strlen(a->set_by) > 128))
-		return false;
-	return !a->team || (*a->team && strlen(a->team) <= 64);
-}
-
 /* Contract: see store.h. */
 int twl_store_annotation_put(struct twl_store *s,
 			     const struct twl_annotation *a, int64_t *id)
@@ -184,7 +150,7 @@ int twl_store_annotation_put(struct twl_store *s,
 	int64_t newid = 0;
 	int rc;
 
-	if (!annotation_valid(a))
+	if (!twl_annotation_valid(a))
 		return -EINVAL;
 	rc = twl_admin_write(
 		s,
@@ -196,22 +162,6 @@ int twl_store_annotation_put(struct twl_store *s,
 	if (!rc && id)
 		*id = newid;
 	return rc;
-}
-
-/* Contract: see store.h. */
-int twl_store_annotation_add(struct twl_store *s, const char *feature,
-			     const char *workload, const char *text,
-			     const char *fits, const char *author, int64_t now,
-			     int64_t *id)
-{
-	const struct twl_annotation a = { .feature = feature,
-					  .workload = workload,
-					  .text = text,
-					  .fits = fits,
-					  .author = author,
-					  .now = now };
-
-	return twl_store_annotation_put(s, &a, id);
 }
 
 static int bind_ann_del(sqlite3_stmt *st, void *p)

@@ -2,13 +2,15 @@
 /*
  * Upkeep of the SQLite store (store.h): retention, the WAL's size limit,
  * the statistics of both (database size, the writer's own WAL
- * checkpoints) that /metrics shows, and the start-up integrity check.
+ * checkpoints) that /metrics shows, the start-up integrity check and
+ * /healthz's look at the file.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store/sqlite/checkpoint.h"
 #include "store/sqlite/store_sqlite_internal.h"
@@ -229,4 +231,27 @@ int twl_store_check(struct twl_store *s, char *problem, size_t cap)
 	sqlite3_finalize(st);
 	twl_store_read_unlock(s);
 	return ret;
+}
+
+/*
+ * Contract: see store.h. The file open, and still where it was: a
+ * database deleted or moved away under the server takes every write
+ * with it.
+ */
+int twl_store_ping(struct twl_store *s, const char **backend, char *problem,
+		   size_t cap)
+{
+	*backend = "sqlite";
+	struct stat st;
+
+	if (!s->wdb) {
+		snprintf(problem, cap, "the database is not open");
+		return -EBADF;
+	}
+	if (stat(s->path, &st)) {
+		snprintf(problem, cap, "database file %s: %s", s->path,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
 }

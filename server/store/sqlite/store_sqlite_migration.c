@@ -14,6 +14,7 @@
 
 #include "store/store.h"
 #include "store/store_read.h"
+#include "store/store_rules.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
 /* Most rows a list answers with: the table's cap. */
@@ -21,13 +22,16 @@
 
 /*
  * Per migrated status, its feature's (and process's) uses after its date
- * and after ?1: writes and registrations only, a read is not a use.
+ * and after ?1: writes and registrations only, a read is not a use. Of
+ * those two ops, "ops" lists the ones seen in their sorted order (the
+ * PostgreSQL store answers the same text).
  * usage_feature_comm finds the rows of one process.
  */
 #define REUSE_CTE                                                        \
 	"WITH reuse AS (SELECT m.feature_id, m.workload,"                \
 	" COUNT(DISTINCT u.host_id) AS hosts, MAX(u.last_seen) AS last," \
-	" group_concat(DISTINCT u.op) AS ops"                            \
+	" CASE WHEN min(u.op) = max(u.op) THEN min(u.op)"                \
+	" ELSE min(u.op) || ',' || max(u.op) END AS ops"                 \
 	" FROM migration_status m JOIN usage u"                          \
 	" ON u.feature_id = m.feature_id"                                \
 	" AND (m.workload = '' OR u.comm = m.workload)"                  \
@@ -119,28 +123,6 @@ int twl_read_migration_reuse(struct twl_store *s, int64_t after, json_t **out)
 	return read_list(s, q_reuse, &row, "reused", after, NULL, out);
 }
 
-/* The rules of struct twl_migration_status (store.h). */
-static bool status_valid(const struct twl_migration_status *m)
-{
-	static const char *const names[] = { "migrating", "migrated",
-					     "accepted_risk", "blocked" };
-	bool blocked, known = false;
-	size_t i;
-
-	if (!m->feature || !m->status || !m->owner || !m->author)
-		return false;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		known = known || !strcmp(m->status, names[i]);
-	blocked = !strcmp(m->status, "blocked");
-	if (!known || blocked != (m->reason != NULL))
-		return false;
-	if (m->reason && (!*m->reason || strlen(m->reason) > 1000))
-		return false;
-	if (m->workload && strlen(m->workload) > 128)
-		return false;
-	return *m->owner && strlen(m->owner) <= 64;
-}
-
 static int bind_set(sqlite3_stmt *st, void *p)
 {
 	const struct twl_migration_status *m = p;
@@ -175,7 +157,7 @@ int twl_store_migration_status_set(struct twl_store *s,
 {
 	int64_t id = 0;
 
-	if (!status_valid(m))
+	if (!twl_migration_status_valid(m))
 		return -EINVAL;
 	/* A new pair only below the cap; replacing one always works. */
 	return twl_admin_write(

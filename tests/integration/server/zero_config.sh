@@ -114,4 +114,21 @@ if "$SERVER" --data-dir "$D" --config "$WORK/bad.conf" --check-config >"$WORK/ba
 fi
 grep -q "max-body" "$WORK/bad.out" || fail "--check-config did not name max-body: $(cat "$WORK/bad.out")"
 "$SERVER" --data-dir "$D" --batch-days 10 --check-config >/dev/null 2>&1 && fail "batch-days 10 accepted"
+
+# A PostgreSQL URI's password is never printed: not by --check-config, nor
+# by a start that cannot reach the database (nothing listens on port 1).
+PGURI='postgresql://twl:hunter2@127.0.0.1:1/twl?connect_timeout=5'
+"$SERVER" --data-dir "$D" --db "$PGURI" --check-config >"$WORK/pg.out" 2>&1 ||
+	fail "--check-config refused a postgresql:// db: $(cat "$WORK/pg.out")"
+grep -qx 'db = postgresql://twl:\*\*\*@127.0.0.1:1/twl?connect_timeout=5' "$WORK/pg.out" ||
+	fail "--check-config did not show the URI redacted: $(cat "$WORK/pg.out")"
+if TWILIGHT_TEST_INCOMPLETE_POSTGRESQL=1 "$SERVER" --data-dir "$D" --db "$PGURI" \
+	>"$WORK/pg-start.out" 2>&1; then
+	fail "started without its database"
+fi
+grep -q 'cannot open database postgresql://twl:\*\*\*@127.0.0.1:1/' "$WORK/pg-start.out" ||
+	fail "the failed start did not name the database: $(cat "$WORK/pg-start.out")"
+if grep -q hunter2 "$WORK/pg.out" "$WORK/pg-start.out"; then
+	fail "a password printed: $(grep -h hunter2 "$WORK/pg.out" "$WORK/pg-start.out")"
+fi
 echo "zero_config: OK"

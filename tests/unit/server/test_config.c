@@ -121,11 +121,41 @@ static void test_config_file(void **state)
 	unlink(path);
 }
 
+/* --check-config's dump shows a PostgreSQL URI without its password. */
+static void test_dump_redacts_uri(void **state)
+{
+	struct twl_config c;
+	char err[256], *rest[4], dd[200], *out = NULL;
+	char *argv[] = { "--data-dir", dd, "--db",
+			 "postgresql://twl:hunter2@db.example:5432/twl"
+			 "?sslmode=require" };
+	size_t len = 0;
+	int n_rest;
+	FILE *f;
+
+	snprintf(dd, sizeof(dd), "%s", dir);
+	twl_config_defaults(&c);
+	assert_int_equal(twl_config_load(&c, 4, argv, rest, &n_rest, err,
+					 sizeof(err)),
+			 0);
+	assert_string_equal(c.db_path, argv[3]); /* kept whole for use */
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	twl_config_dump(&c, f);
+	fclose(f);
+	assert_non_null(strstr(
+		out,
+		"\ndb = postgresql://twl:***@db.example:5432/twl?sslmode=require\n"));
+	assert_null(strstr(out, "hunter2"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_dump_redacts_uri),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -60,13 +60,36 @@ static void test_healthz(void **state)
 {
 	struct fixture *f = *state;
 	struct http_result r;
+	char moved[sizeof(f->cfg.db_path) + 8];
+	json_t *db;
 
 	http(f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
 	assert_int_equal(r.status, 200);
 	assert_string_equal(
 		json_string_value(json_object_get(r.json, "status")), "ok");
 	assert_true(json_integer_value(json_object_get(r.json, "schema")) >= 1);
+	db = json_object_get(r.json, "database");
+	assert_string_equal(json_string_value(json_object_get(db, "backend")),
+			    "sqlite");
+	assert_string_equal(json_string_value(json_object_get(db, "link")),
+			    "ok");
 	check_security_headers(&r);
+	http_result_fini(&r);
+
+	/* the database file moved away under the server: its link is down */
+	snprintf(moved, sizeof(moved), "%s.moved", f->cfg.db_path);
+	assert_int_equal(rename(f->cfg.db_path, moved), 0);
+	http(f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 503);
+	assert_string_equal(json_string_value(json_object_get(r.json, "error")),
+			    "unavailable");
+	assert_non_null(
+		strstr(json_string_value(json_object_get(r.json, "reason")),
+		       "database unavailable (sqlite): database file"));
+	http_result_fini(&r);
+	assert_int_equal(rename(moved, f->cfg.db_path), 0);
+	http(f, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
 	http_result_fini(&r);
 }
 

@@ -13,15 +13,28 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <twilight/util.h>
 
 #include "pg_fixture.h"
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_internal.h"
 #include "store/store.h"
 #include "store/store_read.h"
+
+/* How many migrations this binary has (their numbers may have gaps). */
+static int n_migrations(void)
+{
+	int n = 0;
+
+	while (twl_pg_migrations[n].name)
+		n++;
+	return n;
+}
 
 static void test_open_migrates(void **state)
 {
@@ -39,7 +52,7 @@ static void test_open_migrates(void **state)
 	assert_int_equal(twl_store_schema_version(s), latest);
 	twl_store_close(s);
 	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"),
-			 latest);
+			 n_migrations());
 	assert_int_equal(pg_q(uri, "SELECT count(*) FROM pg_tables WHERE"
 				   " tablename IN ('hosts', 'host_keys',"
 				   " 'tokens', 'batches', 'usage')"),
@@ -96,11 +109,74 @@ static void test_two_migrators(void **state)
 		}
 		assert_int_equal(pg_q(uri,
 				      "SELECT count(*) FROM schema_version"),
-				 twl_pg_migrate_latest());
+				 n_migrations());
 		assert_int_equal(pg_q(uri, "SELECT count(DISTINCT version)"
 					   " FROM schema_version"),
-				 twl_pg_migrate_latest());
+				 n_migrations());
 	}
+}
+
+/*
+ * A migration numbered below the newest one applied (two branches' work
+ * merged after a database took the higher number) is applied too: here
+ * a database that had all but the one before the newest.
+ */
+static void test_missing_below_newest(void **state)
+{
+	struct twl_store *s = NULL;
+	int n = n_migrations(), skip = n - 2;
+	char uri[512], sql[256];
+
+	assert_true(n >= 3);
+	pg_fixture_db(uri, sizeof(uri));
+	pg_exec(uri, "CREATE TABLE schema_version (version INT PRIMARY KEY,"
+		     " name TEXT NOT NULL, applied BIGINT NOT NULL DEFAULT 0)");
+	for (int i = 0; i < n; i++) {
+		if (i == skip)
+			continue;
+		pg_exec(uri, twl_pg_migrations[i].sql);
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO schema_version(version, name)"
+			 " VALUES (%d, '%s')",
+			 atoi(twl_pg_migrations[i].name),
+			 twl_pg_migrations[i].name);
+		pg_exec(uri, sql);
+	}
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	assert_int_equal(twl_store_schema_version(s), twl_pg_migrate_latest());
+	twl_store_close(s);
+	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"), n);
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM schema_version WHERE version = %d",
+		 atoi(twl_pg_migrations[skip].name));
+	assert_int_equal(pg_q(uri, sql), 1);
+}
+
+/*
+ * /healthz's look at the link: a round trip; a connection the server
+ * ended (a restart of PostgreSQL, say) is made again once, and a server
+ * that is gone is a clear error.
+ */
+static void test_ping(void **state)
+{
+	struct twl_store *s = NULL;
+	const char *backend = NULL;
+	char uri[512], problem[256], sql[256];
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	assert_int_equal(twl_store_ping(s, &backend, problem, sizeof(problem)),
+			 0);
+	assert_string_equal(backend, "postgresql");
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+		" WHERE datname = current_database() AND pid <> pg_backend_pid()");
+	assert_true(pg_q(uri, sql) >= 1); /* the store's connections */
+	assert_int_equal(twl_store_ping(s, &backend, problem, sizeof(problem)),
+			 0);
+	assert_int_equal(twl_store_schema_version(s), twl_pg_migrate_latest());
+	twl_store_close(s);
 }
 
 /* A database migrated by a newer binary: -EPROTO, and left as it was. */
@@ -120,7 +196,7 @@ static void test_newer_schema(void **state)
 	assert_int_equal(pg_q(uri, "SELECT max(version) FROM schema_version"),
 			 999);
 	assert_int_equal(pg_q(uri, "SELECT count(*) FROM schema_version"),
-			 twl_pg_migrate_latest() + 1);
+			 n_migrations() + 1);
 }
 
 /* What the store lacks answers -ENOTSUP (no JSON), and does not crash. */
@@ -166,18 +242,22 @@ static void test_redact(void **state)
 {
 	char out[128];
 
-	twl_pg_redact("postgresql://u:secret@db.example/twl", out, sizeof(out));
+	twl_uri_redact("postgresql://u:secret@db.example/twl", out,
+		       sizeof(out));
 	assert_string_equal(out, "postgresql://u:***@db.example/twl");
-	twl_pg_redact("postgresql://u@/twl?host=/run/pg", out, sizeof(out));
+	twl_uri_redact("postgresql://u@/twl?host=/run/pg", out, sizeof(out));
 	assert_string_equal(out, "postgresql://u@/twl?host=/run/pg");
-	twl_pg_redact("postgresql:///twl", out, sizeof(out));
+	twl_uri_redact("postgresql:///twl", out, sizeof(out));
 	assert_string_equal(out, "postgresql:///twl");
-	twl_pg_redact("postgresql://u@h/twl?sslmode=require&password=pw&x=1",
-		      out, sizeof(out));
+	twl_uri_redact("postgresql://u@h/twl?sslmode=require&password=pw&x=1",
+		       out, sizeof(out));
 	assert_string_equal(
 		out, "postgresql://u@h/twl?sslmode=require&password=***");
-	twl_pg_redact("postgresql://u:p@h/twl?x=a@b", out, sizeof(out));
+	twl_uri_redact("postgresql://u:p@h/twl?x=a@b", out, sizeof(out));
 	assert_string_equal(out, "postgresql://u:***@h/twl?x=a@b");
+	/* too long for @out: cut before the password, never in it */
+	twl_uri_redact("postgresql://u@h/twl?password=longsecret", out, 33);
+	assert_string_equal(out, "postgresql://u@h/twl");
 }
 
 int main(void)
@@ -185,6 +265,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_migrates),
 		cmocka_unit_test(test_two_migrators),
+		cmocka_unit_test(test_missing_below_newest),
+		cmocka_unit_test(test_ping),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_not_supported),
 		cmocka_unit_test(test_no_server),
