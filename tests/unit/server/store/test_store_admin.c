@@ -26,8 +26,6 @@
 #include "store/store_alerts.h"
 #include "store/store_read.h"
 
-enum backend { SQLITE, POSTGRESQL };
-
 static char pg_uri[512];
 
 /* A new empty store of @b. */
@@ -519,15 +517,6 @@ static int group_teardown(void **state)
 	pg_fixture_drop_all(state);
 	return teardown(state);
 }
-
-static enum backend sqlite = SQLITE, postgresql = POSTGRESQL;
-
-/* Test @t once per backend, named after it: "test_webhooks/postgresql". */
-#define BOTH(t)                                              \
-	{ #t "/sqlite", t, NULL, NULL, &sqlite },            \
-	{                                                    \
-#t "/postgresql", t, NULL, NULL, &postgresql \
-	}
 
 int main(void)
 {

@@ -30,8 +30,6 @@
 #include "store/postgresql/store_pg_internal.h" /* the writer's pid */
 #include "store/store.h"
 
-enum backend { SQLITE, POSTGRESQL };
-
 static enum backend cur;
 static char pguri[512];
 
@@ -556,15 +554,6 @@ static int group_teardown(void **state)
 	return teardown(state);
 }
 
-static enum backend sqlite = SQLITE, postgresql = POSTGRESQL;
-
-/* Test @t once per backend, named after it: "test_replay/postgresql". */
-#define BOTH(t)                                              \
-	{ #t "/sqlite", t, NULL, NULL, &sqlite },            \
-	{                                                    \
-#t "/postgresql", t, NULL, NULL, &postgresql \
-	}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,9 +565,9 @@ int main(void)
 		BOTH(test_check_size),
 		/* two servers at once: PostgreSQL only */
 		{ "test_ingest_waits/postgresql", test_ingest_waits, NULL, NULL,
-		  &postgresql },
+		  &pg_fixture_backends[POSTGRESQL] },
 		{ "test_writer_reconnects/postgresql", test_writer_reconnects,
-		  NULL, NULL, &postgresql },
+		  NULL, NULL, &pg_fixture_backends[POSTGRESQL] },
 	};
 
 	return cmocka_run_group_tests(tests, setup, group_teardown);

@@ -21,8 +21,6 @@
 #include "sqlite_fixture.h"
 #include "store/store.h"
 
-enum backend { SQLITE, POSTGRESQL };
-
 /* A new empty store of @b. */
 static struct twl_store *open_new(enum backend b)
 {
@@ -139,15 +137,6 @@ static int group_teardown(void **state)
 	pg_fixture_drop_all(state);
 	return teardown(state);
 }
-
-static enum backend sqlite = SQLITE, postgresql = POSTGRESQL;
-
-/* Test @t once per backend, named after it: "test_tokens/postgresql". */
-#define BOTH(t)                                              \
-	{ #t "/sqlite", t, NULL, NULL, &sqlite },            \
-	{                                                    \
-#t "/postgresql", t, NULL, NULL, &postgresql \
-	}
 
 int main(void)
 {

@@ -131,3 +131,6 @@ int pg_fixture_drop_all(void **state)
 	}
 	return 0;
 }
+
+/* Contract: see pg_fixture.h. */
+enum backend pg_fixture_backends[2] = { SQLITE, POSTGRESQL };

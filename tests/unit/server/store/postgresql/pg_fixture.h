@@ -38,4 +38,19 @@ int64_t pg_q(const char *uri, const char *sql);
 /* Run @sql on @uri; fails the test on an error. */
 void pg_exec(const char *uri, const char *sql);
 
+/*
+ * The store backends a test runs against: a cmocka test's state points to
+ * one of pg_fixture_backends[], and BOTH(t) registers @t once per backend,
+ * named after it ("test_x/sqlite", "test_x/postgresql").
+ */
+enum backend { SQLITE, POSTGRESQL };
+extern enum backend pg_fixture_backends[2];
+
+#define BOTH(t)                                                        \
+	{ #t "/sqlite", t, NULL, NULL, &pg_fixture_backends[SQLITE] }, \
+	{                                                              \
+#t "/postgresql", t, NULL, NULL,                       \
+			&pg_fixture_backends[POSTGRESQL]               \
+	}
+
 #endif
