@@ -493,6 +493,46 @@ test('feature page, annotation editor and export preview', async () => {
 	await ctx.close();
 });
 
+test('the export preview counts only the hosts carrying the label chosen', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const q = 'feature=memcg_v1.soft_limit&label=team%3Dpayments';
+	const only = await request('GET', '/api/v1/export/linux-mm?' + q, adminToken);
+	const all = await request('GET', '/api/v1/export/linux-mm?feature=memcg_v1.soft_limit', adminToken);
+	assert.equal(only.status, 200);
+	// Of the seed's soft limit users, web-2 alone is team=payments.
+	assert.match(only.body, /Only a part of our fleet is counted here/);
+	assert.notEqual(only.body, all.body);
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForFunction((t) => document.getElementById('export-text') &&
+		document.getElementById('export-text').textContent === t, all.body);
+	await page.fill('#f-export-label', 'team=payments');
+	await page.click('#export-label-form button[type=submit]');
+	await page.waitForFunction(() => location.hash.includes('label=team%3Dpayments') || location.hash.includes('label=team=payments'));
+	// The preview is exactly what the export endpoint returns for the label.
+	await page.waitForFunction((t) => document.getElementById('export-text') &&
+		document.getElementById('export-text').textContent === t, only.body);
+	assert.equal(await page.$eval('#f-export-label', (e) => e.value), 'team=payments');
+	// The feature's own figures stay the whole fleet's.
+	assert.equal(num(await page.textContent('#feature-hosts')), expect.soft_limit.hosts);
+	const csv = await request('GET', '/api/v1/export/linux-mm?' + q + '&format=csv', adminToken);
+	assert.equal(csv.status, 200);
+	const allCsv = await request('GET', '/api/v1/export/linux-mm?feature=memcg_v1.soft_limit&format=csv', adminToken);
+	assert.notEqual(csv.body, allCsv.body, 'the labelled CSV is not the whole fleet\'s');
+	const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+	assert.equal(readFileSync(await dl.path(), 'utf8'), csv.body);
+	await page.screenshot({ path: join(SHOTS, 'export-label.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), [], 'export preview filtered by label');
+	// A malformed label is refused with the API's reason, not exported whole.
+	await page.fill('#f-export-label', 'team');
+	await page.click('#export-label-form button[type=submit]');
+	await page.waitForSelector('#export-error');
+	assert.match(await page.textContent('#export-error'), /\(field label\)/);
+	assert.equal(await page.$('#export-text'), null, 'no preview of the whole fleet');
+	expectedRefusal(problems, '/api/v1/export/linux-mm?feature=memcg_v1.soft_limit&label=team');
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('a viewer token sees use cases but no editor, and no request is refused', async () => {
 	const made = await request('POST', '/api/v1/tokens', adminToken, { name: 'sre-viewer', role: 'viewer' });
 	assert.equal(made.status, 201);

@@ -1,17 +1,22 @@
 // A feature's linux-mm export preview: exactly what the export endpoint
-// returns, to copy or download. twilight never sends mail.
+// returns, to copy or download, of the whole fleet or of the hosts carrying
+// one operator label (label=KEY=VALUE in the page's URL, the API's own
+// filter). twilight never sends mail.
 import { api, csvUrl, download, exportUrl, saveBlob } from '../api.js';
 import { banner, h } from '../dom.js';
+import { labelFilter } from './health.js';
 
 // loadExport(id, pre): fill pre (the preview element, attached or not)
-// with exactly what the export endpoint returns for feature id.
+// with exactly what the export endpoint returns for feature id, counting
+// only the hosts labelled pre.dataset.label (KEY=VALUE) if it is set: a
+// reload after an annotation keeps the label the preview was made with.
 export async function loadExport(id, pre) {
-	const txt = await api(exportUrl({ feature: id }), { text: true });
+	const txt = await api(exportUrl({ feature: id, label: pre.dataset.label }), { text: true });
 	pre.textContent = txt;
 	return txt;
 }
 
-function buttons(id, pre, msg) {
+function buttons(id, label, pre, msg) {
 	const copy = h('button', {
 		type: 'button', onclick: async () => {
 			try {
@@ -30,7 +35,7 @@ function buttons(id, pre, msg) {
 		type: 'button', class: 'secondary', id: 'export-csv', onclick: async () => {
 			msg.textContent = '';
 			try {
-				await download(csvUrl({ feature: id }), 'twilight-linux-mm-' + id + '.csv');
+				await download(csvUrl({ feature: id, label }), 'twilight-linux-mm-' + id + '.csv');
 			} catch (e) {
 				msg.textContent = 'CSV download failed: ' + e.message;
 			}
@@ -39,15 +44,23 @@ function buttons(id, pre, msg) {
 	return h('div', { class: 'pager' }, copy, text, csv, msg);
 }
 
-export function exportSection(id) {
+// exportSection(id, params): the preview of feature id's export, counting
+// the hosts carrying the label in params (the page's URL parameters) if any.
+export function exportSection(id, params) {
+	const label = params.get('label') || '';
 	const pre = h('pre', { class: 'export', id: 'export-text' }, 'Loading the export…');
+	if (label)
+		pre.dataset.label = label;
 	const msg = h('span', { class: 'muted', role: 'status' });
 	const sec = h('section', {}, h('h2', {}, 'linux-mm export preview'),
 		h('p', { class: 'muted' }, 'Exactly what GET /api/v1/export/linux-mm returns for this feature. twilight never sends mail: copy it into your mail client.'),
-		buttons(id, pre, msg), pre);
+		labelFilter(params, { id: 'export-label', caption: 'Count only hosts with label' }),
+		buttons(id, label, pre, msg), pre);
 	loadExport(id, pre).catch((e) => {
 		pre.textContent = '';
-		pre.replaceWith(banner('error', 'Export failed: ' + e.message));
+		const err = banner('error', 'Export failed: ' + e.message);
+		err.id = 'export-error';
+		pre.replaceWith(err);
 	});
 	return sec;
 }

@@ -1,4 +1,4 @@
-// The feature page (#/feature/<id>?since&until): what the catalog says,
+// The feature page (#/feature/<id>?since&until&label): what the catalog says,
 // how much the fleet uses it, by whom, the recorded use cases, where the
 // migration off it stands, and the linux-mm export.
 import { api, query } from '../api.js';
@@ -114,5 +114,5 @@ export async function pageFeature(view) {
 		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),
 		annotationsSection(id, ann.annotations || []),
 		migrationSection(id, mig.statuses || []),
-		exportSection(id));
+		exportSection(id, params));
 }

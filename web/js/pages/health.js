@@ -7,16 +7,18 @@ import { fmtAgo, fmtNum } from '../format.js';
 import { updateParams } from '../router.js';
 import { table } from '../table.js';
 
-// labelFilter(params): the form of a page filtered by one operator label
-// (#/PAGE?label=KEY=VALUE); the API refuses a malformed one.
-export function labelFilter(params) {
-	const fLabel = h('input', { id: 'f-label', value: params.get('label') || '', placeholder: 'team=payments' });
+// labelFilter(params, opts): the form of a page filtered by one operator
+// label (#/PAGE?label=KEY=VALUE); the API refuses a malformed one. opts.id
+// names the form and its input apart from another on the same page,
+// opts.caption says what the label filters.
+export function labelFilter(params, { id = 'label', caption = 'Label' } = {}) {
+	const fLabel = h('input', { id: 'f-' + id, value: params.get('label') || '', placeholder: 'team=payments' });
 	return h('form', {
-		class: 'filters', onsubmit: (ev) => {
+		class: 'filters', id: id + '-form', onsubmit: (ev) => {
 			ev.preventDefault();
 			updateParams({ label: fLabel.value.trim(), cursor: '' });
 		},
-	}, h('label', {}, 'Label', fLabel), h('button', { type: 'submit' }, 'Filter'));
+	}, h('label', {}, caption, fLabel), h('button', { type: 'submit' }, 'Filter'));
 }
 
 function part(d, key, title, extraCol, note) {
