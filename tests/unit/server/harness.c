@@ -313,20 +313,26 @@ json_t *make_report_shifted(const char *host_id, const char *batch_id,
 	return r;
 }
 
-void post_full_report(struct fixture *f, const char *host_id,
-		      const char *batch_id, int64_t shift)
+void enrol_and_post(struct fixture *f, const char *host_id, const json_t *rep)
 {
-	json_t *rep = make_report_shifted(host_id, batch_id, 1, shift);
 	char key[80], *body = dump(rep);
 	struct http_result r;
 
 	enrol_host(f, host_id, key);
 	http(f, "POST", "/api/v1/reports", key, body, strlen(body), NULL, &r);
 	if (r.status != 200)
-		fail_msg("report refused (%ld): %.*s", r.status, (int)r.len,
-			 r.body);
+		fail_msg("report of %s refused (%ld): %.*s", host_id, r.status,
+			 (int)r.len, r.body);
 	http_result_fini(&r);
 	free(body);
+}
+
+void post_full_report(struct fixture *f, const char *host_id,
+		      const char *batch_id, int64_t shift)
+{
+	json_t *rep = make_report_shifted(host_id, batch_id, 1, shift);
+
+	enrol_and_post(f, host_id, rep);
 	json_decref(rep);
 }
 

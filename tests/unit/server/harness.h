@@ -90,6 +90,11 @@ json_t *make_report(const char *host_id, const char *batch_id, int64_t seq);
 json_t *make_report_shifted(const char *host_id, const char *batch_id,
 			    int64_t seq, int64_t shift);
 /*
+ * Enrol @host_id and post @rep (a wire document) as its agent would, with
+ * the per-host key; fails the test unless it is stored (200).
+ */
+void enrol_and_post(struct fixture *f, const char *host_id, const json_t *rep);
+/*
  * Enrol @host_id and post full.json for it, its times moved by @shift
  * (make_report_shifted()) under batch id @batch_id; fails the test unless
  * it is stored.

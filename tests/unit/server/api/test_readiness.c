@@ -44,13 +44,10 @@ static void post_report(const char *host_id, const char *mode, const char *team,
 			int count)
 {
 	int64_t now = time(NULL);
-	struct http_result res;
-	char key[80], bid[33];
+	char bid[33];
 	static int seq;
 	json_t *r;
-	char *body;
 
-	enrol_host(&fx, host_id, key);
 	snprintf(bid, sizeof(bid), "%032x", ++seq);
 	r = json_pack("{s:i, s:s, s:i, s:I, s:{s:s, s:s, s:s, s:s, s:s, s:s,"
 		      " s:i, s:{s:s}}, s:[], s:{}}",
@@ -74,14 +71,7 @@ static void post_report(const char *host_id, const char *mode, const char *team,
 				  count, "failed", 0, "condition_met", 0,
 				  "first_seen", (json_int_t)now - 60,
 				  "last_seen", (json_int_t)now - 30));
-	body = dump(r);
-	http(&fx, "POST", "/api/v1/reports", key, body, strlen(body), NULL,
-	     &res);
-	if (res.status != 200)
-		fail_msg("report rejected (%ld): %.*s", res.status,
-			 (int)res.len, res.body);
-	http_result_fini(&res);
-	free(body);
+	enrol_and_post(&fx, host_id, r);
 	json_decref(r);
 }
 
@@ -301,34 +291,6 @@ static void test_dropped_files(void **state)
 		     CONFIG_ON, 409, "exists");
 }
 
-/* Debian's real cloud .config uploaded answers as the shipped target. */
-static void test_upload_real_config(void **state)
-{
-	static const char *const parts[] = { "breaks", "ready",
-					     "not_measured" };
-	struct http_result want, got;
-	size_t len, i;
-	char *text = debian_config("amd64_none_cloud-amd64", &len);
-
-	http(&fx, "POST", "/api/v1/targets?name=debian-cloud", fx.admin, text,
-	     len, NULL, &got);
-	free(text);
-	assert_int_equal(got.status, 201);
-	http_result_fini(&got);
-	call("GET", "/api/v1/readiness?target=debian-12-6.12", fx.viewer, NULL,
-	     &want);
-	call("GET", "/api/v1/readiness?target=debian-cloud", fx.viewer, NULL,
-	     &got);
-	assert_int_equal(want.status, 200);
-	assert_int_equal(got.status, 200);
-	assert_int_equal(count_of(got.json, "breaks"), 1);
-	for (i = 0; i < 3; i++)
-		assert_true(json_equal(json_object_get(want.json, parts[i]),
-				       json_object_get(got.json, parts[i])));
-	http_result_fini(&want);
-	http_result_fini(&got);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,7 +298,6 @@ int main(void)
 		cmocka_unit_test(test_upload_and_readiness),
 		cmocka_unit_test(test_label_filter),
 		cmocka_unit_test(test_dropped_files),
-		cmocka_unit_test(test_upload_real_config),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

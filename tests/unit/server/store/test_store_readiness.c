@@ -23,77 +23,20 @@
 #include <twilight/wire.h>
 
 #include "harness.h"
+#include "readiness_fleet.h"
 #include "readiness/target.h"
 #include "readiness/target_dir.h"
 #include "store/store.h"
 #include "store/store_read.h"
 
 #define NOW 1764732000LL
-#define SOFT "memcg_v1.soft_limit"
-#define OOM "memcg_v1.oom_control"
-#define IFACE "memcg_v1.interface"
 
 static struct twl_store *store;
 static char tmpdir[64];
-static int batch;
 
-/* A version 2 report of host @n (its id from @n) at NOW. */
-static json_t *report(int n, const char *hostname, const char *kernel,
-		      const char *mode)
+/* Store @r (host @hid) through the store's ingest function. */
+static void ingest(const char *hid, json_t *r, void *ctx)
 {
-	char hid[65], bid[33];
-
-	snprintf(hid, sizeof(hid), "%064x", n);
-	snprintf(bid, sizeof(bid), "%032x", ++batch);
-	return json_pack("{s:i, s:s, s:i, s:I, s:{s:s, s:s, s:s, s:s, s:s,"
-			 " s:s, s:i}, s:[], s:[], s:[], s:{}}",
-			 "v", 2, "batch_id", bid, "seq", batch, "sent_time",
-			 (json_int_t)NOW, "host", "host_id", hid, "hostname",
-			 hostname, "boot_id", "b0", "kernel", kernel,
-			 "cgroup_mode", mode, "agent_version", "0.2.0",
-			 "catalog_version", 1, "warnings", "unknown", "usage",
-			 "health");
-}
-
-static void usage(json_t *r, const char *feature, const char *file,
-		  const char *op, const char *use, const char *comm, int count)
-{
-	json_array_append_new(
-		json_object_get(r, "usage"),
-		json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s,"
-			  " s:i, s:i, s:i, s:i, s:I, s:I}",
-			  "boot_id", "b0", "feature", feature, "file", file,
-			  "op", op, "use", use, "cgroup", "/docker/abc", "comm",
-			  comm, "uid", 0, "writer_cgroup", "/docker/abc",
-			  "container", "docker:abc", "last_pid", 1, "count",
-			  count, "failed", 0, "condition_met", 0, "first_seen",
-			  (json_int_t)NOW - 100, "last_seen",
-			  (json_int_t)NOW - 10));
-}
-
-/* A census whose one v1 hierarchy holds @controller. */
-static void census(json_t *r, const char *controller, bool runtimes)
-{
-	json_t *c = json_pack("{s:I, s:[{s:s, s:s, s:[s]}], s:[], s:i, s:b}",
-			      "time", (json_int_t)NOW - 5, "hierarchies",
-			      "kind", "v1", "mount", "/sys/fs/cgroup/x",
-			      "controllers", controller, "knobs",
-			      "cgroups_walked", 10, "truncated", 0);
-
-	if (runtimes)
-		json_object_set_new(
-			c, "runtimes",
-			json_pack("[{s:s, s:s, s:s}, {s:s, s:s, s:s}]", "name",
-				  "systemd", "version", "252", "cgroup_driver",
-				  "", "name", "docker", "version", "20.10",
-				  "cgroup_driver", "cgroupfs"));
-	json_object_set_new(r, "census", c);
-}
-
-static void ingest(json_t *r)
-{
-	const char *hid = json_string_value(
-		json_object_get(json_object_get(r, "host"), "host_id"));
 	struct twl_verr err;
 
 	if (twl_report_validate(r, &err))
@@ -105,68 +48,6 @@ static void ingest(json_t *r)
 	json_decref(r);
 }
 
-/*
- * The fleet (all seen at NOW):
- *   1 web-1  v1  6.1  BPF: soft_limit written (java); census: memory on v1
- *   2 db-2   v1  6.1  BPF: oom_control event registered (oomd)
- *   3 lim-3  v1  6.1  BPF: memory.limit_in_bytes written, nothing else;
- *                     census: memory on v1, systemd and docker
- *   4 lim-4  v1  6.1  census only: memory on v1 (sets limits, no knob)
- *   5 new-5  v2  6.12 census: nothing on v1
- *   6 kmsg-6 v1  6.1  no BPF, no census: not measured
- *   7 kmsg-7 v1  6.1  no BPF, no census, a soft_limit kernel warning
- *   8 cpu-8  v1  6.1  census: only cpu on v1; BPF attached (probes)
- */
-static void seed(void)
-{
-	json_t *r;
-
-	r = report(1, "web-1", "6.1.0-28-amd64", "v1");
-	usage(r, SOFT, "memory.soft_limit_in_bytes", "write", "configures",
-	      "java", 7);
-	census(r, "memory", false);
-	ingest(r);
-	r = report(2, "db-2", "6.1.0-28-amd64", "v1");
-	usage(r, OOM, "memory.oom_control", "register_event", "listens", "oomd",
-	      1);
-	ingest(r);
-	r = report(3, "lim-3", "6.1.0-28-amd64", "v1");
-	usage(r, IFACE, "memory.limit_in_bytes", "write", "configures",
-	      "dockerd", 3);
-	census(r, "memory", true);
-	ingest(r);
-	r = report(4, "lim-4", "6.1.0-28-amd64", "v1");
-	census(r, "memory", false);
-	ingest(r);
-	r = report(5, "new-5", "6.12.9", "v2");
-	json_object_set_new(r, "census",
-			    json_pack("{s:I, s:[{s:s, s:s, s:[s]}], s:[], s:i,"
-				      " s:b}",
-				      "time", (json_int_t)NOW, "hierarchies",
-				      "kind", "v2", "mount", "/sys/fs/cgroup",
-				      "controllers", "memory", "knobs",
-				      "cgroups_walked", 3, "truncated", 0));
-	ingest(r);
-	ingest(report(6, "kmsg-6", "6.1.0-28-amd64", "v1"));
-	r = report(7, "kmsg-7", "6.1.0-28-amd64", "v1");
-	json_array_append_new(
-		json_object_get(r, "warnings"),
-		json_pack("{s:s, s:s, s:i, s:I, s:I, s:i, s:{}, s:s}",
-			  "feature", SOFT, "text",
-			  "soft_limit_in_bytes is deprecated", "kmsg_seq", 7,
-			  "mono_us", (json_int_t)1000, "time",
-			  (json_int_t)NOW - 50, "level", 4, "fields", "origin",
-			  "kmsg"));
-	ingest(r);
-	r = report(8, "cpu-8", "6.1.0-28-amd64", "v1");
-	census(r, "cpu", false);
-	json_object_set_new(json_object_get(r, "health"), "probes",
-			    json_pack("[{s:s, s:s, s:s}]", "name",
-				      "cgroup_write", "state", "attached",
-				      "reason", ""));
-	ingest(r);
-}
-
 static int group_setup(void **state)
 {
 	char path[128];
@@ -175,7 +56,7 @@ static int group_setup(void **state)
 	assert_non_null(mkdtemp(tmpdir));
 	snprintf(path, sizeof(path), "%s/t.db", tmpdir);
 	assert_int_equal(twl_store_open(path, &store), 0);
-	seed();
+	fleet_seed(NOW, ingest, NULL);
 	return 0;
 }
 
@@ -229,79 +110,12 @@ static json_t *readiness(const json_t *t, unsigned limit)
 	return out;
 }
 
-static json_t *feature(const json_t *doc, const char *id)
-{
-	json_t *f;
-	size_t i;
-
-	json_array_foreach(json_object_get(json_object_get(doc, "breaks"),
-					   "features"),
-			   i, f)
-	{
-		if (!strcmp(json_string_value(json_object_get(f, "id")), id))
-			return f;
-	}
-	return NULL;
-}
-
-static int64_t num(const json_t *o, const char *a, const char *b)
-{
-	const json_t *v = json_object_get(json_object_get(o, a), b);
-
-	if (!json_is_integer(v))
-		fail_msg("%s.%s is not an integer", a, b);
-	return json_integer_value(v);
-}
-
-/* Host names in @arr, in order, joined by ' '. */
-static void names(const json_t *arr, char *out, size_t cap)
-{
-	const json_t *h;
-	size_t i, n = 0;
-
-	out[0] = '\0';
-	json_array_foreach(arr, i, h) n +=
-		snprintf(out + n, cap - n, "%s%s", n ? " " : "",
-			 json_string_value(json_object_get(h, "hostname")));
-}
-
+/* The fleet (readiness_fleet.h) on the Debian 6.12 target. */
 static void test_debian_612(void **state)
 {
-	json_t *t = shipped("debian-12-6.12"), *doc = readiness(t, 100), *f;
-	char buf[256];
+	json_t *t = shipped("debian-12-6.12"), *doc = readiness(t, 100);
 
-	assert_int_equal(num(doc, "breaks", "count"), 5);
-	names(json_object_get(json_object_get(doc, "breaks"), "hosts"), buf,
-	      sizeof(buf));
-	assert_string_equal(buf, "web-1 db-2 lim-3 lim-4 kmsg-7");
-	assert_int_equal(num(doc, "ready", "count"), 2);
-	assert_int_equal(num(doc, "not_measured", "count"), 1);
-	names(json_object_get(json_object_get(doc, "not_measured"), "hosts"),
-	      buf, sizeof(buf));
-	assert_string_equal(buf, "kmsg-6");
-
-	f = feature(doc, SOFT);
-	assert_non_null(f);
-	assert_int_equal(num(f, "by_kind", "configures"), 1);
-	assert_int_equal(json_integer_value(json_object_get(f, "hosts")), 2);
-	assert_int_equal(num(f, "evidence", "bpf_count"), 7);
-	assert_int_equal(num(f, "evidence", "kernel_warning_hosts"), 1);
-	assert_string_equal(
-		json_string_value(json_object_get(
-			json_array_get(json_object_get(f, "workloads"), 0),
-			"comm")),
-		"java");
-	f = feature(doc, OOM);
-	assert_non_null(f);
-	assert_int_equal(num(f, "by_kind", "listens"), 1);
-	assert_int_equal(num(f, "by_kind", "configures"), 0);
-	/* the v1 interface: web-1, lim-3 (BPF and census), lim-4 (census) */
-	f = feature(doc, IFACE);
-	assert_non_null(f);
-	assert_int_equal(json_integer_value(json_object_get(f, "hosts")), 3);
-	assert_int_equal(num(f, "evidence", "v1_hierarchy_hosts"), 3);
-	assert_int_equal(num(f, "evidence", "bpf_hosts"), 1);
-	assert_int_equal(num(f, "by_kind", "configures"), 1);
+	fleet_check_debian_612(doc);
 	json_decref(doc);
 	json_decref(t);
 }
@@ -311,7 +125,7 @@ static void test_limit_keeps_counts(void **state)
 {
 	json_t *t = shipped("debian-12-6.12"), *doc = readiness(t, 1);
 
-	assert_int_equal(num(doc, "breaks", "count"), 5);
+	assert_int_equal(fleet_num(doc, "breaks", "count"), 5);
 	assert_int_equal(json_array_size(json_object_get(
 				 json_object_get(doc, "breaks"), "hosts")),
 			 1);
@@ -328,9 +142,9 @@ static void test_nothing_removed(void **state)
 			      "6.1", "config", "CONFIG_MEMCG_V1", 1);
 	json_t *doc = readiness(t, 100);
 
-	assert_int_equal(num(doc, "breaks", "count"), 0);
-	assert_int_equal(num(doc, "ready", "count"), 6);
-	assert_int_equal(num(doc, "not_measured", "count"), 2);
+	assert_int_equal(fleet_num(doc, "breaks", "count"), 0);
+	assert_int_equal(fleet_num(doc, "ready", "count"), 6);
+	assert_int_equal(fleet_num(doc, "not_measured", "count"), 2);
 	json_decref(doc);
 	json_decref(t);
 }
