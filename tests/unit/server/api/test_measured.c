@@ -69,6 +69,14 @@ static int measured(const json_t *doc, size_t i)
 	return json_is_true(m);
 }
 
+/* twl_summary_measured() on @doc, then its coverage.kmsg_only. */
+static json_int_t measure(json_t *doc)
+{
+	assert_int_equal(twl_summary_measured(doc), 0);
+	return json_integer_value(
+		json_object_get(json_object_get(doc, "coverage"), "kmsg_only"));
+}
+
 static const char *const ids[] = {
 	SOFT, FREEZER, OOM, FREEZER, SWAPACCOUNT, "test.unknown_feature"
 };
@@ -83,11 +91,7 @@ static void test_with_bpf(void **state)
 		      json_pack("{s:i, s:i, s:i, s:i, s:i}", "hosts", 5,
 				"bpf_memory", 3, "boot_uncovered", 1,
 				"records_lost", 0, "probe_missing", 0));
-	assert_int_equal(twl_summary_measured(doc), 0);
-	assert_int_equal(
-		json_integer_value(json_object_get(
-			json_object_get(doc, "coverage"), "kmsg_only")),
-		2);
+	assert_int_equal(measure(doc), 2);
 	assert_true(measured(doc, 0)); /* seen */
 	assert_true(measured(doc, 1)); /* a kernel warning seen */
 	assert_true(measured(doc, 2)); /* BPF could have counted it */
@@ -106,11 +110,7 @@ static void test_without_bpf(void **state)
 		      json_pack("{s:i, s:i, s:i, s:i, s:i}", "hosts", 4,
 				"bpf_memory", 0, "boot_uncovered", 0,
 				"records_lost", 2, "probe_missing", 1));
-	assert_int_equal(twl_summary_measured(doc), 0);
-	assert_int_equal(
-		json_integer_value(json_object_get(
-			json_object_get(doc, "coverage"), "kmsg_only")),
-		4);
+	assert_int_equal(measure(doc), 4);
 	assert_true(measured(doc, 0)); /* seen counts whatever the coverage */
 	assert_false(measured(doc, 2)); /* memory, but no host counts by BPF */
 	assert_false(measured(doc, 1));
