@@ -286,9 +286,11 @@ const struct twl_cfg_opt twl_config_options[] = {
 	  OPT(bpf),
 	  .help = "Load the BPF usage counters, which count every use of a "
 		  "deprecated knob with the process, user and cgroups that made "
-		  "it (needs CAP_BPF and CAP_PERFMON, which the unit grants). Off "
-		  "unless set, so that a test run never loads BPF by accident; "
-		  "set it to true on hosts." },
+		  "it (needs CAP_BPF and CAP_PERFMON, which the unit grants, and a "
+		  "kernel with BTF). Off unless set, in the package too: nothing "
+		  "loads BPF by accident or on install; without it features "
+		  "that never warn are not measured. Turn it on for a canary "
+		  "group, then fleet-wide (operator's guide)." },
 	{ .name = "require-cap-drop",
 	  .type = TWL_CFG_BOOL,
 	  .def = "true",

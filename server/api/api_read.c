@@ -17,6 +17,7 @@
 
 #include "api/api_read.h"
 #include "api/export.h"
+#include "api/measured.h"
 #include "api/value_class.h"
 #include "api/readiness.h"
 #include "http/server.h"
@@ -222,6 +223,11 @@ static int h_summary(struct twl_server *srv, const struct twl_request *req,
 
 	if (rc)
 		return twl_api_store_error(resp, rc, "summary");
+	rc = twl_summary_measured(doc);
+	if (rc) {
+		json_decref(doc);
+		return rc;
+	}
 	return twl_response_json(resp, 200, doc);
 }
 

@@ -80,8 +80,12 @@ int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap);
  * workloads_listening, workloads_reading_only), "share_v1_30d"
  * (hosts_30d / v1+hybrid hosts reporting in 30 days, or null),
  * "first_seen", "last_seen" (null: never), "trend" (the last 30 days'
- * timeline)}]}. Windows are counted in whole hours: from the start of
- * the hour of @now minus the window.
+ * timeline)}], "coverage": {"hosts" (hosts with coverage facts, from the
+ * latest report of each), "bpf_memory" (of them, BPF attached to the
+ * memory controller), "boot_uncovered", "records_lost",
+ * "probe_missing"}}: the export's fleet.coverage for the whole fleet.
+ * Windows are counted in whole hours: from the start of the hour of @now
+ * minus the window.
  */
 int twl_read_summary(struct twl_store *s, int64_t now, json_t **out);
 

@@ -25,9 +25,12 @@ const UNKNOWN_TEXT = 'cgroup#: /sys/fs/cgroup/memory/' + 'system.slice/'.repeat(
 	'and will be removed. Please report your usecase to linux-mm@kvack.org if you depend on this functionality.';
 
 // The seed: four hosts. Figures the overview must show follow from these.
+// coverage: what the host's agent says it could see (wire format 2's
+// health.controllers and boots, records_lost, probe_missing).
 const SEED = [
 	{
 		name: 'web-1', mode: 'v1', kernel: '6.1.0-twilight',
+		coverage: { memory: 'attached', boot_covered: true, probe_missing: ['memcg_v1.swappiness'] },
 		usage: [
 			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-1', count: 7, container: '' },
 			{ feature: 'memcg_v1.kmem_tcp_limit', file: 'memory.kmem.tcp.limit_in_bytes', comm: 'dockerd', cgroup: '/docker/abc123', count: 3, container: 'docker:abc123' },
@@ -38,6 +41,7 @@ const SEED = [
 	},
 	{
 		name: 'web-2', mode: 'hybrid', kernel: '6.1.0-twilight', labels: { team: 'payments', env: 'prod' },
+		coverage: { memory: 'attached', boot_covered: true, records_lost: 4 },
 		usage: [
 			// the values written (wire format 2): 256 MiB to 512 MiB, and unlimited
 			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-2', count: 5, container: '',
@@ -47,6 +51,8 @@ const SEED = [
 		],
 	},
 	{ name: 'evil-3', mode: 'v1', kernel: '6.1.0-twilight',
+		// BPF off: the kernel log only, and it missed this boot's start
+		coverage: { memory: 'unavailable', boot_covered: false },
 		usage: [
 			{ feature: 'memcg_v1.oom_control', file: 'memory.oom_control', comm: XSS, cgroup: '/x', count: 2, container: '', op: 'register_event' },
 		],
@@ -63,7 +69,29 @@ const expect = {
 	soft_limit: { hosts: 2, uses: 12 },
 	tcp: { hosts: 1, uses: 3 },
 	oom: { hosts: 1, uses: 2 },
+	// every host sends coverage facts (a version 1 report: none set)
+	coverage: {
+		hosts: SEED.length,
+		bpf_memory: SEED.filter((x) => x.coverage && x.coverage.memory === 'attached').length,
+		kmsg_only: SEED.filter((x) => !x.coverage || x.coverage.memory !== 'attached').length,
+		boot_uncovered: SEED.filter((x) => x.coverage && x.coverage.boot_covered === false).length,
+		records_lost: SEED.filter((x) => x.coverage && x.coverage.records_lost > 0).length,
+		probe_missing: SEED.filter((x) => x.coverage && (x.coverage.probe_missing || []).length > 0).length,
+	},
 };
+
+// The health members of a seed host's coverage (wire format 2).
+function coverageHealth(c, bootId, kernel) {
+	if (!c)
+		return {};
+	return {
+		controllers: [{ name: 'memory', state: c.memory, reason: c.memory === 'attached' ? '' : 'bpf = false' },
+			{ name: 'cpuset', state: 'unavailable', reason: 'BPF counts memory controller files only' }],
+		boots: [{ boot_id: bootId, kernel, first_kmsg_seq: c.boot_covered ? 0 : 4242, first_journal_us: 0, start_covered: c.boot_covered }],
+		records_lost: c.records_lost || 0,
+		probe_missing: c.probe_missing || [],
+	};
+}
 
 let srv, dataDir, port, ca, adminToken, browser;
 
@@ -143,18 +171,20 @@ before(async () => {
 		const en = await request('POST', '/api/v1/enroll', agentToken, { host_id: hostId, hostname: hst.name });
 		assert.ok(en.status === 200 || en.status === 201, 'enrol ' + hst.name + ': ' + en.status + ' ' + en.body);
 		const key = JSON.parse(en.body).key;
+		const v2 = Boolean(hst.labels || hst.coverage);
 		const report = {
-			v: hst.labels ? 2 : 1, batch_id: hex(32, i + 201), seq: 1, sent_time: now,
+			v: v2 ? 2 : 1, batch_id: hex(32, i + 201), seq: 1, sent_time: now,
 			host: { host_id: hostId, hostname: hst.name, boot_id: bootId, kernel: hst.kernel, cgroup_mode: hst.mode, agent_version: '0.1.0', catalog_version: 1,
 				...(hst.labels ? { labels: hst.labels } : {}) },
-			health: { records_lost: 0, parse_failures: 0, probes: [{ name: 'cgroup_file_write', state: 'attached', reason: '' }] },
+			health: { records_lost: 0, parse_failures: 0, probes: [{ name: 'cgroup_file_write', state: 'attached', reason: '' }],
+				...coverageHealth(hst.coverage, bootId, hst.kernel) },
 			unknown: (hst.unknown || []).map((u, k) => ({
 				text: u.text, kmsg_seq: 10 + k, mono_us: 1000000, time: now - 600, count: u.count, origin: 'kmsg',
 			})),
 			usage: hst.usage.map((u) => ({
 				boot_id: bootId, feature: u.feature, file: u.file, op: u.op || 'write', cgroup: u.cgroup,
 				comm: u.comm, uid: 0, writer_cgroup: u.cgroup, container: u.container, last_pid: 100 + i,
-				...(hst.labels ? { use: { write: 'configures', register_event: 'listens', read: 'reads' }[u.op || 'write'] } : {}),
+				...(v2 ? { use: { write: 'configures', register_event: 'listens', read: 'reads' }[u.op || 'write'] } : {}),
 				count: u.count, failed: 0, condition_met: u.count, first_seen: now - 3600, last_seen: now - 60,
 				...(u.value ? { value: u.value } : {}),
 			})),
@@ -254,6 +284,40 @@ test('sign in and the overview shows the seeded figures', async () => {
 	assert.equal(first, title('memcg_v1.soft_limit'));
 	assert.match(page.url(), /sort_features=uses%3Adesc|sort_features=uses:desc/);
 	await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true });
+	assert.deepEqual(await strayText(page), []);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
+test('the overview says what the counts could see, and which features nobody could have seen', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	const c = expect.coverage;
+	// The seed's figures, and the API's: the page shows the same.
+	const sum = JSON.parse((await request('GET', '/api/v1/summary', adminToken)).body);
+	assert.deepEqual(sum.coverage, c);
+	const shown = {};
+	for (const [id, key] of [['hosts', 'hosts'], ['bpf', 'bpf_memory'], ['kmsg', 'kmsg_only'], ['boot', 'boot_uncovered'],
+		['lost', 'records_lost'], ['probe', 'probe_missing']])
+		shown[key] = num(await page.textContent('#stat-cov-' + id + ' .n'));
+	assert.deepEqual(shown, c);
+	assert.deepEqual(Object.values(c), [4, 2, 2, 1, 1, 1], 'the seed covers every count');
+	const catalog = JSON.parse((await request('GET', '/api/v1/catalog', adminToken)).body);
+	const title = (id) => catalog.features.find((f) => f.id === id).title;
+	const unused = Object.fromEntries(await page.$$eval('#table-unused tbody tr', (trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[2].textContent])));
+	// BPF on the memory controller (web-1, web-2): a memory knob nobody
+	// wrote was not seen; a freezer or cpuset feature, or the swapaccount
+	// boot parameter, with no kernel warning, was not measured.
+	assert.equal(unused[title('memcg_v1.swappiness')], 'not seen');
+	assert.equal(unused[title('memcg_v1.force_empty')], 'not seen');
+	assert.equal(unused[title('cgroup_v1.freezer')], 'not measured');
+	assert.equal(unused[title('cgroup_v1.cpuset_sched_load_balance')], 'not measured');
+	assert.equal(unused[title('memcg_v1.swapaccount')], 'not measured');
+	// Every row as the server decides it, nothing decided in the page.
+	for (const f of sum.features.filter((x) => !(x.hosts_30d > 0)))
+		assert.equal(unused[title(f.id)], f.measured ? 'not seen' : 'not measured', f.id);
+	assert.equal(await page.$$eval('#table-unused .not-measured', (e) => e.length),
+		sum.features.filter((x) => !(x.hosts_30d > 0) && !x.measured).length);
+	await page.screenshot({ path: join(SHOTS, 'overview-coverage.png'), fullPage: true });
 	assert.deepEqual(await strayText(page), []);
 	assert.deepEqual(problems, []);
 	await ctx.close();

@@ -166,8 +166,8 @@ static const char q_cov_bit[] =
 
 /* ---- export data ---------------------------------------------------- */
 
-/* fleet.coverage: what the counts could see (export.h). */
-static int export_coverage(struct twl_rctx *c, json_t *fleet)
+/* Contract: see store_sqlite_internal.h. */
+int twl_rq_coverage(struct twl_rctx *c, json_t *obj)
 {
 	static const struct {
 		const char *key;
@@ -184,7 +184,7 @@ static int export_coverage(struct twl_rctx *c, json_t *fleet)
 	size_t i;
 	int rc = 0;
 
-	TRY(twl_jset(fleet, "coverage", cov));
+	TRY(twl_jset(obj, "coverage", cov));
 	st = twl_rctx_stmt(c, q_cov_hosts, &rc);
 	if (!st)
 		return rc;
@@ -394,7 +394,7 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 	}
 	TRY(twl_jset(fleet, "hosts_unknown", json_integer(all - known)));
 	TRY(twl_jset(fleet, "v1_or_hybrid", json_integer(v1)));
-	TRY(export_coverage(&c, fleet));
+	TRY(twl_rq_coverage(&c, fleet));
 	for (i = 0; i < twl_catalog_count(); i++) {
 		const struct twl_feature *f = twl_catalog_at(i);
 

@@ -440,6 +440,17 @@ int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
 		    int64_t to, int64_t *uses);
 
 /*
+ * twl_rq_coverage - set "coverage" of @obj to what the counts could see,
+ * from the latest report of each host that sent coverage facts (under
+ * @c's label filter when it has one): {"hosts", "bpf_memory" (BPF
+ * attached to the memory controller), "boot_uncovered" (the current
+ * boot's start not covered by a log source), "records_lost",
+ * "probe_missing"}. Serves the export's fleet.coverage and the summary's
+ * coverage. 0 or a negative errno.
+ */
+int twl_rq_coverage(struct twl_rctx *c, json_t *obj);
+
+/*
  * twl_rq_first_last - set "first_seen" and "last_seen" of feature @id over
  * all retained data into @obj (null: never).
  */

@@ -462,6 +462,7 @@ int twl_read_summary(struct twl_store *s, int64_t now, json_t **out)
 		TRY(summary_feature(&c, twl_catalog_at(i), now, v1hosts,
 				    feats));
 	TRY(twl_jset(hosts, "v1_or_hybrid_30d", json_integer(v1hosts)));
+	TRY(twl_rq_coverage(&c, doc));
 out:
 	twl_rctx_end(&c);
 	if (rc)

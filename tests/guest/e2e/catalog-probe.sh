@@ -6,7 +6,7 @@
 # "cgroup: Unknown subsys name 'twl_deprecated_probe'" (facility 0, once per
 # failed mount), a deprecation text the compiled-in catalog lacks, and
 # writes the same text to /dev/kmsg from user space (facility 1), in phase
-# probe-1. The server then restarts with a newer DATA_DIR/catalog.json
+# probe-1. The server then reloads, on SIGHUP, a newer DATA_DIR/catalog.json
 # that adds PROBE_FEATURE with that text; the agent, never restarted, fetches
 # it (catalog-interval) and the guest repeats the phase as probe-2.
 # Expected counts come from the guest's own lines (twl-workload's mount line:
@@ -83,18 +83,47 @@ probe_check_before() {
 	probe_unknown "$1" "$k" null
 }
 
-# probe_push NEWER: restart the server with NEWER as DATA_DIR/catalog.json;
-# it must say it uses it and serve its version.
+# probe_push NEWER: replace DATA_DIR/catalog.json with NEWER (renamed into
+# place, as an operator's package would) and send SIGHUP to the running
+# server, as `systemctl reload` does (packaging's ExecReload). The same
+# server process (same pid, still running) must log the reload from the
+# version it served to NEWER's, re-match the probe-1 unknown text to the
+# new feature (at least one text matched) and serve NEWER's version.
 probe_push() {
-	local v
+	local v old pid line matched i
 	v=$(jq .version "$1") || return 1
-	fleet_server_stop
-	cp "$1" "$FLEET_DATA/catalog.json" || return 1
-	fleet_server_restart || return 1
-	grep -q "catalog version $v from $FLEET_DATA/catalog.json" "$FLEET_OUT/server.log" ||
-		{ fleet_die "the server does not say it uses its data directory catalog"; return 1; }
+	pid=$FLEET_SERVER_PID
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null ||
+		{ fleet_die "no running server to send SIGHUP to"; return 1; }
+	old=$(fleet_api /api/v1/catalog | jq .version) || return 1
+	[ "$old" -lt "$v" ] ||
+		{ fleet_die "the server serves catalog version $old already, not older than $v"; return 1; }
+	cp "$1" "$FLEET_DATA/catalog.json.tmp" &&
+		mv -f "$FLEET_DATA/catalog.json.tmp" "$FLEET_DATA/catalog.json" || return 1
+	kill -HUP "$pid" || { fleet_die "kill -HUP $pid failed"; return 1; }
+	# The reload runs in the server's main loop after the signal: wait for
+	# its log line (a deadline for a hung server, not a timing check).
+	for i in $(seq 1 300); do
+		line=$(grep -F "SIGHUP: catalog version " "$FLEET_OUT/server.log" | tail -n 1)
+		[ -n "$line" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && [ "$FLEET_SERVER_PID" = "$pid" ] ||
+		{ fleet_die "the server (pid $pid) did not survive SIGHUP (log $FLEET_OUT/server.log)"; return 1; }
+	case $line in
+	*"SIGHUP: catalog version $old -> $v from $FLEET_DATA/catalog.json: "*) ;;
+	*)
+		fleet_die "the server did not reload catalog $old -> $v on SIGHUP; its line: '${line:-none}'"
+		return 1
+		;;
+	esac
+	matched=$(sed -n 's/.*; \([0-9]*\) unknown deprecation texts matched.*/\1/p' <<<"$line")
+	[ "${matched:-0}" -ge 1 ] ||
+		{ fleet_die "the reload matched ${matched:-no} unknown texts, want the probe-1 text at least: '$line'"; return 1; }
 	[ "$(fleet_api /api/v1/catalog | jq .version)" = "$v" ] ||
-		{ fleet_die "the server does not serve catalog version $v"; return 1; }
+		{ fleet_die "the server does not serve catalog version $v after SIGHUP"; return 1; }
+	echo "catalog pushed by SIGHUP: version $old -> $v, server pid $pid unchanged, $matched unknown texts re-matched"
 }
 
 # probe_check_after NAME VERSION: after probe-2, by the same agent process

@@ -146,7 +146,7 @@ check_monitor fleet-oomd $GUESTS || fail "the monitoring daemon's reads and oom_
 echo "=== catalog update"
 probe_check_before fleet-oomd || fail "the probe text before the catalog update"
 NEWER=$(probe_catalog "$HERE/../../../schema/catalog.json" "$OUT/catalog-newer.json") || fail "the newer catalog"
-probe_push "$OUT/catalog-newer.json" || fail "restarting the server with catalog $NEWER"
+probe_push "$OUT/catalog-newer.json" || fail "reloading catalog $NEWER into the running server by SIGHUP"
 fleet_wait_console fleet-oomd '^FLEET-DONE' 900 || fail "fleet-oomd did not finish probe-2"
 probe_check_after fleet-oomd "$NEWER" || fail "the probe text after the catalog update"
 check_export || fail "the linux-mm export"

@@ -1,6 +1,8 @@
-// The overview (#/): fleet figures, the features in use with their trend,
-// the features in use that no use case explains yet, and the catalog
-// features nobody uses.
+// The overview (#/): fleet figures, what the counts could see (coverage),
+// the features in use with their trend, the features in use that no use
+// case explains yet, and the catalog features nobody was seen using, each
+// "not seen" or "not measured" as the server decides (the summary's
+// per-feature "measured", docs/api.md).
 import { api } from '../api.js';
 import { dayAxis, DAY, lineChart, onAxis } from '../chart.js';
 import { banner, h, setMain, statusBadge } from '../dom.js';
@@ -19,7 +21,15 @@ const COLUMNS = [
 	{ key: 'workloads', label: 'Workloads', num: true },
 	{ key: 'replacement', label: 'cgroup v2 replacement', text: true },
 ];
-const UNUSED_HIDES = ['hosts_1d', 'hosts_7d', 'uses', 'workloads', 'share_v1_30d'];
+// A feature nobody was seen using: "not measured" when nothing in the
+// fleet could have seen a use (measured false), else "not seen".
+const seenWords = (r) => (r.measured === false ? 'not measured' : 'not seen');
+const SEEN_COLUMN = {
+	key: 'seen', label: 'Last 30\u00a0days', value: seenWords,
+	render: (r) => h('span', { class: seenWords(r).replace(' ', '-') }, seenWords(r)),
+};
+const UNUSED_COLUMNS = COLUMNS.filter((c) => ['title', 'status'].includes(c.key))
+	.concat(SEEN_COLUMN, COLUMNS.filter((c) => c.key === 'replacement'));
 
 function stat(id, n, label) {
 	return h('div', { class: 'stat', id: 'stat-' + id }, h('div', { class: 'n' }, fmtNum(n || 0)), h('div', { class: 'l' }, label));
@@ -33,6 +43,25 @@ function stats(hosts) {
 		stat('mode-v1', modes.v1, 'cgroup v1'),
 		stat('mode-hybrid', modes.hybrid, 'hybrid'),
 		stat('mode-v2', modes.v2, 'cgroup v2'));
+}
+
+// What the counts could see (the summary's coverage), from the latest
+// report of each host that sent coverage facts.
+function coverage(cov) {
+	if (!cov)
+		return banner('info', 'This server does not say what the counts could see (no coverage in its summary).');
+	return h('section', { id: 'coverage' },
+		h('h2', {}, 'Coverage'),
+		h('div', { class: 'stats', id: 'coverage-stats' },
+			stat('cov-hosts', cov.hosts, 'hosts that sent coverage facts'),
+			stat('cov-bpf', cov.bpf_memory, 'BPF attached to the memory controller'),
+			stat('cov-kmsg', cov.kmsg_only, 'kernel log only'),
+			stat('cov-boot', cov.boot_uncovered, 'boot start not covered by a log source'),
+			stat('cov-lost', cov.records_lost, 'kernel log records lost'),
+			stat('cov-probe', cov.probe_missing, 'BPF probes missing')),
+		h('p', { class: 'muted' }, 'BPF counts memory controller files only: cpuset, freezer, blkio and cgroup core ' +
+			'features are seen through kernel warnings alone.' + (cov.bpf_memory > 0 ? '' :
+			' No host has BPF attached to the memory controller, so a memory feature nobody was seen using is not measured either.')));
 }
 
 // The summary's rows, named and described by the catalog where it knows them.
@@ -71,7 +100,7 @@ export async function pageOverview(view) {
 	const used = rows.filter((r) => r.hosts_30d > 0);
 	const unused = rows.filter((r) => !(r.hosts_30d > 0));
 	const explained = new Set((ann.annotations || []).map((a) => a.feature));
-	setMain(h('h1', {}, 'Deprecated kernel features in the fleet'), stats(sum.hosts || {}),
+	setMain(h('h1', {}, 'Deprecated kernel features in the fleet'), stats(sum.hosts || {}), coverage(sum.coverage),
 		h('h2', {}, 'Features in use (last 30 days)'),
 		table(COLUMNS, used, { id: 'features', empty: 'No host used a deprecated feature in the last 30 days.' }),
 		h('div', { id: 'trend' }),
@@ -80,7 +109,8 @@ export async function pageOverview(view) {
 		table(COLUMNS.filter((c) => ['title', 'hosts_30d', 'workloads'].includes(c.key)), used.filter((r) => !explained.has(r.id)),
 			{ id: 'needs-usecase', empty: 'Every feature in use has a use case recorded.' }),
 		h('h2', {}, 'Not seen in use'),
-		table(COLUMNS.filter((c) => !UNUSED_HIDES.includes(c.key)), unused,
+		h('p', { class: 'muted' }, '"Not measured": nothing in the fleet could have seen a use, so no use is no evidence.'),
+		table(UNUSED_COLUMNS, unused,
 			{ id: 'unused', empty: 'Every catalog feature is in use somewhere.' }),
 		h('p', { class: 'muted' }, 'Catalog version ' + catalogVersion() + '. Summary generated ' + fmtTime(sum.generated) + '.'));
 	await trend(view, used);

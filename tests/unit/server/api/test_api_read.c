@@ -206,7 +206,7 @@ static void test_summary(void **state)
 {
 	struct afx *a = *state;
 	struct http_result r;
-	json_t *h, *soft;
+	json_t *h, *soft, *cov;
 
 	assert_int_equal(get(&a->f, "/api/v1/summary", a->f.viewer, &r), 200);
 	h = json_object_get(r.json, "hosts");
@@ -221,6 +221,27 @@ static void test_summary(void **state)
 	assert_int_equal(GETI(soft, "workloads"), 2);
 	assert_true(json_real_value(json_object_get(soft, "share_v1_30d")) ==
 		    1.0);
+	/*
+	 * Coverage: the three hosts sent version 1 reports, no controllers:
+	 * none counts by BPF, so a memory feature nobody used is not
+	 * measured, nor is a freezer one; soft limit was seen.
+	 */
+	cov = json_object_get(r.json, "coverage");
+	assert_int_equal(GETI(cov, "hosts"), 3);
+	assert_int_equal(GETI(cov, "bpf_memory"), 0);
+	assert_int_equal(GETI(cov, "kmsg_only"), 3);
+	assert_int_equal(GETI(cov, "boot_uncovered"), 0);
+	assert_int_equal(GETI(cov, "records_lost"), 0);
+	assert_int_equal(GETI(cov, "probe_missing"), 0);
+	assert_true(json_is_true(json_object_get(soft, "measured")));
+	assert_true(json_is_false(
+		json_object_get(find_by(json_object_get(r.json, "features"),
+					"id", "memcg_v1.swappiness"),
+				"measured")));
+	assert_true(json_is_false(
+		json_object_get(find_by(json_object_get(r.json, "features"),
+					"id", "cgroup_v1.freezer"),
+				"measured")));
 	http_result_fini(&r);
 }
 
