@@ -10,6 +10,7 @@
 
 #include <twilight/config.h>
 
+#include "config.h"
 #include "store/migrate_store.h"
 #include "store/store.h"
 
@@ -22,7 +23,7 @@ struct migrate_args {
 #define ARG(f) TWL_CFG_FIELD(struct migrate_args, f)
 #define SWITCH (TWL_CFG_CLI | TWL_CFG_SWITCH)
 
-static const struct twl_cfg_opt options[] = {
+const struct twl_cfg_opt twl_migrate_store_cli_options[] = {
 	{ .name = "from",
 	  .type = TWL_CFG_STRING,
 	  ARG(from),
@@ -45,8 +46,9 @@ static const struct twl_cfg_opt options[] = {
 	  .min = 1,
 	  .max = 1000000,
 	  .flags = TWL_CFG_CLI,
-	  .help = "Rows per chunk: each chunk is one transaction on both "
-		  "stores, and what a resumed run may have to copy again." },
+	  .help = "Rows per chunk: each is read in one statement and "
+		  "committed with the copy's progress in one transaction, so "
+		  "a stopped copy resumes after the last one committed." },
 	{ .name = "recopy",
 	  .type = TWL_CFG_BOOL,
 	  ARG(recopy),
@@ -70,7 +72,12 @@ static const struct twl_cfg_opt options[] = {
 	  .help = "Print these options and exit 0." },
 };
 
-#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+const size_t twl_migrate_store_cli_n_options =
+	sizeof(twl_migrate_store_cli_options) /
+	sizeof(twl_migrate_store_cli_options[0]);
+
+#define options twl_migrate_store_cli_options
+#define N_OPTIONS twl_migrate_store_cli_n_options
 
 static void usage(FILE *f)
 {

@@ -275,6 +275,31 @@ static void test_refuse(void **state)
 	assert_int_equal(migrate(0, 0, false, false), 0);
 }
 
+/* The command line: its exit statuses, 0 only for an equal copy. */
+static void test_cli(void **state)
+{
+	char from[300], to[600];
+	char *ok[] = { "migrate-store", "--from", from, "--to", to, NULL };
+	char *verify[] = { "migrate-store", "--from", from, "--to", to,
+			   "--verify-only", NULL };
+	char *no_to[] = { "migrate-store", "--from", from, NULL };
+	char *bad_to[] = { "migrate-store", "--from", from, "--to", from, NULL };
+
+	(void)state;
+	seed_store(3, NULL);
+	pg_fixture_db(pguri, sizeof(pguri));
+	snprintf(from, sizeof(from), "sqlite:%s", dbpath);
+	snprintf(to, sizeof(to), "%s", pguri);
+	assert_int_equal(twl_migrate_store_cli(3, no_to), 2);
+	assert_int_equal(twl_migrate_store_cli(5, bad_to), 2);
+	assert_int_equal(twl_migrate_store_cli(5, ok), 0);
+	pg_exec(pguri, "DELETE FROM batches"
+		       " WHERE batch_id = (SELECT min(batch_id) FROM batches)");
+	assert_int_equal(twl_migrate_store_cli(6, verify), 1);
+	pg_exec(pguri, "UPDATE store_copy SET source = 'elsewhere'");
+	assert_int_equal(twl_migrate_store_cli(5, ok), 1);
+}
+
 static int group_teardown(void **state)
 {
 	pg_fixture_drop_all(state);
@@ -284,10 +309,9 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_copy),
-		cmocka_unit_test(test_resume),
-		cmocka_unit_test(test_mismatch),
-		cmocka_unit_test(test_refuse),
+		cmocka_unit_test(test_copy),	 cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_mismatch), cmocka_unit_test(test_refuse),
+		cmocka_unit_test(test_cli),
 	};
 
 	return cmocka_run_group_tests(tests, setup, group_teardown);
