@@ -104,7 +104,8 @@ static int remember_key(struct chunk *c)
 			json_decref(a);
 			return -EPROTO;
 		}
-		ret = json_array_append_new(a, v) ? -ENOMEM : 0;
+		/* jansson takes UTF-8 only, as PostgreSQL's text does */
+		ret = !v ? -EILSEQ : json_array_append_new(a, v) ? -ENOMEM : 0;
 	}
 	json_decref(c->cursor);
 	c->cursor = a;
@@ -201,8 +202,8 @@ static int copy_rows(struct twl_mig *m, struct chunk *c)
 				   c->t->name, sqlite3_errmsg(m->src));
 	else if (ret == -EILSEQ)
 		twl_mig_fail(m, ret,
-			     "a text of %s holds a NUL byte: "
-			     "PostgreSQL cannot store it",
+			     "a text of %s holds a NUL byte or is not UTF-8: "
+			     "PostgreSQL's text cannot store it",
 			     c->t->name);
 	if (!ret && c->line.len)
 		ret = send_lines(m, c);
@@ -321,6 +322,8 @@ int twl_mig_copy_table(struct twl_mig *m, const struct twl_mig_table *t)
 					   "stopped after %lu chunks (testing)",
 					   m->chunks);
 	}
+	if (ret && !m->o->err[0])
+		twl_mig_fail(m, ret, "copying %s: %s", t->name, strerror(-ret));
 	fprintf(m->out, "%s: %lld rows copied in %.1f s%s\n", t->name,
 		(long long)rows, twl_mig_now() - t0, last ? "" : ", stopped");
 out:

@@ -151,9 +151,15 @@ static void test_copy(void **state)
 {
 	(void)state;
 	seed_store(12, NULL);
+	/* a batch's body hash, a blob: bytes PostgreSQL's COPY must escape */
+	exec_sql("UPDATE batches SET body_sha256 = x'00ff5c090a0d'"
+		 " WHERE batch_id = 'a0003'");
 	pg_fixture_db(pguri, sizeof(pguri));
 	assert_int_equal(migrate(7, 0, false, false), 0);
 	check_counts();
+	assert_int_equal(pg_q(pguri, "SELECT count(*) FROM batches WHERE"
+				     " body_sha256 = '\\x00ff5c090a0d'"),
+			 1);
 	assert_int_equal(lines_with(": equal\n"), 25);
 	assert_int_equal(lines_with("MISMATCH"), 0);
 	assert_non_null(strstr(out, "usage: "));
