@@ -4,7 +4,8 @@
  * the real ingest path copied into a fresh database of the fixture's
  * PostgreSQL server. Every table equal afterwards (counts, checksums, and
  * the rollups as SQLite has them, not counted again by PostgreSQL's
- * triggers); a copy stopped midway resumes without copying a row twice;
+ * triggers, which are on again for the server that opens the copy); a
+ * copy stopped midway resumes without copying a row twice;
  * a target row changed afterwards, and rows a live server added, are
  * reported table by table and copied again by --recopy; a source of
  * another schema version, a target holding other data, and a target
@@ -136,6 +137,31 @@ static void check_counts(void)
 			 q("SELECT sum(hosts) FROM host_hour"));
 }
 
+/*
+ * The copy opens as a PostgreSQL store and ingests: its triggers are on
+ * again (host_hour counts the new host, feature_comm its processes).
+ */
+static void check_store_works(void)
+{
+	struct twl_store *s = NULL;
+	json_t *r = report("new", "ffff");
+	int64_t hosts = pg_q(pguri, "SELECT count(*) FROM hosts");
+
+	assert_int_equal(pg_q(pguri, "SELECT sum(hosts) FROM host_hour"),
+			 hosts);
+	assert_int_equal(twl_store_open(pguri, &s), 0);
+	move_to(r, "boot-new", 20000 * 86400 + 99 * 3600);
+	ingest_at(s, "new", r, 20000 * 86400 + 99 * 3600 + 30);
+	json_decref(r);
+	twl_store_close(s);
+	assert_int_equal(pg_q(pguri, "SELECT count(*) FROM hosts"), hosts + 1);
+	assert_int_equal(pg_q(pguri, "SELECT sum(hosts) FROM host_hour"),
+			 hosts + 1);
+	assert_int_equal(pg_q(pguri, "SELECT sum(configures + listens + reads)"
+				     " FROM feature_comm"),
+			 pg_q(pguri, "SELECT count(*) FROM usage"));
+}
+
 /* The number of lines of out[] holding @s. */
 static int lines_with(const char *s)
 {
@@ -172,6 +198,7 @@ static void test_copy(void **state)
 	assert_int_equal(migrate(7, 0, false, false), 0);
 	assert_int_equal(lines_with("copied by an earlier run"), 25);
 	check_counts();
+	check_store_works();
 }
 
 /* Stopped after a few chunks, then resumed to an equal copy. */
