@@ -728,6 +728,9 @@ int twl_config_print_man(FILE *f, const char *block)
 	else if (!strcmp(block, "export"))
 		twl_cfg_print_man(f, twl_export_cli_options,
 				  twl_export_cli_n_options, true);
+	else if (!strcmp(block, "migrate-store"))
+		twl_cfg_print_man(f, twl_migrate_store_cli_options,
+				  twl_migrate_store_cli_n_options, true);
 	else
 		return -ENOENT;
 	return 0;

@@ -98,6 +98,9 @@ extern const size_t twl_server_token_n_options;
 /* The export subcommand's own flags (export_cli.c). */
 extern const struct twl_cfg_opt twl_export_cli_options[];
 extern const size_t twl_export_cli_n_options;
+/* The migrate-store subcommand's flags (migrate_store_cli.c). */
+extern const struct twl_cfg_opt twl_migrate_store_cli_options[];
+extern const size_t twl_migrate_store_cli_n_options;
 
 /* Fill c with defaults (data_dir-derived paths are resolved later). */
 void twl_config_defaults(struct twl_config *c);

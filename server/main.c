@@ -2,7 +2,8 @@
 /*
  * twilight-server: zero-configuration start (database, CA, server
  * certificate, admin and enrolment tokens on first run), serving,
- * token administration, --check-config, and the export subcommand.
+ * token administration, --check-config, and the export and migrate-store
+ * subcommands.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include "http/auth.h"
 #include "config.h"
 #include "api/export.h"
+#include "store/migrate_store.h"
 #include "http/server.h"
 #include "store/store.h"
 #include "http/tls.h"
@@ -44,6 +46,7 @@ static void usage(FILE *f)
 		"       twilight-server token list [--data-dir DIR]\n"
 		"       twilight-server token revoke ID [--data-dir DIR]\n"
 		"       twilight-server export [--data-dir DIR] [--format text|csv|json] ... (see export --help)\n"
+		"       twilight-server migrate-store --from sqlite:PATH --to postgresql://... (see migrate-store --help)\n"
 		"       twilight-server --check-config|-n [options]   check configuration and exit\n"
 		"       twilight-server --print-config | --help|-h | --version\n\n");
 	twl_cfg_print_flags(f, twl_server_cli_options,
@@ -466,6 +469,8 @@ int main(int argc, char **argv)
 	twl_log_init("twilight-server", LOG_INFO);
 	if (argc >= 2 && !strcmp(argv[1], "export"))
 		return twl_export_cli(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "migrate-store"))
+		return twl_migrate_store_cli(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "catalog"))
 		return twl_catalog_cli(argc - 1, argv + 1);
 	rest = calloc((size_t)argc + 1, sizeof(*rest));

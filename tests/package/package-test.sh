@@ -199,6 +199,8 @@ done
 # --- manual pages agree with --help -----------------------------------------
 "$ROOT/usr/sbin/twilight-server" export --help >"$WORK/twilight-server.export-help" 2>&1 ||
 	fail "twilight-server export --help failed"
+"$ROOT/usr/sbin/twilight-server" migrate-store --help >"$WORK/twilight-server.migrate-help" 2>&1 ||
+	fail "twilight-server migrate-store --help failed"
 man_text() { # name: the page rendered as plain text, '-' hyphens
 	zcat "$ROOT/usr/share/man/man8/$1.8.gz" >"$WORK/$1.8"
 	LC_ALL=C.UTF-8 MANWIDTH=200 man -E ascii -l "$WORK/$1.8" 2>/dev/null | col -b
@@ -212,7 +214,8 @@ for name in twilight-agent twilight-server; do
 		grep -q "^$sec\$" "$WORK/$name.man.txt" || fail "$name(8) lacks a $sec section"
 	done
 	helps=$WORK/$name.help
-	[ $name = twilight-server ] && helps="$helps $WORK/twilight-server.export-help"
+	[ $name = twilight-server ] &&
+		helps="$helps $WORK/twilight-server.export-help $WORK/twilight-server.migrate-help"
 	# every option in --help is documented ...
 	for opt in $(cat $helps | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
 		grep -qE -- "(^|[^a-z-])$opt([^a-z0-9-]|\$)" "$WORK/$name.man.txt" ||

@@ -36,6 +36,8 @@ static void test_tables(void **state)
 	check_table("token", twl_server_token_options,
 		    twl_server_token_n_options);
 	check_table("export", twl_export_cli_options, twl_export_cli_n_options);
+	check_table("migrate-store", twl_migrate_store_cli_options,
+		    twl_migrate_store_cli_n_options);
 }
 
 static void print_example(FILE *f, const void *arg)
@@ -76,7 +78,7 @@ static void test_example_in_sync(void **state)
 static void test_man_in_sync(void **state)
 {
 	static const char *const blocks[] = { "commands", "options", "token",
-					      "export" };
+					      "export", "migrate-store" };
 	size_t i;
 
 	for (i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
