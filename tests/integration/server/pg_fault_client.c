@@ -18,6 +18,12 @@
  *
  *   RESULT acked=N seq_sum=S stored=N1 duplicate=N2 failed=M resent=R
  *
+ * With KILL=PID:N in the environment, the agent that receives the N-th
+ * acknowledgement of the first server (URL1) kills process PID, that
+ * server, at once (SIGKILL): a server killed
+ * right after it answered, when a server that answered before its COMMIT
+ * would lose what it answered.
+ *
  * Every batch carries WARNINGS warnings and USAGE new usage keys of count
  * seq, so the database must hold exactly N batches, WARNINGS * N warnings
  * and USAGE * N usage rows whose counts sum to USAGE * S. Exits 1 when a
@@ -66,6 +72,8 @@ static int n_agents, phase;
 static int64_t t0;
 static volatile sig_atomic_t stopping;
 static volatile time_t drain_end; /* set once stopping: give up then */
+static int64_t first_acked, kill_after; /* acks of server 0 */
+static pid_t kill_pid;
 
 static void on_term(int sig)
 {
@@ -211,6 +219,10 @@ static void *agent_main(void *arg)
 		else
 			a->duplicate++;
 		__atomic_add_fetch(&a->acked, 1, __ATOMIC_RELAXED);
+		if (s == 0 && kill_pid > 0 &&
+		    __atomic_add_fetch(&first_acked, 1, __ATOMIC_RELAXED) ==
+			    kill_after)
+			kill(kill_pid, SIGKILL);
 	}
 	curl_easy_cleanup(c);
 	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
@@ -361,6 +373,11 @@ int main(int argc, char **argv)
 	}
 	servers[0] = (struct server){ argv[5], argv[6] };
 	servers[1] = (struct server){ argv[7], argv[8] };
+	if (getenv("KILL") && sscanf(getenv("KILL"), "%d:%lld", &kill_pid,
+				     (long long *)&kill_after) != 2) {
+		fprintf(stderr, "KILL: PID:N\n");
+		return 2;
+	}
 	t0 = (int64_t)time(NULL) - 3600;
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
