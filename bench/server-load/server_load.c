@@ -96,6 +96,7 @@ struct run {
 	double t_measure; /* start of the measured phase */
 	bool measuring, stopping;
 	unsigned long done, errors, in_flight, new_conns;
+	unsigned long stored_all; /* "stored" answers, warm-up and drain too */
 	unsigned long status_count[600];
 	unsigned printed_errors;
 	double *lat_sched, *lat_service;
@@ -313,6 +314,7 @@ static int finish(struct run *r, struct agent *a, double now)
 	}
 
 	ok = status == 200 && strstr(resp, "\"stored\"");
+	r->stored_all += ok;
 	if (!ok) {
 		r->errors++;
 		if (r->printed_errors++ < 5)
@@ -820,7 +822,7 @@ static void print_result(const struct run *r, const struct figures *f)
 	       "reports_per_s=%.1f rows_per_s=%.1f p50_ms=%.3f p99_ms=%.3f "
 	       "service_p50_ms=%.3f service_p99_ms=%.3f errors=%lu new_conns=%lu "
 	       "server_cpu_us=%.1f writer_cpu_us=%.1f client_cpu_us=%.1f "
-	       "writer_run_pct=%.1f writer_wait_pct=%.1f\n",
+	       "writer_run_pct=%.1f writer_wait_pct=%.1f stored_all=%lu\n",
 	       r->o.rate > 0 ? "open" : "closed", r->o.agents, r->o.entries,
 	       r->o.rate, r->done, secs, r->done / secs,
 	       r->done * (double)r->o.entries / secs,
@@ -832,7 +834,8 @@ static void print_result(const struct run *r, const struct figures *f)
 	       sw >= 0 && r->done ? 1e6 * sw / r->done : -1,
 	       r->done ? 1e6 * (f->c1 - f->c0) / r->done : -1,
 	       f->s1.sched ? 100 * f->s1.run[G_WRITER] / secs : -1,
-	       f->s1.sched ? 100 * f->s1.wait[G_WRITER] / secs : -1);
+	       f->s1.sched ? 100 * f->s1.wait[G_WRITER] / secs : -1,
+	       r->stored_all);
 }
 
 /* Close the connections and free what alloc_run() made (any part of it). */

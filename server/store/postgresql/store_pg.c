@@ -57,8 +57,12 @@ static int result_of(PGconn *conn, PGresult *r, PGresult **res)
 
 	if (res)
 		*res = NULL;
+	/*
+	 * libpq answers NULL also for a connection already lost: then it is
+	 * the lost connection the caller must hear of, to connect again.
+	 */
 	if (!r)
-		return -ENOMEM;
+		return PQstatus(conn) != CONNECTION_OK ? -ECONNRESET : -ENOMEM;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 		ret = twl_pg_errno(conn, r);
 	if (ret || !res)
@@ -209,6 +213,26 @@ int twl_pg_writer_reconnect(struct twl_pg *p)
 	return prepare_writer(p);
 }
 
+/* Contract: see store_pg_internal.h. */
+void twl_pg_lock(struct twl_pg *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (PQstatus(p->conn) == CONNECTION_OK)
+		return;
+	PQreset(p->conn);
+	if (PQstatus(p->conn) == CONNECTION_OK) {
+		twl_log(LOG_NOTICE,
+			"%s: the connection was lost; connected again",
+			p->where);
+		p->conn_lost = false;
+	} else if (!p->conn_lost) {
+		twl_log(LOG_ERR,
+			"%s: the connection was lost; cannot connect again yet (trying again with each request): %s",
+			p->where, PQerrorMessage(p->conn));
+		p->conn_lost = true;
+	}
+}
+
 /* Contract: see store_backend.h. */
 int twl_pg_store_open(const char *uri, struct twl_store **out)
 {
@@ -273,7 +297,7 @@ static int pg_ping(struct twl_store *s, const char **backend, char *problem,
 	int ret;
 
 	*backend = "postgresql";
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = round_trip(p->conn, problem, cap);
 	if (ret && PQstatus(p->conn) != CONNECTION_OK) {
 		/* lost (a restart of the server, say): connect again once */
@@ -294,7 +318,7 @@ static int pg_schema_version(struct twl_store *s)
 	struct twl_pg *p = twl_pg_of(s);
 	int v;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	v = twl_pg_schema_version(p->conn);
 	pthread_mutex_unlock(&p->lock);
 	return v;

@@ -19,6 +19,7 @@
 #define TWL_SERVER_STORE_PG_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ struct twl_pg {
 	const struct twl_store_ops *ops; /* &twl_pg_ops: keep it first */
 	pthread_mutex_t lock; /* held around every use of conn */
 	PGconn *conn;
+	bool conn_lost; /* said in the log, not said again until back */
 	pthread_mutex_t wlock; /* held around every use of wconn */
 	PGconn *wconn;
 	char where[256]; /* the URI without its password (twl_uri_redact()) */
@@ -108,6 +110,15 @@ int64_t twl_pg_int(const PGresult *r, int row, int col);
  * again (@p->wlock held): 0 when it is usable, or a negative errno.
  */
 int twl_pg_writer_reconnect(struct twl_pg *p);
+
+/*
+ * twl_pg_lock - take @p->lock, and connect @p->conn again when it was
+ * lost (the server restarted, the backend was terminated), so that the
+ * statements of requests work again once PostgreSQL is back. A failed
+ * attempt leaves the connection lost: its statements fail with
+ * -ECONNRESET, and the next twl_pg_lock() tries again.
+ */
+void twl_pg_lock(struct twl_pg *p);
 
 /* Each ingest file's statements prepared on @p->wconn; 0 or -errno. */
 int twl_pg_ingest_prepare(struct twl_pg *p); /* store_pg_ingest.c */

@@ -252,7 +252,7 @@ static int catalog_seen(struct twl_pg *p, const char *print)
 	PGresult *r;
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = twl_pg_exec(p->conn,
 			  "SELECT value FROM server_meta WHERE key = $1", 1, v,
 			  &r);
@@ -269,7 +269,7 @@ static int catalog_note(struct twl_pg *p, const char *print)
 	const char *v[2] = { TWL_CATALOG_META_KEY, print };
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = twl_pg_exec(
 		p->conn,
 		"INSERT INTO server_meta(key, value) VALUES($1, $2)"
@@ -313,7 +313,7 @@ int twl_pg_db_size(struct twl_store *s, int64_t *bytes)
 	PGresult *r;
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = twl_pg_exec(p->conn,
 			  "SELECT pg_database_size(current_database())", 0,
 			  NULL, &r);
@@ -336,7 +336,7 @@ int twl_pg_check(struct twl_store *s, char *problem, size_t cap)
 	int v;
 
 	problem[0] = '\0';
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	v = twl_pg_schema_version(p->conn);
 	if (v < 0)
 		snprintf(problem, cap, "%s", PQerrorMessage(p->conn));

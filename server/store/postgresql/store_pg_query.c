@@ -19,7 +19,7 @@ int twl_pg_query(struct twl_store *s, const char *sql, int n,
 	struct twl_pg *p = twl_pg_of(s);
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = twl_pg_exec(p->conn, sql, n, v, res);
 	pthread_mutex_unlock(&p->lock);
 	return ret;
@@ -31,7 +31,7 @@ int twl_pg_tx(struct twl_store *s, twl_pg_tx_fn fn, void *arg)
 	struct twl_pg *p = twl_pg_of(s);
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = twl_pg_exec(p->conn, "BEGIN", 0, NULL, NULL);
 	if (ret)
 		goto out;

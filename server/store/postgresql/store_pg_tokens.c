@@ -156,7 +156,7 @@ int twl_pg_host_key_add(struct twl_store *s, const char *host_id,
 	PGresult *r = NULL;
 	int ret;
 
-	pthread_mutex_lock(&p->lock);
+	twl_pg_lock(p);
 	ret = twl_pg_exec(p->conn, key_add_sql[0], 0, NULL, NULL);
 	if (!ret)
 		ret = twl_pg_exec(p->conn, key_add_sql[1], 1, &v[3], NULL);
