@@ -74,7 +74,10 @@ struct twl_alert_kv {
 
 /*
  * twl_store_alert_swap - for each of @kv[0..@n): read its stored value
- * (had, old) and store its value at @now, all in one transaction.
+ * (had, old) and store its value at @now, all in one transaction. Atomic
+ * per key across stores on one database: of two swaps of one key at
+ * once, the later reads what the earlier stored, so that only one server
+ * takes a fact for news.
  */
 int twl_store_alert_swap(struct twl_store *s, struct twl_alert_kv *kv, size_t n,
 			 int64_t now);

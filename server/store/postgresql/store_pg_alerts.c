@@ -161,17 +161,32 @@ int twl_pg_deliveries(struct twl_store *s, int64_t webhook_id, unsigned limit,
 }
 
 /*
- * One key swapped: its value as it stood (locked, so that a detector of
- * another server waits rather than reads it half-way), then the new one.
+ * One key swapped in two statements, so that two servers scanning at once
+ * never both take a key for news. First the key inserted unless it is
+ * there: an insert that races another's waits for its COMMIT, then finds
+ * the key taken. (One statement that read the key and then upserted it
+ * would read it missing in a snapshot taken before the other's COMMIT,
+ * and both would say "not stored".)
+ */
+static const char q_claim[] =
+	"INSERT INTO alert_state(key, value, at)"
+	" VALUES ($1, $2::bigint, $3::bigint) ON CONFLICT (key) DO NOTHING"
+	" RETURNING value";
+
+/*
+ * Then, the key being there, its value as it stood, locked so that
+ * another server's swap waits for this COMMIT and reads the value stored
+ * by it, and the new value. No row: pruned in between, claimed again.
  */
 static const char q_swap[] =
 	"WITH old AS (SELECT value FROM alert_state WHERE key = $1 FOR UPDATE),"
-	" up AS (INSERT INTO alert_state(key, value, at)"
-	" VALUES ($1, $2::bigint, $3::bigint) ON CONFLICT (key) DO UPDATE"
-	" SET at = excluded.at, value = CASE WHEN $4::boolean"
-	" THEN greatest(alert_state.value, excluded.value)"
-	" ELSE excluded.value END)"
+	" up AS (UPDATE alert_state SET at = $3::bigint, value = CASE WHEN"
+	" $4::boolean THEN greatest(alert_state.value, $2::bigint)"
+	" ELSE $2::bigint END WHERE key = $1 AND EXISTS (SELECT 1 FROM old))"
 	" SELECT value FROM old";
+
+/* Tries of the two statements before a key pruned each time fails. */
+#define SWAP_TRIES 3
 
 struct swap {
 	struct twl_alert_kv *kv;
@@ -179,26 +194,45 @@ struct swap {
 	int64_t now;
 };
 
-static int tx_swap(PGconn *conn, void *arg)
+static int swap_one(PGconn *conn, struct twl_alert_kv *kv, int64_t at)
 {
-	struct swap *a = arg;
 	char val[21], now[21];
+	const char *v[4] = { kv->key, twl_pg_i64(val, kv->value),
+			     twl_pg_i64(now, at),
+			     kv->keep_max ? "true" : "false" };
 	PGresult *r;
-	int ret = 0;
+	int ret, tries, rows;
 
-	for (size_t i = 0; !ret && i < a->n; i++) {
-		struct twl_alert_kv *kv = &a->kv[i];
-		const char *v[4] = { kv->key, twl_pg_i64(val, kv->value),
-				     twl_pg_i64(now, a->now),
-				     kv->keep_max ? "true" : "false" };
-
+	for (tries = 0; tries < SWAP_TRIES; tries++) {
+		ret = twl_pg_exec(conn, q_claim, 3, v, &r);
+		if (ret)
+			return ret;
+		rows = PQntuples(r);
+		PQclear(r);
+		if (rows == 1) {
+			kv->had = false;
+			kv->old = 0;
+			return 0;
+		}
 		ret = twl_pg_exec(conn, q_swap, 4, v, &r);
 		if (ret)
-			break;
+			return ret;
 		kv->had = PQntuples(r) == 1;
 		kv->old = kv->had ? twl_pg_int(r, 0, 0) : 0;
 		PQclear(r);
+		if (kv->had)
+			return 0;
 	}
+	return -EAGAIN;
+}
+
+static int tx_swap(PGconn *conn, void *arg)
+{
+	struct swap *a = arg;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < a->n; i++)
+		ret = swap_one(conn, &a->kv[i], a->now);
 	return ret;
 }
 

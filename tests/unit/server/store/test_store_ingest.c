@@ -440,35 +440,16 @@ static void *second_ingest(void *arg)
 	return NULL;
 }
 
-/*
- * Block until the writer connection of @s waits for a lock, then fail
- * unless that lock is the ingest lock. No timeout of its own: a writer
- * that never waits hangs the test until ctest's.
- */
+/* Block until the writer connection of @s waits for the ingest lock. */
 static void wait_for_ingest_lock(struct twl_store *s)
 {
-	PGconn *c = pg_fixture_connect(pguri);
-	const struct timespec poll = { 0, 5 * 1000 * 1000 };
-	char sql[256];
-	PGresult *r;
+	char type[32];
+	int64_t id;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT locktype, classid::bigint << 32 | objid::bigint"
-		 " FROM pg_locks WHERE pid = %d AND NOT granted",
-		 PQbackendPID(twl_pg_of(s)->wconn));
-	for (;;) {
-		r = PQexec(c, sql);
-		assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
-		if (PQntuples(r) > 0)
-			break;
-		PQclear(r);
-		nanosleep(&poll, NULL); /* polling a condition, not a delay */
-	}
-	assert_string_equal(PQgetvalue(r, 0, 0), "advisory");
-	assert_int_equal(strtoll(PQgetvalue(r, 0, 1), NULL, 10),
-			 TWL_PG_INGEST_LOCK);
-	PQclear(r);
-	PQfinish(c);
+	pg_fixture_wait_lock(pguri, PQbackendPID(twl_pg_of(s)->wconn), type,
+			     sizeof(type), &id);
+	assert_string_equal(type, "advisory");
+	assert_int_equal(id, TWL_PG_INGEST_LOCK);
 }
 
 /*

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -134,3 +135,30 @@ int pg_fixture_drop_all(void **state)
 
 /* Contract: see pg_fixture.h. */
 enum backend pg_fixture_backends[2] = { SQLITE, POSTGRESQL };
+
+/* Contract: see pg_fixture.h. */
+void pg_fixture_wait_lock(const char *uri, int pid, char *type, size_t cap,
+			  int64_t *id)
+{
+	PGconn *c = pg_fixture_connect(uri);
+	const struct timespec poll = { 0, 5 * 1000 * 1000 };
+	char sql[256];
+	PGresult *r;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT locktype, classid::bigint << 32 | objid::bigint"
+		 " FROM pg_locks WHERE pid = %d AND NOT granted",
+		 pid);
+	for (;;) {
+		r = PQexec(c, sql);
+		assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+		if (PQntuples(r) > 0)
+			break;
+		PQclear(r);
+		nanosleep(&poll, NULL); /* polling a condition, not a delay */
+	}
+	snprintf(type, cap, "%s", PQgetvalue(r, 0, 0));
+	*id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	PQclear(r);
+	PQfinish(c);
+}

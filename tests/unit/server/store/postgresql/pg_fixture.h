@@ -32,6 +32,15 @@ int pg_fixture_drop_all(void **state);
 /* A connection to @uri (fails the test otherwise); PQfinish() it. */
 PGconn *pg_fixture_connect(const char *uri);
 
+/*
+ * pg_fixture_wait_lock - block until backend @pid of @uri waits for a
+ * lock, then put its pg_locks locktype in @type (@cap bytes) and its
+ * classid << 32 | objid (an advisory lock's key) in *@id. No timeout of
+ * its own: a backend that never waits hangs the test until ctest's.
+ */
+void pg_fixture_wait_lock(const char *uri, int pid, char *type, size_t cap,
+			  int64_t *id);
+
 /* The first column of the first row of @sql on @uri as an integer (-1: no row). */
 int64_t pg_q(const char *uri, const char *sql);
 
