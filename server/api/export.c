@@ -17,6 +17,7 @@
 
 #include "api/escape.h"
 #include "api/export.h"
+#include "api/export_kinds.h"
 #include "api/export_usecases.h"
 #include "api/export_where.h"
 
@@ -244,11 +245,6 @@ static void fmt_share(json_int_t num, json_int_t den, char *out, size_t cap)
 			goto out; \
 	} while (0)
 
-static bool feature_used(const json_t *f)
-{
-	return int_of(f, "hosts_using") > 0 || int_of(f, "uses") > 0;
-}
-
 /* Whether feature @f goes to @list (NULL: every list). */
 static bool feature_on_list(const json_t *f, const char *list)
 {
@@ -391,37 +387,16 @@ out:
 	return rc;
 }
 
-/* One paragraph naming the features of @list not seen in use. */
-static int text_unused(struct twl_buf *b, const json_t *feats, const char *list)
-{
-	struct twl_buf names;
-	const json_t *f;
-	size_t i;
-	int rc = 0;
-
-	twl_buf_init(&names, 64 * 1024);
-	json_array_foreach(feats, i, f)
-	{
-		if (!feature_used(f) && feature_on_list(f, list))
-			TRY(twl_buf_printf(&names, "%s%s",
-					   names.len ? ", " : "",
-					   str_or(f, "id", "?")));
-	}
-	if (!names.len)
-		goto out;
-	TRY(twl_buf_append(b, "\n", 1));
-	TRY(twl_export_wrapf(b, "", "", "Not seen in use in this period: %s.",
-			     names.data));
-out:
-	twl_buf_fini(&names);
-	return rc;
-}
-
-/* What the counts could see, when the data says (fleet.coverage). */
+/*
+ * What the counts could see, when the data says (fleet.coverage): BPF on
+ * the memory controller, else a kernel log, else neither (the census the
+ * only evidence of some of those), then what was lost on the way.
+ */
 static int text_coverage(struct twl_buf *b, const json_t *cov)
 {
 	json_int_t hosts = int_of(cov, "hosts"),
-		   bpf = int_of(cov, "bpf_memory");
+		   bpf = int_of(cov, "bpf_memory"),
+		   blind = int_of(cov, "unmeasured"), log = hosts - bpf - blind;
 	int rc = 0;
 
 	if (!json_is_object(cov))
@@ -433,15 +408,19 @@ static int text_coverage(struct twl_buf *b, const json_t *cov)
 		" hosts that sent one: BPF counters attached to the memory "
 		"controller on %" JSON_INTEGER_FORMAT
 		", kernel log only on %" JSON_INTEGER_FORMAT
-		"; boot start not covered by a log source on %" JSON_INTEGER_FORMAT
+		", neither on %" JSON_INTEGER_FORMAT
+		" (census only on %" JSON_INTEGER_FORMAT
+		"); boot start not covered by a log source on %" JSON_INTEGER_FORMAT
 		"; kernel log records lost on %" JSON_INTEGER_FORMAT
 		"; BPF probes missing on %" JSON_INTEGER_FORMAT
+		"; BPF map full (counts lost) on %" JSON_INTEGER_FORMAT
 		". BPF counts memory controller files only: cpuset, freezer, "
 		"blkio and cgroup core features are seen through kernel "
 		"warnings alone.",
-		hosts, bpf, hosts > bpf ? hosts - bpf : 0,
-		int_of(cov, "boot_uncovered"), int_of(cov, "records_lost"),
-		int_of(cov, "probe_missing")));
+		hosts, bpf, log > 0 ? log : 0, blind,
+		int_of(cov, "census_only"), int_of(cov, "boot_uncovered"),
+		int_of(cov, "records_lost"), int_of(cov, "probe_missing"),
+		int_of(cov, "map_overflow")));
 out:
 	return rc;
 }
@@ -523,14 +502,15 @@ int twl_export_body(const json_t *data, const char *list, struct twl_buf *b)
 			rc = -EINVAL;
 			goto out;
 		}
-		if (!feature_used(f) || !feature_on_list(f, list))
+		if (!twl_export_feature_used(f) || !feature_on_list(f, list))
 			continue;
 		TRY(text_feature_head(b, f));
+		TRY(twl_export_text_kinds(b, f));
 		TRY(text_feature_where(b, f));
 		TRY(twl_export_values_text(b, f));
 		TRY(text_feature_use_cases(b, f));
 	}
-	TRY(text_unused(b, feats, list));
+	TRY(twl_export_text_unused(b, data, list, feature_on_list));
 	TRY(twl_buf_append(b, "\n", 1));
 	TRY(twl_export_text_withheld(b, data));
 	TRY(twl_export_wrapf(
@@ -549,7 +529,8 @@ static int render_text(const json_t *data, struct twl_buf *b)
 	size_t i, n_used = 0, n_unused = 0;
 	int rc = 0;
 
-	json_array_foreach(feats, i, f) feature_used(f) ? n_used++ : n_unused++;
+	json_array_foreach(feats, i, f) twl_export_feature_used(f) ? n_used++ :
+								     n_unused++;
 	TRY(twl_buf_printf(
 		b,
 		"Subject: cgroup v1 deprecated features in use: %zu of %zu on %" JSON_INTEGER_FORMAT

@@ -14,6 +14,7 @@
 
 #include "api/escape.h"
 #include "api/export.h"
+#include "api/export_kinds.h"
 #include "api/export_where.h"
 
 #define TRY(x)                    \
@@ -258,7 +259,43 @@ static int usecase_cells(struct twl_buf *b, const json_t *f,
 	TRY(list_cell(b, cell, distinct_into(anns, "team", false, cell),
 		      false));
 	twl_buf_reset(cell);
-	TRY(list_cell(b, cell, values_into(f, cell), true));
+	TRY(list_cell(b, cell, values_into(f, cell), false));
+out:
+	return rc;
+}
+
+/*
+ * The evidence apart from uses: hosts per kind of use, the processes that
+ * only read, the kernel warnings and their kernels, whether BPF counts
+ * the feature at all.
+ */
+static int evidence_cells(struct twl_buf *b, const json_t *f,
+			  struct twl_buf *cell)
+{
+	const json_t *kw = json_object_get(f, "kernel_warnings");
+	int rc = 0;
+
+	TRY(csv_int(b, int_of(f, "hosts_configuring")));
+	TRY(csv_int(b, int_of(f, "hosts_listening")));
+	TRY(csv_int(b, int_of(f, "hosts_reading_only")));
+	twl_buf_reset(cell);
+	TRY(twl_buf_append(cell, "", 0));
+	TRY(list_cell(b, cell,
+		      twl_export_readers_into(cell,
+					      json_object_get(f, "readers")),
+		      false));
+	TRY(csv_int(b, int_of(kw, "hosts")));
+	TRY(csv_int(b, int_of(kw, "warnings")));
+	twl_buf_reset(cell);
+	TRY(twl_buf_append(cell, "", 0));
+	TRY(list_cell(b, cell,
+		      twl_export_warning_kernels_into(
+			      cell, json_object_get(kw, "kernels")),
+		      false));
+	TRY(csv_cell(b,
+		     json_is_false(json_object_get(f, "bpf_measured")) ? "no" :
+									 "yes",
+		     true));
 out:
 	return rc;
 }
@@ -290,7 +327,8 @@ static int feature_row(struct twl_buf *b, const json_t *f, struct twl_buf *cell)
 		TRY(csv_join(f, joined[k], cell));
 		TRY(csv_cell(b, cell->data ? cell->data : "", false));
 	}
-	rc = usecase_cells(b, f, cell);
+	TRY(usecase_cells(b, f, cell));
+	rc = evidence_cells(b, f, cell);
 out:
 	return rc;
 }
@@ -310,7 +348,9 @@ int twl_export_csv(const json_t *data, struct twl_buf *b)
 		   "replacement_fits,kernels,workloads,hosts,use_cases,"
 		   "use_cases_intentional,use_cases_accidental,set_by,"
 		   "v2_not_tried,v2_works,v2_falls_short,v2_shortfalls,teams,"
-		   "values\r\n"));
+		   "values,hosts_configuring,hosts_listening,"
+		   "hosts_reading_only,readers,kernel_warning_hosts,"
+		   "kernel_warnings,kernel_warning_kernels,bpf_measured\r\n"));
 	json_array_foreach(json_object_get(data, "features"), i, f)
 	{
 		if (!json_is_object(f)) {

@@ -295,6 +295,10 @@ static void boot_facts(struct twl_ingest_coverage *c, const json_t *arr,
 			continue;
 		fact(&c->facts, TWL_FACT_BOOT_COVERED, covered);
 		fact(&c->facts, TWL_FACT_BOOT_UNCOVERED, !covered);
+		/* the agent read this boot's log from neither source */
+		fact(&c->facts, TWL_FACT_NO_LOG_SOURCE,
+		     !json_object_get(b, "first_kmsg_seq") &&
+			     !json_object_get(b, "first_journal_us"));
 	}
 	fact(&c->facts, TWL_FACT_SOME_BOOT_UNCOVERED, c->boots_uncovered > 0);
 }
@@ -323,6 +327,8 @@ static void prepare_coverage(struct twl_ingest *in, const json_t *health)
 	fact(&c->facts, TWL_FACT_KEY_REJECTED, in->key_rejected);
 	fact(&c->facts, TWL_FACT_PROBE_MISSING,
 	     json_array_size(json_object_get(health, "probe_missing")) > 0);
+	fact(&c->facts, TWL_FACT_MAP_OVERFLOW,
+	     jint(health, "map_overflows") > 0);
 }
 
 /* host and health members into in. */

@@ -81,7 +81,10 @@ enum {
 	TWL_FACT_PROBE_NOT_BUILT = 24,
 	TWL_FACT_KEY_REJECTED = 25,
 	TWL_FACT_PROBE_MISSING = 26,
-	TWL_FACT_N = 27
+	/* the current boot is reported with neither a kmsg nor a journal start */
+	TWL_FACT_NO_LOG_SOURCE = 27,
+	TWL_FACT_MAP_OVERFLOW = 28, /* health.map_overflows > 0 */
+	TWL_FACT_N = 29
 };
 
 /* health.controllers[].name values, in bit order; NULL-terminated. */

@@ -18,6 +18,7 @@
 #include <twilight/workload.h>
 
 #include "api/export.h"
+#include "store/export_evidence.h"
 #include "store/ingest.h"
 #include "store/store_read.h"
 #include "store/sqlite/store_sqlite_internal.h"
@@ -143,13 +144,51 @@ static const char q_exp_by_label[] =
 	" AND fh.last_used >= ?2 AND fh.kinds & 27" TWL_SQL_LABELED(
 		"fh.host_id") " GROUP BY l.value ORDER BY 2 DESC, l.value IS NULL, 1 LIMIT ?3";
 
+/* the hosts using it, as hosts_using counts them: no read-only host */
 static const char q_exp_hostnames[] =
 	"SELECT h.hostname FROM feature_host fh"
 	" INDEXED BY feature_host_last_hour"
 	" JOIN hosts h ON h.host_id = fh.host_id"
 	" WHERE fh.feature_id = ?1 AND fh.last_hour >= ?2 / 3600"
-	" AND fh.last_used >= ?2" TWL_SQL_LABELED(
+	" AND fh.last_used >= ?2 AND fh.kinds & 27" TWL_SQL_LABELED(
 		"fh.host_id") " ORDER BY fh.uses DESC, h.hostname LIMIT ?3";
+
+/*
+ * The processes that only read the feature on a host (monitoring): per
+ * process, the hosts where it read and never wrote or registered, and
+ * its reads there. A process that configures or listens on a host is
+ * not a reader on that host.
+ */
+static const char q_exp_readers[] =
+	"SELECT comm, count(*), sum(r) FROM (SELECT host_id, comm,"
+	"  sum(count) FILTER (WHERE op = 'read') AS r FROM usage"
+	"  WHERE feature_id = ?1 AND last_seen >= ?2" TWL_SQL_LABELED(
+		"host_id") "  GROUP BY host_id, comm HAVING max(op != 'read') = 0)"
+			   " GROUP BY comm ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?3";
+
+/*
+ * The kernel warnings of the feature since ?2 (and the unknown texts the
+ * catalog matched to it since), each with the kernel that printed it: the
+ * record's own (wire version 2), else the host's.
+ */
+#define WARN_ROWS                                                                   \
+	"SELECT w.host_id AS host_id, coalesce(w.kernel, h.kernel, '')"             \
+	"  AS kernel, 1 AS n FROM warnings w INDEXED BY warnings_feature_time"      \
+	"  LEFT JOIN hosts h ON h.host_id = w.host_id"                              \
+	"  WHERE w.feature_id = ?1 AND w.time >= ?2" TWL_SQL_LABELED(               \
+		"w.host_id") " UNION ALL SELECT u.host_id, coalesce(h.kernel, '')," \
+			     " u.count FROM unknown_deprecations u"                 \
+			     "  LEFT JOIN hosts h ON h.host_id = u.host_id"         \
+			     "  WHERE u.matched_feature_id = ?1"                    \
+			     "  AND u.first_time >= ?2" TWL_SQL_LABELED(            \
+				     "u.host_id")
+
+static const char q_exp_warn_total[] =
+	"SELECT count(DISTINCT host_id), coalesce(sum(n), 0)"
+	" FROM (" WARN_ROWS ")";
+static const char q_exp_warn_kernels[] =
+	"SELECT kernel, count(DISTINCT host_id), sum(n) FROM (" WARN_ROWS ")"
+	" GROUP BY kernel ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?3";
 
 /*
  * The hosts with coverage facts, and the fleet counts of some facts
@@ -163,6 +202,18 @@ static const char q_cov_bit[] =
 	" THEN (SELECT hosts FROM coverage_count WHERE bit = ?1)"
 	" ELSE (SELECT count(*) FROM host_coverage WHERE facts & (1 << ?1)" TWL_SQL_LABELED(
 		"host_id") ") END";
+/*
+ * Hosts without BPF on the memory controller whose current boot's kernel
+ * log the agent did not read (TWL_FACT_NO_LOG_SOURCE): all of them
+ * (?1 0), or those of them that sent a census and have BPF on no
+ * controller at all (?1 1): the census is their only evidence.
+ */
+static const char q_cov_blind[] =
+	"SELECT count(*) FROM host_coverage c"
+	" WHERE (c.facts & 1) = 0 AND (c.facts >> 27) & 1"
+	" AND (?1 = 0 OR ((c.facts & 31) = 0 AND EXISTS (SELECT 1 FROM hosts h"
+	"  WHERE h.host_id = c.host_id AND h.census_json IS NOT NULL)))" TWL_SQL_LABELED(
+		"c.host_id");
 
 /* ---- export data ---------------------------------------------------- */
 
@@ -177,7 +228,10 @@ int twl_rq_coverage(struct twl_rctx *c, json_t *obj)
 		{ "boot_uncovered", TWL_FACT_BOOT_UNCOVERED },
 		{ "records_lost", TWL_FACT_RECORDS_LOST },
 		{ "probe_missing", TWL_FACT_PROBE_MISSING },
+		{ "no_log_source", TWL_FACT_NO_LOG_SOURCE },
+		{ "map_overflow", TWL_FACT_MAP_OVERFLOW },
 	};
+	static const char *const blind[] = { "unmeasured", "census_only" };
 	json_t *cov = json_object();
 	sqlite3_stmt *st;
 	int64_t v;
@@ -198,6 +252,14 @@ int twl_rq_coverage(struct twl_rctx *c, json_t *obj)
 		TRY(twl_one_int(st, &v));
 		TRY(twl_jset(cov, facts[i].key, json_integer(v)));
 	}
+	st = twl_rctx_stmt(c, q_cov_blind, &rc);
+	if (!st)
+		return rc;
+	for (i = 0; i < 2; i++) {
+		sqlite3_bind_int(st, 1, (int)i);
+		TRY(twl_one_int(st, &v));
+		TRY(twl_jset(cov, blind[i], json_integer(v)));
+	}
 out:
 	return rc;
 }
@@ -205,6 +267,9 @@ out:
 /* of twl_rq_range_into(): the count of hosts only */
 static const struct twl_col using_cols[] = {
 	{ "hosts_using", 0, TWL_COL_INT },
+	{ "hosts_configuring", 3, TWL_COL_INT },
+	{ "hosts_listening", 4, TWL_COL_INT },
+	{ "hosts_reading_only", 5, TWL_COL_INT },
 };
 static const struct twl_row using_row = TWL_ROW(using_cols);
 
@@ -221,6 +286,26 @@ static const struct twl_col by_label_cols[] = {
 	{ "hosts", 1, TWL_COL_INT },
 };
 static const struct twl_row by_label_row = TWL_ROW(by_label_cols);
+
+static const struct twl_col reader_cols[] = {
+	{ "process", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+	{ "reads", 2, TWL_COL_INT },
+};
+static const struct twl_row reader_row = TWL_ROW(reader_cols);
+
+static const struct twl_col warn_total_cols[] = {
+	{ "hosts", 0, TWL_COL_INT },
+	{ "warnings", 1, TWL_COL_INT },
+};
+static const struct twl_row warn_total_row = TWL_ROW(warn_total_cols);
+
+static const struct twl_col warn_kernel_cols[] = {
+	{ "kernel", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+	{ "warnings", 2, TWL_COL_INT },
+};
+static const struct twl_row warn_kernel_row = TWL_ROW(warn_kernel_cols);
 
 static const struct twl_col hostname_cols[] = { { NULL, 0, TWL_COL_TEXT } };
 static const struct twl_row hostname_row = TWL_ROW(hostname_cols);
@@ -244,6 +329,54 @@ static int export_workloads(struct twl_rctx *c, const struct twl_feature *f,
 	sqlite3_bind_int(st, 4, opts->full_cgroups);
 	sqlite3_bind_int(st, 5, opts->show_images);
 	rc = twl_rows_into(st, &workload_row, arr, SIZE_MAX, NULL);
+out:
+	return rc;
+}
+
+/* @sql of feature @f since @since (?1, ?2; ?3 the top N) as rows @r. */
+static int feature_rows(struct twl_rctx *c, const char *sql,
+			const struct twl_feature *f, int64_t since,
+			const struct twl_row *r, json_t *arr)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	st = twl_rctx_stmt(c, sql, &rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int(st, 3, TWL_READ_TOP_N);
+	return twl_rows_into(st, r, arr, SIZE_MAX, NULL);
+}
+
+/*
+ * The evidence of @f kept apart from its uses, into @o: the processes
+ * that only read it, the kernel warnings and their kernels, and whether
+ * BPF could have counted it at all.
+ */
+static int export_evidence(struct twl_rctx *c, const struct twl_feature *f,
+			   int64_t since, json_t *o)
+{
+	sqlite3_stmt *st;
+	json_t *arr, *kw;
+	int rc = 0;
+
+	TRY(twl_jset(o, "bpf_measured",
+		     json_boolean(twl_export_bpf_measurable(f))));
+	TRY(twl_jset(o, "readers", arr = json_array()));
+	TRY(feature_rows(c, q_exp_readers, f, since, &reader_row, arr));
+	TRY(twl_jset(o, "kernel_warnings", kw = json_object()));
+	st = twl_rctx_stmt(c, q_exp_warn_total, &rc);
+	if (!st)
+		return rc;
+	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, since);
+	TRY(twl_row_into(st, &warn_total_row, kw));
+	TRY(twl_jset(kw, "kernels", arr = json_array()));
+	TRY(feature_rows(c, q_exp_warn_kernels, f, since, &warn_kernel_row,
+			 arr));
+	rc = twl_export_warning_origins(f, arr);
 out:
 	return rc;
 }
@@ -323,6 +456,7 @@ static int export_feature(struct twl_rctx *c, const struct twl_feature *f,
 	TRY(twl_jset(o, "uses", json_integer(uses)));
 	TRY(twl_rq_first_last(c, f->id, o));
 	TRY(twl_rq_values_into(c, f, since, INT64_MAX, o));
+	TRY(export_evidence(c, f, since, o));
 	rc = export_lists(c, f, since, opts, o);
 out:
 	return rc;

@@ -117,76 +117,111 @@ static void test_wrap_utf8_and_hostile(void **state)
 	free(s);
 }
 
-/* The data document a store would build: two used features, one unused. */
+/*
+ * The data document a store would build: two used features; unused ones
+ * read only, silent where measured, not measured.
+ */
+static const char sample_json[] =
+	"{\"generated\": 1764732000, \"window_days\": 30, \"catalog_version\": 1,"
+	" \"fleet\": {\"hosts\": 1200, \"hosts_v1\": 800, \"hosts_hybrid\": 100,"
+	"  \"hosts_v2\": 290, \"hosts_unknown\": 10, \"v1_or_hybrid\": 900,"
+	"  \"coverage\": {\"hosts\": 1200, \"bpf_memory\": 1100,"
+	"   \"unmeasured\": 20, \"census_only\": 5, \"boot_uncovered\": 3,"
+	"   \"records_lost\": 2, \"probe_missing\": 1, \"map_overflow\": 4,"
+	"   \"no_log_source\": 25}},"
+	" \"features\": ["
+	"  {\"id\": \"memcg_v1.soft_limit\","
+	"   \"title\": \"Soft limit (memory.soft_limit_in_bytes)\","
+	"   \"status\": \"warns\", \"kernel_version\": \"v6.12\","
+	"   \"commit\": \"569c4f62d84a\", \"replacement\": \"memory.low\","
+	"   \"replacement_note\": \"memory.low is best-effort protection under global"
+	" pressure; it inverts the soft limit's meaning (protect below, instead of"
+	" reclaim above), so values need rethinking\","
+	"   \"hosts_using\": 12, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 3456,"
+	"   \"hosts_configuring\": 10, \"hosts_listening\": 0,"
+	"   \"hosts_reading_only\": 800, \"bpf_measured\": true,"
+	"   \"readers\": [{\"process\": \"runc\", \"hosts\": 812, \"reads\": 90000},"
+	"    {\"process\": \"node_exporter\", \"hosts\": 3, \"reads\": 40}],"
+	"   \"kernel_warnings\": {\"hosts\": 3, \"warnings\": 9, \"kernels\": ["
+	"    {\"kernel\": \"6.12.9\", \"hosts\": 2, \"warnings\": 6,"
+	"     \"origin\": \"upstream\"},"
+	"    {\"kernel\": \"6.1.0-28-amd64\", \"hosts\": 1, \"warnings\": 3,"
+	"     \"origin\": \"backport\"}]},"
+	"   \"first_seen\": 1762000000, \"last_seen\": 1764700000,"
+	"   \"kernels\": [{\"kernel\": \"6.1.0-28-amd64\", \"hosts\": 10},"
+	"                {\"kernel\": \"6.1.0-31-amd64\", \"hosts\": 2}],"
+	"   \"workloads\": ["
+	"    {\"process\": \"java\", \"place\": \"docker\","
+	"     \"place_name\": \"0123456789ab\", \"target\": \"docker\","
+	"     \"image\": \"registry.secret.example/openjdk:21\","
+	"     \"has_image\": true, \"hosts\": 7, \"uses\": 3000},"
+	"    {\"process\": \"java\", \"place\": \"docker\","
+	"     \"place_name\": \"ba9876543210\", \"target\": \"docker\","
+	"     \"image\": \"registry.secret.example/openjdk:17\","
+	"     \"has_image\": true, \"hosts\": 3, \"uses\": 400},"
+	"    {\"process\": \"memtune\", \"place\": \"systemd_unit\","
+	"     \"place_name\": \"memtune.service\","
+	"     \"target\": \"systemd_unit\", \"image\": \"\","
+	"     \"has_image\": false, \"hosts\": 2, \"uses\": 56},"
+	"    {\"process\": \"containerd-shim\", \"place\": \"systemd_unit\","
+	"     \"place_name\": \"containerd.service\", \"target\": \"docker\","
+	"     \"image\": \"\", \"has_image\": false, \"hosts\": 1,"
+	"     \"uses\": 5},"
+	"    {\"process\": \"envoy\", \"place\": \"kubernetes\","
+	"     \"place_name\": \"aa\", \"target\": \"kubernetes\","
+	"     \"image\": \"\", \"has_image\": false, \"hosts\": 4,"
+	"     \"uses\": 9},"
+	"    {\"process\": \"memtune\", \"place\": \"systemd_unit\","
+	"     \"place_name\": \"other.service\","
+	"     \"target\": \"systemd_unit\", \"image\": \"\","
+	"     \"has_image\": false, \"hosts\": 1, \"uses\": 2}],"
+	"   \"by_label\": {\"key\": \"team\", \"groups\": ["
+	"    {\"value\": \"payments-secret\", \"hosts\": 8},"
+	"    {\"value\": null, \"hosts\": 4}]},"
+	"   \"readiness\": {\"hosts\": 11},"
+	"   \"hosts\": [\"web-17.secret.example\", \"db-3.secret.example\"],"
+	"   \"annotations\": [{\"workload\": \"java\", \"text\": \"The JVM sizes its heap"
+	" from the soft limit so that batch jobs give memory back to latency-critical"
+	" services under pressure.\", \"fits\": \"partial\", \"author\": \"alice\","
+	" \"team\": \"team-secret\", \"created\": 1764600000}]},"
+	"  {\"id\": \"memcg_v1.oom_control\", \"title\": \"OOM notification\","
+	"   \"status\": \"warns\", \"kernel_version\": \"v6.12\", \"commit\": null,"
+	"   \"replacement\": \"memory.events\", \"replacement_note\": null,"
+	"   \"hosts_using\": 1, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 1,"
+	"   \"hosts_configuring\": 0, \"hosts_listening\": 1,"
+	"   \"hosts_reading_only\": 0, \"bpf_measured\": true, \"readers\": [],"
+	"   \"kernel_warnings\": {\"hosts\": 0, \"warnings\": 0, \"kernels\": []},"
+	"   \"first_seen\": 1764000000, \"last_seen\": 1764000000,"
+	"   \"kernels\": [], \"workloads\": [], \"annotations\": []},"
+	"  {\"id\": \"memcg_v1.swapaccount\", \"title\": \"swapaccount=0\","
+	"   \"status\": \"no-op\", \"replacement\": \"memory.swap.max\","
+	"   \"hosts_using\": 0, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 0,"
+	"   \"bpf_measured\": false, \"readers\": [],"
+	"   \"first_seen\": null, \"last_seen\": null,"
+	"   \"kernels\": [], \"workloads\": [], \"annotations\": []},"
+	"  {\"id\": \"memcg_v1.kmem_tcp_usage\", \"title\": \"TCP usage\","
+	"   \"status\": \"silent\", \"hosts_using\": 0, \"uses\": 0,"
+	"   \"hosts_reading_only\": 5, \"bpf_measured\": true,"
+	"   \"readers\": [{\"process\": \"node_exporter\", \"hosts\": 5,"
+	"    \"reads\": 100}],"
+	"   \"kernels\": [], \"workloads\": [], \"annotations\": []},"
+	"  {\"id\": \"memcg_v1.memsw\", \"title\": \"memsw\","
+	"   \"status\": \"silent\", \"hosts_using\": 0, \"uses\": 0,"
+	"   \"bpf_measured\": true, \"readers\": [],"
+	"   \"kernels\": [], \"workloads\": [], \"annotations\": []},"
+	"  {\"id\": \"cgroup_v1.freezer\", \"title\": \"freezer\","
+	"   \"status\": \"warns\", \"hosts_using\": 0, \"uses\": 0,"
+	"   \"bpf_measured\": false, \"readers\": [],"
+	"   \"kernels\": [], \"workloads\": [], \"annotations\": []}"
+	" ],"
+	" \"readiness\": {\"target\": \"debian-12-6.12\", \"title\":"
+	"  \"Debian 12 (bookworm) moving to Debian's 6.12 kernel\","
+	"  \"kernel\": \"6.12\", \"hosts\": 13}}";
+
 static json_t *sample_data(void)
 {
 	json_error_t err;
-	json_t *d = json_loads(
-		"{\"generated\": 1764732000, \"window_days\": 30, \"catalog_version\": 1,"
-		" \"fleet\": {\"hosts\": 1200, \"hosts_v1\": 800, \"hosts_hybrid\": 100,"
-		"  \"hosts_v2\": 290, \"hosts_unknown\": 10, \"v1_or_hybrid\": 900},"
-		" \"features\": ["
-		"  {\"id\": \"memcg_v1.soft_limit\","
-		"   \"title\": \"Soft limit (memory.soft_limit_in_bytes)\","
-		"   \"status\": \"warns\", \"kernel_version\": \"v6.12\","
-		"   \"commit\": \"569c4f62d84a\", \"replacement\": \"memory.low\","
-		"   \"replacement_note\": \"memory.low is best-effort protection under global"
-		" pressure; it inverts the soft limit's meaning (protect below, instead of"
-		" reclaim above), so values need rethinking\","
-		"   \"hosts_using\": 12, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 3456,"
-		"   \"first_seen\": 1762000000, \"last_seen\": 1764700000,"
-		"   \"kernels\": [{\"kernel\": \"6.1.0-28-amd64\", \"hosts\": 10},"
-		"                {\"kernel\": \"6.1.0-31-amd64\", \"hosts\": 2}],"
-		"   \"workloads\": ["
-		"    {\"process\": \"java\", \"place\": \"docker\","
-		"     \"place_name\": \"0123456789ab\", \"target\": \"docker\","
-		"     \"image\": \"registry.secret.example/openjdk:21\","
-		"     \"has_image\": true, \"hosts\": 7, \"uses\": 3000},"
-		"    {\"process\": \"java\", \"place\": \"docker\","
-		"     \"place_name\": \"ba9876543210\", \"target\": \"docker\","
-		"     \"image\": \"registry.secret.example/openjdk:17\","
-		"     \"has_image\": true, \"hosts\": 3, \"uses\": 400},"
-		"    {\"process\": \"memtune\", \"place\": \"systemd_unit\","
-		"     \"place_name\": \"memtune.service\","
-		"     \"target\": \"systemd_unit\", \"image\": \"\","
-		"     \"has_image\": false, \"hosts\": 2, \"uses\": 56},"
-		"    {\"process\": \"containerd-shim\", \"place\": \"systemd_unit\","
-		"     \"place_name\": \"containerd.service\", \"target\": \"docker\","
-		"     \"image\": \"\", \"has_image\": false, \"hosts\": 1,"
-		"     \"uses\": 5},"
-		"    {\"process\": \"envoy\", \"place\": \"kubernetes\","
-		"     \"place_name\": \"aa\", \"target\": \"kubernetes\","
-		"     \"image\": \"\", \"has_image\": false, \"hosts\": 4,"
-		"     \"uses\": 9},"
-		"    {\"process\": \"memtune\", \"place\": \"systemd_unit\","
-		"     \"place_name\": \"other.service\","
-		"     \"target\": \"systemd_unit\", \"image\": \"\","
-		"     \"has_image\": false, \"hosts\": 1, \"uses\": 2}],"
-		"   \"by_label\": {\"key\": \"team\", \"groups\": ["
-		"    {\"value\": \"payments-secret\", \"hosts\": 8},"
-		"    {\"value\": null, \"hosts\": 4}]},"
-		"   \"readiness\": {\"hosts\": 11},"
-		"   \"hosts\": [\"web-17.secret.example\", \"db-3.secret.example\"],"
-		"   \"annotations\": [{\"workload\": \"java\", \"text\": \"The JVM sizes its heap"
-		" from the soft limit so that batch jobs give memory back to latency-critical"
-		" services under pressure.\", \"fits\": \"partial\", \"author\": \"alice\","
-		" \"team\": \"team-secret\", \"created\": 1764600000}]},"
-		"  {\"id\": \"memcg_v1.oom_control\", \"title\": \"OOM notification\","
-		"   \"status\": \"warns\", \"kernel_version\": \"v6.12\", \"commit\": null,"
-		"   \"replacement\": \"memory.events\", \"replacement_note\": null,"
-		"   \"hosts_using\": 1, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 1,"
-		"   \"first_seen\": 1764000000, \"last_seen\": 1764000000,"
-		"   \"kernels\": [], \"workloads\": [], \"annotations\": []},"
-		"  {\"id\": \"memcg_v1.swapaccount\", \"title\": \"swapaccount=0\","
-		"   \"status\": \"no-op\", \"replacement\": \"memory.swap.max\","
-		"   \"hosts_using\": 0, \"hosts_v1\": 900, \"hosts_all\": 1200, \"uses\": 0,"
-		"   \"first_seen\": null, \"last_seen\": null,"
-		"   \"kernels\": [], \"workloads\": [], \"annotations\": []}"
-		" ],"
-		" \"readiness\": {\"target\": \"debian-12-6.12\", \"title\":"
-		"  \"Debian 12 (bookworm) moving to Debian's 6.12 kernel\","
-		"  \"kernel\": \"6.12\", \"hosts\": 13}}",
-		0, &err);
+	json_t *d = json_loads(sample_json, 0, &err);
 
 	if (!d)
 		print_error("sample json: %s at %d\n", err.text, err.line);
@@ -250,6 +285,48 @@ static void test_text_golden(void **state)
 	}
 	assert_wrapped(out, true);
 	free(golden);
+	free(out);
+	json_decref(d);
+}
+
+/*
+ * A feature nobody configures or listens to is told apart by why: read
+ * by monitoring only; silent where BPF measured it; not measured at all
+ * (no BPF on the fleet, or BPF cannot count it). With no BPF host, no
+ * feature is "not seen in use".
+ */
+static void test_text_unused_kinds(void **state)
+{
+	json_t *d = sample_data();
+	json_t *cov = json_object_get(json_object_get(d, "fleet"), "coverage");
+	char *out = render(d, NULL, TWL_EXPORT_TEXT);
+
+	assert_non_null(strstr(out, "Read but not configured (only read, by"
+				    " monitoring):\nmemcg_v1.kmem_tcp_usage"
+				    " (5 hosts).\n"));
+	assert_non_null(strstr(out, "\nNot seen in use in this period:"
+				    " memcg_v1.memsw.\n"));
+	assert_non_null(strstr(out, "\nNot measured (kernel warnings only,"
+				    " none seen): memcg_v1.swapaccount,\n"
+				    "cgroup_v1.freezer.\n"));
+	/* a reader's feature is not in use: no block of its own */
+	assert_null(strstr(out, "memcg_v1.kmem_tcp_usage: "));
+	assert_non_null(strstr(out, "  Configured on 10 hosts, listened to"
+				    " on 0; read and nothing else on 800\n"));
+	assert_non_null(strstr(out, "  Read only (monitoring), by: runc on"
+				    " 812 hosts, node_exporter on 3\n"));
+	assert_non_null(strstr(out, "  Kernel warnings: 3 hosts, 9 warnings"
+				    " (upstream 6.12.9: 2 hosts;\n    backport"
+				    " on 6.1.0-28-amd64: 1 host)\n"));
+	assert_non_null(strstr(out, "neither on 20 (census only on 5)"));
+	free(out);
+
+	json_object_set_new(cov, "bpf_memory", json_integer(0));
+	out = render(d, NULL, TWL_EXPORT_TEXT);
+	assert_null(strstr(out, "Not seen in use"));
+	assert_non_null(strstr(out, "\nNot measured (kernel warnings only,"
+				    " none seen): memcg_v1.swapaccount,\n"
+				    "memcg_v1.memsw, cgroup_v1.freezer.\n"));
 	free(out);
 	json_decref(d);
 }
@@ -506,7 +583,7 @@ static void test_csv_and_json(void **state)
 	char *csv = render(d, NULL, TWL_EXPORT_CSV);
 	char *js = render(d, NULL, TWL_EXPORT_JSON);
 
-	assert_int_equal(csv_records(csv), 4); /* header + 3 features */
+	assert_int_equal(csv_records(csv), 7); /* header + 6 features */
 	assert_true(!strncmp(csv, "feature,title,status,", 21));
 	assert_non_null(strstr(
 		csv, "\"memcg_v1.soft_limit\",\"Soft limit"
@@ -580,16 +657,22 @@ static void test_csv_use_cases_and_values(void **state)
 		"2,1,\"docker --memory-reservation (2); kubelet (1)\","
 		"1,1,1,\"[java] memory.low does not reclaim\",\"payments\","
 		"\"soft_limit_in_bytes set on 2 cgroups on 2 hosts: 256 MiB-8 GiB;"
-		" reset to unlimited by 2 processes\"\r\n";
+		" reset to unlimited by 2 processes\","
+		"0,0,0,\"\",0,0,\"\",\"yes\"\r\n";
 	const char *tail_none =
 		"2,1,\"docker --memory-reservation (2); kubelet (1)\","
 		"1,1,1,\"[java] memory.low does not reclaim\",\"\","
-		"\"withheld (export-show-values)\"\r\n";
+		"\"withheld (export-show-values)\","
+		"0,0,0,\"\",0,0,\"\",\"yes\"\r\n";
 
-	assert_non_null(strstr(all, "use_cases,use_cases_intentional,"
-				    "use_cases_accidental,set_by,v2_not_tried,"
-				    "v2_works,v2_falls_short,v2_shortfalls,"
-				    "teams,values\r\n"));
+	assert_non_null(strstr(all,
+			       "use_cases,use_cases_intentional,"
+			       "use_cases_accidental,set_by,v2_not_tried,"
+			       "v2_works,v2_falls_short,v2_shortfalls,"
+			       "teams,values,hosts_configuring,"
+			       "hosts_listening,hosts_reading_only,readers,"
+			       "kernel_warning_hosts,kernel_warnings,"
+			       "kernel_warning_kernels,bpf_measured\r\n"));
 	assert_int_equal(csv_records(all), 2);
 	assert_true(strlen(all) > strlen(tail_all));
 	assert_string_equal(all + strlen(all) - strlen(tail_all), tail_all);
@@ -650,7 +733,7 @@ static void test_controls_escaped(void **state)
 		strstr(csv, "\"t\\x1b]0;owned\\x07 \\u0085 \\u200f \\u061c\""));
 	assert_non_null(strstr(csv, "\\u202egnp.exe\\u2028x"));
 	assert_non_null(strstr(out, "\\u202egnp.exe\\u2028x"));
-	assert_int_equal(csv_records(csv), 4);
+	assert_int_equal(csv_records(csv), 7);
 	free(out);
 	free(csv);
 	json_decref(d);
@@ -681,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_wrap_basic),
 		cmocka_unit_test(test_wrap_utf8_and_hostile),
 		cmocka_unit_test(test_text_golden),
+		cmocka_unit_test(test_text_unused_kinds),
 		cmocka_unit_test(test_text_headers_and_counts),
 		cmocka_unit_test(test_redaction_default),
 		cmocka_unit_test(test_redaction_idempotent),

@@ -26,6 +26,7 @@
 #include <twilight/util.h>
 
 #include "api/export.h"
+#include "store/export_evidence.h"
 #include "harness.h"
 
 #define MEMCG_LIST "linux-mm@kvack.org"
@@ -224,9 +225,10 @@ static void test_two_lists(void **state)
 	assert_non_null(strstr(
 		txt, "Coverage, from the latest report of each of the 2 hosts "
 		     "that sent one: BPF counters attached to the memory "
-		     "controller on 1, kernel log only on 1; boot start not "
-		     "covered by a log source on 0; kernel log records lost on "
-		     "1; BPF probes missing on 0."));
+		     "controller on 1, kernel log only on 1, neither on 0 "
+		     "(census only on 0); boot start not covered by a log "
+		     "source on 0; kernel log records lost on 1; BPF probes "
+		     "missing on 0; BPF map full (counts lost) on 0."));
 	free(txt);
 	txt = slurp(MEMCG_LIST ".txt");
 	assert_non_null(txt);
@@ -385,9 +387,11 @@ static void test_golden(void **state)
 	size_t n = 0, i, k;
 
 	json_object_set_new(data, "fleet",
-			    json_pack("{s:i, s:i, s:i, s:i, s:i}", "hosts", 12,
-				      "hosts_v1", 8, "hosts_hybrid", 2,
-				      "hosts_v2", 2, "hosts_unknown", 0));
+			    json_pack("{s:i, s:i, s:i, s:i, s:i, s:{s:i, s:i}}",
+				      "hosts", 12, "hosts_v1", 8,
+				      "hosts_hybrid", 2, "hosts_v2", 2,
+				      "hosts_unknown", 0, "coverage", "hosts",
+				      12, "bpf_memory", 10));
 	json_array_foreach(json_object_get(data, "features"), i, f)
 	{
 		const char *id = json_string_value(json_object_get(f, "id"));
@@ -403,6 +407,8 @@ static void test_golden(void **state)
 				    json_string(c->replacement));
 		json_object_set_new(f, "hosts_v1", json_integer(10));
 		json_object_set_new(f, "hosts_all", json_integer(12));
+		json_object_set_new(f, "bpf_measured",
+				    json_boolean(twl_export_bpf_measurable(c)));
 		for (k = 0; k < 4; k++)
 			if (!strcmp(id, used[k]))
 				json_object_set_new(f, "hosts_using",

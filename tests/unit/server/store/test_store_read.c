@@ -1112,6 +1112,138 @@ static void test_export_workloads_no_reads(void **state)
 	json_decref(doc);
 }
 
+/*
+ * The export's evidence apart from uses: hosts per kind, the processes
+ * that only read (never one that writes on that host), kernel warnings
+ * by the kernel that printed them, upstream or the backport.
+ *   40 reader  6.1.0-28: runc reads soft_limit, java writes and reads it
+ *   41 mon     6.1.0-28: runc reads soft_limit and kmem.tcp.usage only
+ *   42 bp      6.1.0-28: a soft_limit warning (the backport's)
+ * and web-4 (6.12.9) of the fixture: a soft_limit warning upstream.
+ */
+static void test_export_evidence(void **state)
+{
+	struct twl_export_opts names = { .show_hosts = true };
+	struct fx *f = *state;
+	json_t *r, *doc, *soft, *tcpu, *rd, *kw, *k;
+	size_t i;
+
+	r = report(40, "reader", "6.1.0-28-amd64", "v1", NULL);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "runc", 70);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "java", 1);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "java", 9);
+	ingest(f->s, r, NOW);
+	r = report(41, "mon", "6.1.0-28-amd64", "v1", NULL);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "runc", 30);
+	add_usage_op(r, "memcg_v1.kmem_tcp_usage",
+		     "memory.kmem.tcp.usage_in_bytes", "read", "runc", 5);
+	ingest(f->s, r, NOW);
+	r = report(42, "bp", "6.1.0-28-amd64", "v1", NULL);
+	add_warning(r, SOFT, NOW - 60);
+	ingest(f->s, r, NOW);
+
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, NULL, NULL, &doc),
+			 0);
+	soft = find_by(json_object_get(doc, "features"), "id", SOFT);
+	/* web-1, web-2, reader write; web-4 and bp warned; mon only reads */
+	assert_int_equal(GETI(soft, "hosts_using"), 5);
+	assert_int_equal(GETI(soft, "hosts_configuring"), 3);
+	assert_int_equal(GETI(soft, "hosts_listening"), 0);
+	assert_int_equal(GETI(soft, "hosts_reading_only"), 1);
+	assert_true(json_is_true(json_object_get(soft, "bpf_measured")));
+	rd = json_object_get(soft, "readers");
+	assert_int_equal(json_array_size(rd), 1); /* java writes on reader */
+	assert_string_equal(GETS(json_array_get(rd, 0), "process"), "runc");
+	assert_int_equal(GETI(json_array_get(rd, 0), "hosts"), 2);
+	assert_int_equal(GETI(json_array_get(rd, 0), "reads"), 100);
+	kw = json_object_get(soft, "kernel_warnings");
+	assert_int_equal(GETI(kw, "hosts"), 2);
+	assert_int_equal(GETI(kw, "warnings"), 2);
+	k = find_by(json_object_get(kw, "kernels"), "kernel", "6.12.9");
+	assert_string_equal(GETS(k, "origin"), "upstream");
+	k = find_by(json_object_get(kw, "kernels"), "kernel", "6.1.0-28-amd64");
+	assert_string_equal(GETS(k, "origin"), "backport");
+	assert_int_equal(GETI(k, "hosts"), 1);
+
+	/* read only: not in use, its reader listed */
+	tcpu = find_by(json_object_get(doc, "features"), "id",
+		       "memcg_v1.kmem_tcp_usage");
+	assert_int_equal(GETI(tcpu, "hosts_using"), 0);
+	assert_int_equal(GETI(tcpu, "uses"), 0);
+	assert_int_equal(GETI(tcpu, "hosts_reading_only"), 1);
+	assert_string_equal(
+		GETS(json_array_get(json_object_get(tcpu, "readers"), 0),
+		     "process"),
+		"runc");
+	/* BPF cannot see a freezer or a boot parameter */
+	assert_true(json_is_false(
+		json_object_get(find_by(json_object_get(doc, "features"), "id",
+					"cgroup_v1.freezer"),
+				"bpf_measured")));
+	assert_true(json_is_false(
+		json_object_get(find_by(json_object_get(doc, "features"), "id",
+					"memcg_v1.swapaccount"),
+				"bpf_measured")));
+	json_decref(doc);
+
+	/* the hosts listed are those using it: no read-only host */
+	assert_int_equal(
+		twl_read_export_data(f->s, NOW, 30, SOFT, &names, &doc), 0);
+	soft = json_array_get(json_object_get(doc, "features"), 0);
+	assert_int_equal(json_array_size(json_object_get(soft, "hosts")), 5);
+	for (i = 0; i < 5; i++)
+		assert_string_not_equal(
+			json_string_value(json_array_get(
+				json_object_get(soft, "hosts"), i)),
+			"mon");
+	json_decref(doc);
+}
+
+/* report @n as version 2 with the current boot read from @seq (NULL: no log) */
+static json_t *report_log(int n, const char *name, const char *seq, bool census)
+{
+	json_t *boot = json_pack("{s:s, s:b}", "boot_id", "b0", "start_covered",
+				 false);
+	json_t *r = report(n, name, "6.1.0-28-amd64", "v1",
+			   json_pack("{s:[o], s:i}", "boots", boot,
+				     "map_overflows", n == 52 ? 3 : 0));
+
+	if (seq)
+		json_object_set_new(boot, seq, json_integer(5));
+	json_object_set_new(r, "v", json_integer(2));
+	if (census)
+		json_object_set_new(
+			r, "census",
+			json_pack("{s:I, s:[], s:[], s:i, s:b}", "time",
+				  (json_int_t)NOW, "hierarchies", "knobs",
+				  "cgroups_walked", 1, "truncated", false));
+	return r;
+}
+
+/*
+ * Coverage in the export: a host whose agent read its boot from neither
+ * kmsg nor the journal has no kernel log; with a census and no BPF it has
+ * the census only. A full BPF map is counted.
+ */
+static void test_export_coverage(void **state)
+{
+	struct fx *f = *state;
+	json_t *doc, *cov;
+
+	ingest(f->s, report_log(50, "census-only", NULL, true), NOW);
+	ingest(f->s, report_log(51, "blind", NULL, false), NOW);
+	ingest(f->s, report_log(52, "kmsg", "first_kmsg_seq", false), NOW);
+	ingest(f->s, report_log(53, "journal", "first_journal_us", true), NOW);
+	assert_int_equal(twl_read_export_data(f->s, NOW, 30, SOFT, NULL, &doc),
+			 0);
+	cov = json_object_get(json_object_get(doc, "fleet"), "coverage");
+	assert_int_equal(GETI(cov, "no_log_source"), 2);
+	assert_int_equal(GETI(cov, "unmeasured"), 2);
+	assert_int_equal(GETI(cov, "census_only"), 1);
+	assert_int_equal(GETI(cov, "map_overflow"), 1);
+	json_decref(doc);
+}
+
 static void test_export_data(void **state)
 {
 	struct twl_export_opts full = { .show_hosts = true,
@@ -1245,6 +1377,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_export_evidence, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_export_coverage, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_export_data, setup,
 						teardown),
