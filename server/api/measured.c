@@ -6,24 +6,15 @@
  * and a zero for a memory feature says nothing when no host counts by BPF.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "api/measured.h"
-
-/* Contract: see measured.h. */
-bool twl_feature_bpf_counted(const struct twl_feature *f)
-{
-	if (!f || !f->subsystem || strcmp(f->subsystem, "memory"))
-		return false;
-	return (f->files && f->files[0]) ||
-	       (f->event_files && f->event_files[0]);
-}
+#include "store/export_evidence.h"
 
 /* Contract: see measured.h. */
 bool twl_feature_measured(const struct twl_feature *f, bool seen,
 			  json_int_t bpf_memory)
 {
-	return seen || (bpf_memory > 0 && twl_feature_bpf_counted(f));
+	return seen || (bpf_memory > 0 && twl_export_bpf_measurable(f));
 }
 
 /* Contract: see measured.h. */
@@ -31,16 +22,18 @@ int twl_summary_measured(json_t *doc)
 {
 	json_t *feats = json_object_get(doc, "features");
 	json_t *cov = json_object_get(doc, "coverage"), *o;
-	json_int_t hosts, bpf;
+	json_int_t hosts, bpf, blind, log;
 	size_t i;
 
 	if (!json_is_array(feats))
 		return -EINVAL;
 	hosts = json_integer_value(json_object_get(cov, "hosts"));
 	bpf = json_integer_value(json_object_get(cov, "bpf_memory"));
+	blind = json_integer_value(json_object_get(cov, "unmeasured"));
+	log = hosts - bpf - blind; /* the export's "kernel log only" */
 	if (json_is_object(cov) &&
 	    json_object_set_new(cov, "kmsg_only",
-				json_integer(hosts > bpf ? hosts - bpf : 0)))
+				json_integer(log > 0 ? log : 0)))
 		return -ENOMEM;
 	json_array_foreach(feats, i, o)
 	{

@@ -15,18 +15,10 @@
 #include <twilight/catalog.h>
 
 /*
- * twl_feature_bpf_counted - the agent's BPF counters count uses of @f:
- * a memory controller feature with control or event files. cpuset,
- * freezer, blkio and cgroup core features, and memory features without
- * files (a boot parameter), are seen through kernel warnings alone.
- * False for NULL.
- */
-bool twl_feature_bpf_counted(const struct twl_feature *f);
-
-/*
  * twl_feature_measured - a feature with no counts was not seen, rather
  * than not measured: true when @seen (a use or a kernel warning of it
- * was stored), or when @f is BPF counted and @bpf_memory hosts have
+ * was stored), or when the BPF counters count @f
+ * (twl_export_bpf_measurable(): memory controller files only) and @bpf_memory hosts have
  * BPF attached to the memory controller. @f NULL (a feature the current
  * catalog lacks): @seen.
  */
@@ -36,7 +28,8 @@ bool twl_feature_measured(const struct twl_feature *f, bool seen,
 /*
  * twl_summary_measured - complete twl_read_summary()'s @doc for the API:
  * coverage.kmsg_only (the hosts with coverage facts whose BPF is not
- * attached to the memory controller) and each feature's "measured"
+ * attached to the memory controller, less the "unmeasured" ones that
+ * have no log source either: the export's "kernel log only") and each feature's "measured"
  * (twl_feature_measured(); seen: its "first_seen" is not null). A
  * missing "coverage" counts as no host covered. 0, -EINVAL when @doc is
  * not a summary, -ENOMEM.

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "api/measured.h"
+#include "store/export_evidence.h"
 
 #define SOFT "memcg_v1.soft_limit"
 #define OOM "memcg_v1.oom_control"
@@ -27,18 +28,18 @@ static void test_bpf_counted(void **state)
 {
 	(void)state;
 	/* memory control files, and eventfd targets alone */
-	assert_true(twl_feature_bpf_counted(twl_catalog_find(SOFT)));
-	assert_true(twl_feature_bpf_counted(twl_catalog_find(OOM)));
-	assert_true(twl_feature_bpf_counted(
+	assert_true(twl_export_bpf_measurable(twl_catalog_find(SOFT)));
+	assert_true(twl_export_bpf_measurable(twl_catalog_find(OOM)));
+	assert_true(twl_export_bpf_measurable(
 		twl_catalog_find("memcg_v1.usage_threshold")));
 	/* a boot parameter, other controllers, cgroup core */
-	assert_false(twl_feature_bpf_counted(twl_catalog_find(SWAPACCOUNT)));
-	assert_false(twl_feature_bpf_counted(twl_catalog_find(FREEZER)));
-	assert_false(twl_feature_bpf_counted(twl_catalog_find(CPUSET)));
-	assert_false(twl_feature_bpf_counted(
+	assert_false(twl_export_bpf_measurable(twl_catalog_find(SWAPACCOUNT)));
+	assert_false(twl_export_bpf_measurable(twl_catalog_find(FREEZER)));
+	assert_false(twl_export_bpf_measurable(twl_catalog_find(CPUSET)));
+	assert_false(twl_export_bpf_measurable(
 		twl_catalog_find("cgroup_v1.blkio_reset_stats")));
-	assert_false(twl_feature_bpf_counted(twl_catalog_find(REMOUNT)));
-	assert_false(twl_feature_bpf_counted(NULL));
+	assert_false(twl_export_bpf_measurable(twl_catalog_find(REMOUNT)));
+	assert_false(twl_export_bpf_measurable(NULL));
 }
 
 /* A summary: @ids' features, the first @nseen of them seen. */
@@ -107,10 +108,12 @@ static void test_without_bpf(void **state)
 
 	(void)state;
 	doc = summary(ids, 6, 1,
-		      json_pack("{s:i, s:i, s:i, s:i, s:i}", "hosts", 4,
-				"bpf_memory", 0, "boot_uncovered", 0,
-				"records_lost", 2, "probe_missing", 1));
-	assert_int_equal(measure(doc), 4);
+		      json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "hosts", 4,
+				"bpf_memory", 0, "unmeasured", 1,
+				"boot_uncovered", 0, "records_lost", 2,
+				"probe_missing", 1));
+	/* one host has neither BPF nor a log source: not kernel log only */
+	assert_int_equal(measure(doc), 3);
 	assert_true(measured(doc, 0)); /* seen counts whatever the coverage */
 	assert_false(measured(doc, 2)); /* memory, but no host counts by BPF */
 	assert_false(measured(doc, 1));
