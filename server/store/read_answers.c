@@ -163,32 +163,33 @@ static int window_count(const struct twl_rq_on *on, const char *key,
 static int summary_hosts(const struct twl_rq_on *on, int64_t now, json_t *hosts,
 			 int64_t *v1hosts)
 {
+	static const char *const win[] = { "total", "reporting_1d",
+					   "reporting_7d", "reporting_30d" };
+	static const int64_t days[] = { 0, 1, 7, 30 };
 	static const char *const modes[] = { "v1", "hybrid", "v2" };
-	int64_t total, r1, r7, r30, known = 0, v;
-	json_t *bymode;
+	int64_t n[4] = { 0 }, known = 0, v = 0;
+	json_t *bymode = NULL;
 	int rc = 0;
 
-	TRY(window_count(on, NULL, false, INT64_MIN, &total));
-	TRY(window_count(on, NULL, false, now - DAY, &r1));
-	TRY(window_count(on, NULL, false, now - 7 * DAY, &r7));
-	TRY(window_count(on, NULL, false, now - 30 * DAY, &r30));
-	TRY(twl_jset(hosts, "total", json_integer(total)));
-	TRY(twl_jset(hosts, "reporting_1d", json_integer(r1)));
-	TRY(twl_jset(hosts, "reporting_7d", json_integer(r7)));
-	TRY(twl_jset(hosts, "reporting_30d", json_integer(r30)));
-	bymode = json_object();
-	TRY(twl_jset(hosts, "by_cgroup_mode", bymode));
+	for (size_t i = 0; !rc && i < 4; i++) {
+		rc = window_count(on, NULL, false,
+				  i ? now - days[i] * DAY : INT64_MIN, &n[i]);
+		if (!rc)
+			rc = twl_jset(hosts, win[i], json_integer(n[i]));
+	}
+	if (!rc)
+		rc = twl_jset(hosts, "by_cgroup_mode", bymode = json_object());
 	*v1hosts = 0;
-	for (size_t i = 0; i < 3; i++) {
-		TRY(window_count(on, modes[i], false, now - 30 * DAY, &v));
-		TRY(twl_jset(bymode, modes[i], json_integer(v)));
+	for (size_t i = 0; !rc && i < 3; i++) {
+		rc = window_count(on, modes[i], false, now - 30 * DAY, &v);
+		if (!rc)
+			rc = twl_jset(bymode, modes[i], json_integer(v));
 		known += v;
 		if (i < 2)
 			*v1hosts += v;
 	}
-	TRY(twl_jset(bymode, "unknown", json_integer(r30 - known)));
-out:
-	return rc;
+	return rc ? rc :
+		    twl_jset(bymode, "unknown", json_integer(n[3] - known));
 }
 
 /* Feature @id's query @q (feature, then @n of @x) as @r into @obj. */
@@ -207,8 +208,10 @@ static int feature_row(const struct twl_rq_on *on, enum twl_rq_id q,
 }
 
 /*
- * Feature @id's members per kind of use (twl_rq_summary_kinds(),
- * store_sqlite_internal.h) into @o.
+ * Feature @id's members per kind of use into @o: hosts configuring,
+ * listening, reading only in 30 days (whole hours, as hosts_30d), reads,
+ * warnings, and the processes (workloads) using, configuring, listening,
+ * reading only.
  */
 static int summary_kinds(const struct twl_rq_on *on, const char *id,
 			 int64_t now, json_t *o)
@@ -236,20 +239,22 @@ static int summary_ends(const struct twl_rq_on *on, const char *id, int64_t now,
 	static const enum twl_rq_id ends[] = { TWL_RQ_FH_FIRST,
 					       TWL_RQ_FH_LAST };
 	static const char *const key[] = { "first_seen", "last_seen" };
-	int64_t trend[] = { now / DAY - 29, now / DAY }, v;
+	int64_t trend[] = { now / DAY - 29, now / DAY }, v = 0;
 	struct twl_rq_args a = { 0 };
-	json_t *arr;
+	json_t *arr = NULL;
 	int rc = 0;
 
 	twl_rq_text(&a, id);
-	for (size_t i = 0; i < 2; i++) {
-		TRY(twl_rq_int(on, ends[i], &a, &v));
-		TRY(twl_jset(o, key[i], v ? json_integer(v) : json_null()));
+	for (size_t i = 0; !rc && i < 2; i++) {
+		rc = twl_rq_int(on, ends[i], &a, &v);
+		if (!rc)
+			rc = twl_jset(o, key[i],
+				      v ? json_integer(v) : json_null());
 	}
-	TRY(twl_jset(o, "trend", arr = json_array()));
-	rc = feature_row(on, TWL_RQ_TIMELINE, id, 2, trend, NULL, arr);
-out:
-	return rc;
+	if (!rc)
+		rc = twl_jset(o, "trend", arr = json_array());
+	return rc ? rc :
+		    feature_row(on, TWL_RQ_TIMELINE, id, 2, trend, NULL, arr);
 }
 
 /* Catalog feature @f's summary appended to @feats. */
@@ -257,32 +262,35 @@ static int summary_feature(const struct twl_rq_on *on,
 			   const struct twl_feature *f, int64_t now,
 			   int64_t v1hosts, json_t *feats)
 {
+	static const int64_t days[] = { 1, 7, 30 };
 	struct twl_rq_args a = { 0 };
-	int64_t h30, h7, h1, uses;
+	int64_t h[3] = { 0 }, uses = 0;
 	json_t *o;
 	int rc = 0;
 
-	TRY(window_count(on, f->id, true, now - DAY, &h1));
-	TRY(window_count(on, f->id, true, now - 7 * DAY, &h7));
-	TRY(window_count(on, f->id, true, now - 30 * DAY, &h30));
+	for (size_t i = 0; !rc && i < 3; i++)
+		rc = window_count(on, f->id, true, now - days[i] * DAY, &h[i]);
 	twl_rq_text(&a, f->id);
 	twl_rq_i64(&a, 0);
 	twl_rq_i64(&a, INT64_MAX / DAY);
-	TRY(twl_rq_int(on, TWL_RQ_DAY_USES, &a, &uses));
-
+	if (!rc)
+		rc = twl_rq_int(on, TWL_RQ_DAY_USES, &a, &uses);
+	if (rc)
+		return rc;
 	o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I}", "id", f->id,
 		      "title", f->title, "status", f->status, "replacement",
-		      f->replacement, "hosts_1d", (json_int_t)h1, "hosts_7d",
-		      (json_int_t)h7, "hosts_30d", (json_int_t)h30, "uses",
+		      f->replacement, "hosts_1d", (json_int_t)h[0], "hosts_7d",
+		      (json_int_t)h[1], "hosts_30d", (json_int_t)h[2], "uses",
 		      (json_int_t)uses);
-	TRY(twl_jpush(feats, o));
-	TRY(summary_kinds(on, f->id, now, o));
-	TRY(twl_jset(o, "share_v1_30d",
-		     v1hosts ? json_real((double)h30 / (double)v1hosts) :
-			       json_null()));
-	rc = summary_ends(on, f->id, now, o);
-out:
-	return rc;
+	rc = twl_jpush(feats, o);
+	if (!rc)
+		rc = summary_kinds(on, f->id, now, o);
+	if (!rc)
+		rc = twl_jset(
+			o, "share_v1_30d",
+			v1hosts ? json_real((double)h[2] / (double)v1hosts) :
+				  json_null());
+	return rc ? rc : summary_ends(on, f->id, now, o);
 }
 
 static int build_summary(const struct twl_rq_on *on, const void *arg,
@@ -291,15 +299,13 @@ static int build_summary(const struct twl_rq_on *on, const void *arg,
 	int64_t now = *(const int64_t *)arg, v1hosts = 0;
 	json_t *hosts = json_object_get(doc, "hosts"),
 	       *feats = json_object_get(doc, "features");
-	int rc = 0;
+	int rc = summary_hosts(on, now, hosts, &v1hosts);
 
-	TRY(summary_hosts(on, now, hosts, &v1hosts));
-	for (size_t i = 0; i < twl_catalog_count(); i++)
-		TRY(summary_feature(on, twl_catalog_at(i), now, v1hosts,
-				    feats));
-	rc = twl_jset(hosts, "v1_or_hybrid_30d", json_integer(v1hosts));
-out:
-	return rc;
+	for (size_t i = 0; !rc && i < twl_catalog_count(); i++)
+		rc = summary_feature(on, twl_catalog_at(i), now, v1hosts,
+				     feats);
+	return rc ? rc :
+		    twl_jset(hosts, "v1_or_hybrid_30d", json_integer(v1hosts));
 }
 
 /* Contract: see read_answers.h. */
@@ -405,33 +411,51 @@ static int host_values(const struct twl_rq_on *on, const char *host,
 	return rc;
 }
 
-static int build_host(const struct twl_rq_on *on, const void *arg, json_t *doc)
+/* Host @host's unknown texts, labels and keys into @doc. */
+static int host_lists(const struct twl_rq_on *on, const char *host, json_t *doc)
 {
-	struct twl_rq_args a = { 0 }, al = { 0 };
-	const char *host = arg;
-	json_t *arr;
-	bool found;
-	int rc = 0;
+	struct twl_rq_args a = { 0 };
+	json_t *arr = NULL;
+	int rc;
 
 	twl_rq_text(&a, host);
-	TRY(row_found(on, TWL_RQ_HOST_ONE, &a, &twl_host_one_row, doc, &found));
-	if (!found)
-		return -ENOENT;
+	twl_rq_i64(&a, TWL_READ_TOP_N); /* the texts' limit, the others none */
+	rc = twl_jset(doc, "unknown_deprecations", arr = json_array());
+	if (!rc)
+		rc = twl_rq_rows(on, TWL_RQ_HOST_UNKNOWN, &a,
+				 &twl_host_unknown_row, arr, SIZE_MAX, NULL);
+	if (!rc)
+		rc = twl_rq_row(on, TWL_RQ_HOST_LABELS, &a,
+				&twl_host_labels_row, doc);
+	if (!rc)
+		rc = twl_jset(doc, "keys", arr = json_object());
+	return rc ? rc :
+		    twl_rq_row(on, TWL_RQ_HOST_KEYS, &a, &twl_host_keys_row,
+			       arr);
+}
+
+static int build_host(const struct twl_rq_on *on, const void *arg, json_t *doc)
+{
+	struct twl_rq_args a = { 0 };
+	const char *host = arg;
+	json_t *arr = NULL;
+	bool found;
+	int rc;
+
+	twl_rq_text(&a, host);
+	rc = row_found(on, TWL_RQ_HOST_ONE, &a, &twl_host_one_row, doc, &found);
+	if (!rc && !found)
+		rc = -ENOENT;
+	if (rc)
+		return rc;
 	twl_host_census_trim(doc);
-	TRY(twl_jset(doc, "features", arr = json_array()));
-	TRY(twl_rq_rows(on, TWL_RQ_HOST_FEATURES, &a, &twl_host_feature_row,
-			arr, SIZE_MAX, NULL));
-	TRY(host_values(on, host, arr));
-	TRY(twl_jset(doc, "unknown_deprecations", arr = json_array()));
-	twl_rq_text(&al, host);
-	twl_rq_i64(&al, TWL_READ_TOP_N);
-	TRY(twl_rq_rows(on, TWL_RQ_HOST_UNKNOWN, &al, &twl_host_unknown_row,
-			arr, SIZE_MAX, NULL));
-	TRY(twl_rq_row(on, TWL_RQ_HOST_LABELS, &a, &twl_host_labels_row, doc));
-	TRY(twl_jset(doc, "keys", arr = json_object()));
-	rc = twl_rq_row(on, TWL_RQ_HOST_KEYS, &a, &twl_host_keys_row, arr);
-out:
-	return rc;
+	rc = twl_jset(doc, "features", arr = json_array());
+	if (!rc)
+		rc = twl_rq_rows(on, TWL_RQ_HOST_FEATURES, &a,
+				 &twl_host_feature_row, arr, SIZE_MAX, NULL);
+	if (!rc)
+		rc = host_values(on, host, arr);
+	return rc ? rc : host_lists(on, host, doc);
 }
 
 /* Contract: see read_answers.h. */

@@ -88,14 +88,6 @@ static inline int twl_jset(json_t *obj, const char *k, json_t *v)
 	return (v && !json_object_set_new(obj, k, v)) ? 0 : -ENOMEM;
 }
 
-/* rc = x, and on failure to the function's "out:" label */
-#define TRY(x)                    \
-	do {                      \
-		rc = (x);         \
-		if (rc)           \
-			goto out; \
-	} while (0)
-
 /* ---- the rows of the answers, in their result columns' order ------- */
 
 /* Columns shown for a host in lists (twl_host_row turns them to JSON). */
@@ -126,7 +118,7 @@ extern const struct twl_row twl_host_keys_row;
 extern const struct twl_row twl_timeline_row;
 
 /*
- * The summary's kinds (twl_rq_summary_kinds()): hosts configuring,
+ * The summary's kinds (read_answers.c): hosts configuring,
  * listening, reading only (feature_hour); reads, warnings (feature_day);
  * workloads using, configuring, listening, reading only (feature_comm).
  */

@@ -71,20 +71,37 @@ static int written_row(void *arg, const struct twl_cells *row)
 static int written_into(const struct scope *sc, const struct twl_feature *f,
 			json_t *vals)
 {
-	json_t *w;
-	int rc = 0;
+	json_t *w = json_object();
+	int rc = twl_jset(vals, "written", w);
 
-	TRY(twl_jset(vals, "written", w = json_object()));
-	TRY(twl_jset(w, "set", json_object()));
-	TRY(twl_jset(w, "unlimited", json_object()));
-	TRY(sc->on->io->run(sc->on->ctx, sc->base + WRITTEN, &sc->a,
-			    written_row, w));
+	if (!rc)
+		rc = twl_jset(w, "set", json_object());
+	if (!rc)
+		rc = twl_jset(w, "unlimited", json_object());
+	if (!rc)
+		rc = sc->on->io->run(sc->on->ctx, sc->base + WRITTEN, &sc->a,
+				     written_row, w);
 	/* no row: as SQL NULLs, the counts 0 */
-	if (!json_object_get(w, "cgroups"))
-		TRY(written_row(w, NULL) < 0 ? -ENOMEM : 0);
-	if (strcmp(f->value_kind, "bytes"))
+	if (!rc && !json_object_get(w, "cgroups"))
+		rc = written_row(w, NULL) < 0 ? -ENOMEM : 0;
+	if (!rc && strcmp(f->value_kind, "bytes"))
 		rc = value_list(sc, WRITTEN_VALUES, &twl_written_value_row, w);
-out:
+	return rc;
+}
+
+/* "written" and "configured" of a feature whose files take values. */
+static int values_of(const struct scope *sc, const struct twl_feature *f,
+		     json_t *vals)
+{
+	int rc = written_into(sc, f, vals);
+
+	if (!rc)
+		rc = one_row(sc, CONFIGURED, &twl_configured_row, vals,
+			     "configured");
+	if (!rc && strcmp(f->value_kind, "bytes"))
+		rc = value_list(sc, CONFIGURED_VALUES,
+				&twl_configured_value_row,
+				json_object_get(vals, "configured"));
 	return rc;
 }
 
@@ -96,8 +113,8 @@ int twl_answer_values(const struct twl_rq_on *on, const struct twl_feature *f,
 	struct scope sc = { on,
 			    host ? TWL_RQ_VALUES_HOST : TWL_RQ_VALUES_FLEET,
 			    { 0 } };
-	json_t *vals;
-	int rc = 0;
+	json_t *vals = json_object();
+	int rc;
 
 	twl_rq_text(&sc.a, f->id);
 	twl_rq_i64(&sc.a, since);
@@ -105,22 +122,17 @@ int twl_answer_values(const struct twl_rq_on *on, const struct twl_feature *f,
 	twl_rq_i64(&sc.a, TWL_VALUES_MAX + 1);
 	if (host)
 		twl_rq_text(&sc.a, host);
-	TRY(twl_jset(obj, "values", vals = json_object()));
-	TRY(twl_jset(vals, "kind", json_string(f->value_kind)));
-	TRY(twl_jset(vals, "name",
-		     f->value_name ? json_string(f->value_name) : json_null()));
-	if (strcmp(f->value_kind, "none")) {
-		TRY(written_into(&sc, f, vals));
-		TRY(one_row(&sc, CONFIGURED, &twl_configured_row, vals,
-			    "configured"));
-		if (strcmp(f->value_kind, "bytes"))
-			TRY(value_list(&sc, CONFIGURED_VALUES,
-				       &twl_configured_value_row,
-				       json_object_get(vals, "configured")));
-	}
-	if (f->event_files[0])
+	rc = twl_jset(obj, "values", vals);
+	if (!rc)
+		rc = twl_jset(vals, "kind", json_string(f->value_kind));
+	if (!rc)
+		rc = twl_jset(vals, "name",
+			      f->value_name ? json_string(f->value_name) :
+					      json_null());
+	if (!rc && strcmp(f->value_kind, "none"))
+		rc = values_of(&sc, f, vals);
+	if (!rc && f->event_files[0])
 		rc = one_row(&sc, LISTENERS, &twl_listener_row, vals,
 			     "listeners");
-out:
 	return rc;
 }

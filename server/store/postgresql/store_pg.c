@@ -6,7 +6,8 @@
  * round trip, parameters and prepared statements, and its table of
  * functions. Incomplete: only what the table names is implemented
  * (tokens, host keys, ingest, upkeep, annotations, migration status,
- * webhooks and the alert detector's state); every other function answers
+ * webhooks, the alert detector's state, and the read API's summary,
+ * hosts, host, health and unknown texts); every other function answers
  * -ENOTSUP through store.c, and the server refuses to start on this
  * store (twl_store_is_postgresql()).
  */

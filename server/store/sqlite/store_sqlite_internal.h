@@ -322,6 +322,14 @@ void twl_rctx_end(struct twl_rctx *c);
  */
 sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc);
 
+/* rc = x, and on failure to the function's "out:" label */
+#define TRY(x)                    \
+	do {                      \
+		rc = (x);         \
+		if (rc)           \
+			goto out; \
+	} while (0)
+
 /* var = the statement of sql on the context c (a local), or to "out:" */
 #define STMT(var, sql)                               \
 	do {                                         \
