@@ -3,7 +3,9 @@
  * twilight-server read API storage interface: the queries behind
  * GET /api/v1/{summary,features,hosts,health,annotations,export,
  * readiness}. Handlers (api_read.c, annotations.c, readiness.c) and the
- * export CLI call only these; a backend implements all of them (SQLite:
+ * export CLI call only these; a backend implements all of them (the
+ * summary, host lists, one host, health and unknown texts composed for
+ * both from each one's queries: store/read_answers.c; SQLite's others:
  * store/sqlite/store_sqlite_read.c, _export.c, _annotations.c,
  * _readiness.c). Annotation writes are in store.h.
  *
@@ -73,8 +75,8 @@ int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap);
  * {"id", "title", "status", "replacement", "hosts_1d", "hosts_7d",
  * "hosts_30d" (hosts using it: configuring or listening, by BPF, kernel
  * warnings or the census; never hosts that only read it), "uses" (BPF
- * counts of writes and registrations), the members of
- * twl_rq_summary_kinds() (per kind of use: hosts_configuring_30d,
+ * counts of writes and registrations), the members per kind of use
+ * (store/read_answers.c: hosts_configuring_30d,
  * hosts_listening_30d, hosts_reading_only_30d, reads, warnings,
  * workloads = processes configuring or listening, workloads_configuring,
  * workloads_listening, workloads_reading_only), "share_v1_30d"

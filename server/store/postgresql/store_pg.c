@@ -6,7 +6,8 @@
  * round trip, parameters and prepared statements, and its table of
  * functions. Incomplete: only what the table names is implemented
  * (tokens, host keys, ingest, upkeep, annotations, migration status,
- * webhooks and the alert detector's state); every other function answers
+ * webhooks, the alert detector's state, and the read API's summary,
+ * hosts, host, health and unknown texts); every other function answers
  * -ENOTSUP through store.c, and the server refuses to start on this
  * store (twl_store_is_postgresql()).
  */
@@ -21,6 +22,7 @@
 #include "store/postgresql/store_pg_admin.h"
 #include "store/postgresql/store_pg_ingest.h"
 #include "store/postgresql/store_pg_internal.h"
+#include "store/postgresql/store_pg_read.h"
 #include "store/postgresql/store_pg_tokens.h"
 #include "store/store.h"
 #include "store/store_backend.h"
@@ -351,6 +353,11 @@ const struct twl_store_ops twl_pg_ops = {
 	.read_annotations = twl_pg_read_annotations,
 	.read_migration_status = twl_pg_read_migration_status,
 	.read_migration_reuse = twl_pg_read_migration_reuse,
+	.read_summary = twl_pg_read_summary,
+	.read_hosts = twl_pg_read_hosts,
+	.read_host = twl_pg_read_host,
+	.read_health = twl_pg_read_health,
+	.read_unknown = twl_pg_read_unknown,
 	.write_begin = twl_pg_write_begin,
 	.write_end = twl_pg_write_end,
 	.ingest = twl_pg_ingest,

@@ -3,8 +3,9 @@
  * PostgreSQL backend internals shared by its files: store_pg.c (the
  * connections, open, close, its table of functions), store_pg_tokens.c
  * (tokens and host keys), migrate_pg.c, the ingest path
- * (store_pg_ingest*.c, store_pg_usage.c, store_pg_rollup.c) and upkeep
- * (store_pg_maint.c). Nothing outside store/postgresql/ includes this,
+ * (store_pg_ingest*.c, store_pg_usage.c, store_pg_rollup.c), upkeep
+ * (store_pg_maint.c) and the read API (store_pg_rctx.c, whose read
+ * transactions hold @lock and use @conn). Nothing outside store/postgresql/ includes this,
  * except tests.
  *
  * Two connections, each used by one thread at a time under its lock

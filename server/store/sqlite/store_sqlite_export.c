@@ -21,6 +21,7 @@
 #include "store/export_evidence.h"
 #include "store/ingest.h"
 #include "store/store_read.h"
+#include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
 #define DAY 86400
@@ -218,51 +219,11 @@ static const char q_cov_blind[] =
 /* ---- export data ---------------------------------------------------- */
 
 /* Contract: see store_sqlite_internal.h. */
-int twl_rq_coverage(struct twl_rctx *c, json_t *obj)
-{
-	static const struct {
-		const char *key;
-		int bit;
-	} facts[] = {
-		{ "bpf_memory", TWL_FACT_BPF_ATTACHED },
-		{ "boot_uncovered", TWL_FACT_BOOT_UNCOVERED },
-		{ "records_lost", TWL_FACT_RECORDS_LOST },
-		{ "probe_missing", TWL_FACT_PROBE_MISSING },
-		{ "no_log_source", TWL_FACT_NO_LOG_SOURCE },
-		{ "map_overflow", TWL_FACT_MAP_OVERFLOW },
-	};
-	static const char *const blind[] = { "unmeasured", "census_only" };
-	json_t *cov = json_object();
-	sqlite3_stmt *st;
-	int64_t v;
-	size_t i;
-	int rc = 0;
-
-	TRY(twl_jset(obj, "coverage", cov));
-	st = twl_rctx_stmt(c, q_cov_hosts, &rc);
-	if (!st)
-		return rc;
-	TRY(twl_one_int(st, &v));
-	TRY(twl_jset(cov, "hosts", json_integer(v)));
-	st = twl_rctx_stmt(c, q_cov_bit, &rc);
-	if (!st)
-		return rc;
-	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
-		sqlite3_bind_int(st, 1, facts[i].bit);
-		TRY(twl_one_int(st, &v));
-		TRY(twl_jset(cov, facts[i].key, json_integer(v)));
-	}
-	st = twl_rctx_stmt(c, q_cov_blind, &rc);
-	if (!st)
-		return rc;
-	for (i = 0; i < 2; i++) {
-		sqlite3_bind_int(st, 1, (int)i);
-		TRY(twl_one_int(st, &v));
-		TRY(twl_jset(cov, blind[i], json_integer(v)));
-	}
-out:
-	return rc;
-}
+const char *const twl_sqlite_coverage_sql[TWL_RQ_N] = {
+	[TWL_RQ_COV_HOSTS] = q_cov_hosts,
+	[TWL_RQ_COV_BIT] = q_cov_bit,
+	[TWL_RQ_COV_BLIND] = q_cov_blind,
+};
 
 /* of twl_rq_range_into(): the count of hosts only */
 static const struct twl_col using_cols[] = {
@@ -528,7 +489,8 @@ int twl_read_export_data(struct twl_store *s, int64_t now, unsigned window_days,
 	}
 	TRY(twl_jset(fleet, "hosts_unknown", json_integer(all - known)));
 	TRY(twl_jset(fleet, "v1_or_hybrid", json_integer(v1)));
-	TRY(twl_rq_coverage(&c, fleet));
+	TRY(twl_answer_coverage(&(struct twl_rq_on){ &twl_sqlite_rq_io, &c },
+				fleet));
 	for (i = 0; i < twl_catalog_count(); i++) {
 		const struct twl_feature *f = twl_catalog_at(i);
 

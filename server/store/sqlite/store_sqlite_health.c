@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fleet health on SQLite (twl_read_health(), store_read.h): the hosts
- * whose silence, losses or blindness would otherwise read as "no usage",
- * host ids cloned machines share, boots whose start no log source covered,
- * and agents whose catalog differs from the server's. One read transaction
- * (store_sqlite_rctx.c); each part is a count and a bounded host list,
- * of the hosts carrying the filter's label when it has one.
+ * Fleet health on SQLite (twl_read_health(), store_read.h): the queries
+ * of the hosts whose silence, losses or blindness would otherwise read as
+ * "no usage", host ids cloned machines share, boots whose start no log
+ * source covered, and agents whose catalog differs from the server's.
+ * store/read_answers.c composes the page from them in one read
+ * transaction; each part is a count and a bounded host list, of the
+ * hosts carrying the filter's label when it has one.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -13,11 +14,9 @@
 
 #include <sqlite3.h>
 
-#include <twilight/catalog.h>
-
-#include "store/ingest.h"
-#include "store/store_read.h"
+#include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
+#include "store/store_read.h"
 
 /*
  * as q_hosts_since (store_sqlite_export.c): the whole hours before ?1's,
@@ -124,101 +123,22 @@ static const char q_uncov_list[] =
 	" FROM host_coverage WHERE facts & (1 << ?1))" TWL_SQL_LABELED(
 		"host_id") " ORDER BY last_seen DESC, host_id LIMIT ?2";
 
-static int health_part(struct twl_rctx *c, const char *qcount,
-		       const char *qlist, int64_t arg, bool has_arg,
-		       unsigned limit, json_t *doc, const char *key)
-{
-	sqlite3_stmt *st;
-	json_t *part, *arr;
-	int64_t n;
-	int rc = 0;
-
-	st = twl_rctx_stmt(c, qcount, &rc);
-	if (!st)
-		return rc;
-	if (has_arg)
-		sqlite3_bind_int64(st, 1, arg);
-	rc = twl_one_int(st, &n);
-	if (rc)
-		return rc;
-	part = json_pack("{s:I, s:[]}", "count", (json_int_t)n, "hosts");
-	if ((rc = twl_jset(doc, key, part)))
-		return rc;
-	arr = json_object_get(part, "hosts");
-	st = twl_rctx_stmt(c, qlist, &rc);
-	if (!st)
-		return rc;
-	if (has_arg) {
-		sqlite3_bind_int64(st, 1, arg);
-		sqlite3_bind_int(st, 2, (int)limit);
-	} else {
-		sqlite3_bind_int(st, 1, (int)limit);
-	}
-	return twl_rows_into(st, &twl_host_row, arr, SIZE_MAX, NULL);
-}
-
-/* The health page's "catalog" part: agents older or newer than us. */
-static int health_catalog(struct twl_rctx *c, unsigned limit, json_t *doc)
-{
-	int64_t v = twl_catalog_version();
-	json_t *cat = json_pack("{s:I}", "version", (json_int_t)v);
-	int rc;
-
-	rc = twl_jset(doc, "catalog", cat);
-	if (rc)
-		return rc;
-	rc = health_part(c, q_cat_old_count, q_cat_old_list, v, true, limit,
-			 cat, "older");
-	if (rc)
-		return rc;
-	return health_part(c, q_cat_new_count, q_cat_new_list, v, true, limit,
-			   cat, "newer");
-}
-
-/* Contract: see store_read.h. */
-int twl_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
-		    const struct twl_read_filter *f, json_t **out)
-{
-	unsigned limit = twl_rq_limit(f);
-	struct twl_rctx c;
-	json_t *doc;
-	int rc;
-
-	*out = NULL;
-	if (silent_after <= 0)
-		return -EINVAL;
-	doc = json_pack("{s:I, s:I}", "generated", (json_int_t)now,
-			"silent_after", (json_int_t)silent_after);
-	if (!doc)
-		return -ENOMEM;
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc) {
-		json_decref(doc);
-		return rc;
-	}
-	if (f && f->label_key[0]) {
-		c.label_key = f->label_key;
-		c.label_value = f->label_value;
-	}
-	TRY(health_part(&c, q_silent_count, q_silent_list, now - silent_after,
-			true, limit, doc, "silent"));
-	TRY(health_part(&c, q_lost_count, q_lost_list, 0, false, limit, doc,
-			"records_lost"));
-	TRY(health_part(&c, q_rej_count, q_rej_list, 0, false, limit, doc,
-			"key_rejected"));
-	TRY(health_part(&c, q_probe_count, q_probe_list, 0, false, limit, doc,
-			"probe_missing"));
-	TRY(health_part(&c, q_cloned_count, q_cloned_list, now - silent_after,
-			true, limit, doc, "cloned"));
-	TRY(health_part(&c, q_uncov_count, q_uncov_list,
-			TWL_FACT_BOOT_UNCOVERED, true, limit, doc,
-			"boot_uncovered"));
-	TRY(health_catalog(&c, limit, doc));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}
+/* Contract: see store_sqlite_internal.h (read_answers.c's parts). */
+const char *const twl_sqlite_health_sql[TWL_RQ_N] = {
+	[TWL_RQ_HEALTH] = q_silent_count,
+	q_silent_list,
+	q_lost_count,
+	q_lost_list,
+	q_rej_count,
+	q_rej_list,
+	q_probe_count,
+	q_probe_list,
+	q_cloned_count,
+	q_cloned_list,
+	q_uncov_count,
+	q_uncov_list,
+	q_cat_old_count,
+	q_cat_old_list,
+	q_cat_new_count,
+	q_cat_new_list,
+};

@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "store/read_rows.h"
 #include "store/rollup_sum.h"
 
 struct twl_read_filter;
@@ -233,41 +234,14 @@ extern const char twl_sql_usage_upsert[];
 
 /* --- result rows to JSON (store_sqlite_rows.c) --- */
 
-/* How a result column becomes a JSON value. */
-enum twl_col_type {
-	TWL_COL_TEXT, /* a string; SQL NULL: null */
-	TWL_COL_INT, /* an integer; SQL NULL: 0 */
-	TWL_COL_INT_NULL, /* an integer; SQL NULL: null */
-	TWL_COL_BOOL, /* false for 0 and SQL NULL, else true */
-	TWL_COL_DAY, /* a day number, as the Unix time the day starts */
-	TWL_COL_JSON, /* JSON text (object or array); else null */
-	TWL_COL_JSON_ARRAY, /* JSON text of an array; anything else: [] */
-	TWL_COL_TITLE, /* a catalog feature id, as the feature's title or null */
-};
-
-/* One member of a row's JSON object: @name from result column @col. */
-struct twl_col {
-	const char *name; /* NULL (alone in its row): the row is the value */
-	int col;
-	enum twl_col_type type;
-};
-
-/* A row's JSON: its members, in order. */
-struct twl_row {
-	const struct twl_col *cols;
-	size_t n;
-};
-
-#define TWL_ROW(cols)                                    \
-	{                                                \
-		(cols), sizeof(cols) / sizeof((cols)[0]) \
-	}
-
 /*
  * twl_step - sqlite3_step(): 0 with *row telling whether a row came, or
  * a negative errno.
  */
 int twl_step(sqlite3_stmt *st, bool *row);
+
+/* twl_sqlite_cells - the current row of @st as cells (read_rows.h). */
+void twl_sqlite_cells(sqlite3_stmt *st, struct twl_cells *c);
 
 /*
  * twl_row_set - set @r's members into @obj from @st's current row, or
@@ -300,33 +274,7 @@ int twl_row_into(sqlite3_stmt *st, const struct twl_row *r, json_t *obj);
  */
 int twl_one_int(sqlite3_stmt *st, int64_t *v);
 
-/* Append @v to @arr (taking it); -ENOMEM when @v is NULL or that fails. */
-static inline int twl_jpush(json_t *arr, json_t *v)
-{
-	return (v && !json_array_append_new(arr, v)) ? 0 : -ENOMEM;
-}
-
-/* Set @obj's member @k to @v (taking it); -ENOMEM as twl_jpush(). */
-static inline int twl_jset(json_t *obj, const char *k, json_t *v)
-{
-	return (v && !json_object_set_new(obj, k, v)) ? 0 : -ENOMEM;
-}
-
 /* --- read contexts (store_sqlite_rctx.c) --- */
-
-/* Columns shown for a host in lists (twl_host_row turns them to JSON). */
-#define HOST_COLS                                                             \
-	"host_id, hostname, kernel, cgroup_mode, agent_version, first_seen, " \
-	"last_seen, records_lost, key_rejected, probe_missing"
-
-/* A host list row of HOST_COLS (store_sqlite_read.c). */
-extern const struct twl_row twl_host_row;
-
-/*
- * twl_rq_limit - the number of hosts a list may show for filter @f (its
- * limit, else TWL_READ_LIMIT_DEFAULT, at most TWL_READ_LIMIT_MAX).
- */
-unsigned twl_rq_limit(const struct twl_read_filter *f);
 
 /*
  * One answer of the read API: one read transaction, so one snapshot,
@@ -420,35 +368,23 @@ int twl_rq_values_into(struct twl_rctx *c, const struct twl_feature *f,
 		       int64_t since, int64_t until, json_t *obj);
 
 /*
- * twl_rq_host_values_into - the same "values" as twl_rq_values_into(),
- * over every retained row of host @host_id only (the host page), so its
- * counts are of that host's cgroups and processes ("hosts" 0 or 1).
+ * The queries of the answers both backends compose (store/read_answers.h)
+ * in SQLite's dialect: each file's table of them by enum twl_rq_id (NULL
+ * where another file has it), and the backend's read contexts and runner
+ * over them (store_sqlite_rctx.c).
  */
-int twl_rq_host_values_into(struct twl_rctx *c, const struct twl_feature *f,
-			    const char *host_id, json_t *obj);
-
-/*
- * twl_rq_host_features_values - twl_rq_host_values_into() for each entry
- * of @features (objects with the catalog "id"; one the catalog lacks is
- * left without "values"). 0 or a negative errno.
- */
-int twl_rq_host_features_values(struct twl_rctx *c, const char *host_id,
-				json_t *features);
+extern const char *const twl_sqlite_read_sql[];
+extern const char *const twl_sqlite_kinds_sql[];
+extern const char *const twl_sqlite_values_sql[];
+extern const char *const twl_sqlite_health_sql[];
+extern const char *const twl_sqlite_unknown_sql[];
+extern const char *const twl_sqlite_coverage_sql[];
+struct twl_rq_io;
+extern const struct twl_rq_io twl_sqlite_rq_io;
 
 /* twl_rq_day_uses - uses of feature @id on days @from..@to (day numbers). */
 int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
 		    int64_t to, int64_t *uses);
-
-/*
- * twl_rq_coverage - set "coverage" of @obj to what the counts could see,
- * from the latest report of each host that sent coverage facts (under
- * @c's label filter when it has one): {"hosts", "bpf_memory" (BPF
- * attached to the memory controller), "boot_uncovered" (the current
- * boot's start not covered by a log source), "records_lost",
- * "probe_missing"}. Serves the export's fleet.coverage and the summary's
- * coverage. 0 or a negative errno.
- */
-int twl_rq_coverage(struct twl_rctx *c, json_t *obj);
 
 /*
  * twl_rq_first_last - set "first_seen" and "last_seen" of feature @id over
@@ -464,17 +400,10 @@ int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
 			int64_t until, json_t *arr);
 
 /*
- * twl_rq_summary_kinds - set feature @id's summary members per kind of
- * use into @obj: hosts_configuring_30d, hosts_listening_30d,
- * hosts_reading_only_30d (whole hours, as hosts_30d), reads, warnings,
- * workloads (processes that configure or listen), workloads_configuring,
- * workloads_listening, workloads_reading_only (store_sqlite_kinds.c).
  * twl_rq_feature_kinds - set feature detail's "reads" in [@since,
  * @until] (days) and "workloads" {using, configuring, listening,
- * reading_only} into @doc. Both 0 or a negative errno.
+ * reading_only} into @doc (store_sqlite_kinds.c). 0 or a negative errno.
  */
-int twl_rq_summary_kinds(struct twl_rctx *c, const char *id, int64_t now,
-			 json_t *obj);
 int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
 			 int64_t until, json_t *doc);
 

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
 #define DAY 86400
@@ -33,28 +34,12 @@ static const char q_comm_kinds[] =
 	" count(*) FILTER (WHERE configures + listens = 0 AND reads > 0)"
 	" FROM feature_comm WHERE feature_id = ?1";
 
-static const struct twl_col hour_kind_cols[] = {
-	{ "hosts_configuring_30d", 0, TWL_COL_INT },
-	{ "hosts_listening_30d", 1, TWL_COL_INT },
-	{ "hosts_reading_only_30d", 2, TWL_COL_INT },
-};
-static const struct twl_row hour_kind_row = TWL_ROW(hour_kind_cols);
-
 static const struct twl_col day_count_cols[] = {
 	{ "reads", 0, TWL_COL_INT },
 	{ "warnings", 1, TWL_COL_INT },
 };
-static const struct twl_row day_count_row = TWL_ROW(day_count_cols);
 /* feature detail's "warnings" is an object of the warnings table's */
 static const struct twl_row day_reads_row = { day_count_cols, 1 };
-
-static const struct twl_col comm_flat_cols[] = {
-	{ "workloads", 0, TWL_COL_INT },
-	{ "workloads_configuring", 1, TWL_COL_INT },
-	{ "workloads_listening", 2, TWL_COL_INT },
-	{ "workloads_reading_only", 3, TWL_COL_INT },
-};
-static const struct twl_row comm_flat_row = TWL_ROW(comm_flat_cols);
 
 static const struct twl_col comm_obj_cols[] = {
 	{ "using", 0, TWL_COL_INT },
@@ -84,23 +69,6 @@ static int kinds_into(struct twl_rctx *c, const char *sql, const char *id,
 }
 
 /* Contract: see store_sqlite_internal.h. */
-int twl_rq_summary_kinds(struct twl_rctx *c, const char *id, int64_t now,
-			 json_t *obj)
-{
-	int rc;
-
-	/* whole hours, as the summary's other windows (window_count()) */
-	rc = kinds_into(c, q_fhour_kinds, id, (now - 30 * DAY) / 3600, 0,
-			&hour_kind_row, obj);
-	if (!rc)
-		rc = kinds_into(c, q_day_counts, id, 0, INT64_MAX / DAY,
-				&day_count_row, obj);
-	if (!rc)
-		rc = kinds_into(c, q_comm_kinds, id, 0, 0, &comm_flat_row, obj);
-	return rc;
-}
-
-/* Contract: see store_sqlite_internal.h. */
 int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
 			 int64_t until, json_t *doc)
 {
@@ -115,3 +83,10 @@ int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
 		rc = kinds_into(c, q_comm_kinds, id, 0, 0, &comm_obj_row, wl);
 	return rc;
 }
+
+/* Contract: see store_sqlite_internal.h (the summary's, read_answers.c). */
+const char *const twl_sqlite_kinds_sql[TWL_RQ_N] = {
+	[TWL_RQ_FHOUR_KINDS] = q_fhour_kinds,
+	[TWL_RQ_DAY_COUNTS] = q_day_counts,
+	[TWL_RQ_COMM_KINDS] = q_comm_kinds,
+};

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Read contexts of the read API (store_sqlite_internal.h): one snapshot,
- * on the store's shared reader or on a private connection, and the
- * prepared statements found by their SQL text.
+ * on the store's shared reader or on a private connection, the prepared
+ * statements found by their SQL text, and the runner of the answers both
+ * backends compose (store/read_answers.h) over these.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
+#include "store/store_read.h"
 
 /* Contract: see store_sqlite_internal.h. */
 int twl_rctx_begin(struct twl_rctx *c, struct twl_store *s, bool priv)
@@ -103,3 +107,95 @@ sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc)
 	}
 	return slot->st;
 }
+
+/* ---- the runner of the shared answers (store/read_answers.h) ---------- */
+
+static int rq_begin(struct twl_store *s, bool priv,
+		    const struct twl_read_filter *label, void **ctx)
+{
+	struct twl_rctx *c = malloc(sizeof(*c));
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	rc = twl_rctx_begin(c, s, priv);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	if (label && label->label_key[0]) {
+		c->label_key = label->label_key;
+		c->label_value = label->label_value;
+	}
+	*ctx = c;
+	return 0;
+}
+
+static void rq_end(void *ctx)
+{
+	twl_rctx_end(ctx);
+	free(ctx);
+}
+
+/* Query @q's SQL, from the table of the file that has it; NULL: none. */
+static const char *rq_sql(enum twl_rq_id q)
+{
+	static const char *const *const tables[] = {
+		twl_sqlite_read_sql,	twl_sqlite_kinds_sql,
+		twl_sqlite_values_sql,	twl_sqlite_health_sql,
+		twl_sqlite_unknown_sql, twl_sqlite_coverage_sql,
+	};
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (tables[i][q])
+			return tables[i][q];
+	return NULL;
+}
+
+/*
+ * Parameters bound ?1.. in order; one past a statement's last is left
+ * unbound (the queries of one scope share the list: read_values.c).
+ */
+static void rq_bind(sqlite3_stmt *st, const struct twl_rq_args *a)
+{
+	int n = sqlite3_bind_parameter_count(st);
+
+	for (int i = 0; i < a->n && i < n; i++) {
+		if (a->v[i].text)
+			sqlite3_bind_text(st, i + 1, a->v[i].s, -1,
+					  SQLITE_STATIC);
+		else
+			sqlite3_bind_int64(st, i + 1, a->v[i].i);
+	}
+}
+
+static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
+		  twl_rq_row_fn fn, void *arg)
+{
+	const char *sql = rq_sql(q);
+	struct twl_cells cells;
+	sqlite3_stmt *st;
+	bool row;
+	int rc = 0;
+
+	if (!sql)
+		return -ENOTSUP;
+	st = twl_rctx_stmt(ctx, sql, &rc);
+	if (!st)
+		return rc;
+	rq_bind(st, a);
+	twl_sqlite_cells(st, &cells);
+	while (!(rc = twl_step(st, &row)) && row) {
+		rc = fn(arg, &cells);
+		if (rc)
+			break;
+	}
+	sqlite3_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+const struct twl_rq_io twl_sqlite_rq_io = { rq_begin, rq_end, rq_run };
+
+/* Contract: see store_read.h (twl_read_summary(), ...). */
+TWL_ANSWER_READS(twl_sqlite_read_, &twl_sqlite_rq_io)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read API queries on SQLite (store_read.h): the fleet summary, feature
- * detail, host lists and one host (fleet health: store_sqlite_health.c).
- * Each answer is one read
+ * Read API queries on SQLite (store_read.h): feature detail here; the
+ * fleet summary, host lists and one host are composed for both backends
+ * (store/read_answers.c) from this file's queries (twl_sqlite_read_sql;
+ * fleet health: store_sqlite_health.c). Each answer is one read
  * transaction (store_sqlite_rctx.c), so one consistent snapshot while the
  * writer keeps writing (WAL); its rows become JSON through the column
- * tables beside the queries (store_sqlite_rows.c).
+ * tables beside the queries and in store/read_rows.c.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <twilight/catalog.h>
 
 #include "store/ingest.h"
+#include "store/read_answers.h"
 #include "store/store_read.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
@@ -161,7 +163,7 @@ static const char q_host_features[] =
 static const char q_host_unknown[] =
 	"SELECT text, sum(count), min(first_time), matched_feature_id"
 	" FROM unknown_deprecations WHERE host_id = ?1"
-	" GROUP BY text ORDER BY 3 LIMIT ?2";
+	" GROUP BY text ORDER BY 3, 1 LIMIT ?2";
 
 /* the operator's labels, as the host's last report carrying them set */
 static const char q_host_labels[] =
@@ -171,106 +173,6 @@ static const char q_host_labels[] =
 static const char q_host_keys[] =
 	"SELECT count(*), sum(revoked IS NOT NULL), max(created)"
 	" FROM host_keys WHERE host_id = ?1";
-
-/* Contract: see store_read.h. */
-int twl_glob_to_like(const char *glob, bool prefix, char *out, size_t cap)
-{
-	size_t o = 0;
-	bool wild = false;
-
-	for (; *glob; glob++) {
-		char ch = *glob;
-
-		if (o + 3 > cap)
-			return -ENAMETOOLONG;
-		if (ch == '*') {
-			out[o++] = '%';
-			wild = true;
-		} else if (ch == '?') {
-			out[o++] = '_';
-			wild = true;
-		} else {
-			if (ch == '%' || ch == '_' || ch == '\\')
-				out[o++] = '\\';
-			out[o++] = ch;
-		}
-	}
-	if (!wild && prefix) {
-		if (o + 2 > cap)
-			return -ENAMETOOLONG;
-		out[o++] = '%';
-	}
-	if (o + 1 > cap)
-		return -ENAMETOOLONG;
-	out[o] = '\0';
-	return 0;
-}
-
-/*
- * A host: its first ten members (HOST_COLS) in lists, all of them (the
- * columns of q_host_one) for one host.
- */
-static const struct twl_col host_cols[] = {
-	{ "host_id", 0, TWL_COL_TEXT },
-	{ "hostname", 1, TWL_COL_TEXT },
-	{ "kernel", 2, TWL_COL_TEXT },
-	{ "cgroup_mode", 3, TWL_COL_TEXT },
-	{ "agent_version", 4, TWL_COL_TEXT },
-	{ "first_seen", 5, TWL_COL_INT_NULL },
-	{ "last_seen", 6, TWL_COL_INT_NULL },
-	{ "records_lost", 7, TWL_COL_INT },
-	{ "key_rejected", 8, TWL_COL_BOOL },
-	{ "probe_missing", 9, TWL_COL_JSON_ARRAY },
-	{ "boot_id", 10, TWL_COL_TEXT },
-	{ "catalog_version", 11, TWL_COL_INT },
-	{ "last_seq", 12, TWL_COL_INT },
-	{ "health", 13, TWL_COL_JSON },
-	{ "census", 14, TWL_COL_JSON },
-	/* row times from the future, bounded at ingest (migration 016) */
-	{ "times_clamped", 15, TWL_COL_INT },
-	{ "time_sent_max", 16, TWL_COL_INT_NULL },
-};
-/* Contract: see store_sqlite_internal.h. */
-const struct twl_row twl_host_row = { host_cols, 10 };
-static const struct twl_row host_one_row = TWL_ROW(host_cols);
-
-#define HOUR 3600
-
-/*
- * Count rows whose last use (feature_host) or report (hosts) is at or
- * after the start of @since's hour, for one of three sources: hosts (@key
- * NULL), hosts of cgroup mode @key (@feature false), or hosts using
- * feature @key (@feature true). From the hour bucket tables alone: the
- * summary counts whole hours (docs/api.md). Until schema 6 the rest of
- * @since's own hour was counted exactly from an index on last_used; that
- * index is by hour now (006), and the exact count cost a row look-up per
- * host in that hour, 90 times per summary.
- */
-static int window_count(struct twl_rctx *c, const char *key, bool feature,
-			int64_t since, int64_t *out)
-{
-	sqlite3_stmt *st;
-	int rc = 0, i = 1;
-
-	st = twl_rctx_stmt(c,
-			   feature ? q_fhour_sum :
-			   key	   ? q_hosthour_mode_sum :
-				     q_hosthour_sum,
-			   &rc);
-	if (!st)
-		return rc;
-	if (key)
-		sqlite3_bind_text(st, i++, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, i, since / HOUR);
-	return twl_one_int(st, out);
-}
-
-static const struct twl_col timeline_cols[] = {
-	{ "day", 0, TWL_COL_DAY },
-	{ "hosts", 1, TWL_COL_INT },
-	{ "uses", 2, TWL_COL_INT },
-};
-static const struct twl_row timeline_row = TWL_ROW(timeline_cols);
 
 /* Days @from..@to (day numbers) of @id's timeline into @arr. */
 static int timeline_into(struct twl_rctx *c, const char *id, int64_t from,
@@ -285,7 +187,7 @@ static int timeline_into(struct twl_rctx *c, const char *id, int64_t from,
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, from);
 	sqlite3_bind_int64(st, 3, to);
-	return twl_rows_into(st, &timeline_row, arr, SIZE_MAX, NULL);
+	return twl_rows_into(st, &twl_timeline_row, arr, SIZE_MAX, NULL);
 }
 
 static const struct twl_col kernel_cols[] = {
@@ -364,111 +266,6 @@ int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj)
 			rc = twl_jset(obj, key[i],
 				      v ? json_integer(v) : json_null());
 	}
-	return rc;
-}
-
-/*
- * The hosts reporting in windows and by cgroup mode into @hosts; *@v1hosts:
- * the v1 and hybrid hosts reporting in 30 days.
- */
-static int summary_hosts(struct twl_rctx *c, int64_t now, json_t *hosts,
-			 int64_t *v1hosts)
-{
-	static const char *const modes[] = { "v1", "hybrid", "v2" };
-	int64_t total, r1, r7, r30, known = 0, v;
-	sqlite3_stmt *st;
-	json_t *bymode;
-	int rc = 0;
-
-	st = twl_rctx_stmt(c, q_hosthour_sum, &rc);
-	if (!st)
-		return rc;
-	sqlite3_bind_int64(st, 1, INT64_MIN);
-	TRY(twl_one_int(st, &total));
-	TRY(window_count(c, NULL, false, now - DAY, &r1));
-	TRY(window_count(c, NULL, false, now - 7 * DAY, &r7));
-	TRY(window_count(c, NULL, false, now - 30 * DAY, &r30));
-	TRY(twl_jset(hosts, "total", json_integer(total)));
-	TRY(twl_jset(hosts, "reporting_1d", json_integer(r1)));
-	TRY(twl_jset(hosts, "reporting_7d", json_integer(r7)));
-	TRY(twl_jset(hosts, "reporting_30d", json_integer(r30)));
-	bymode = json_object();
-	TRY(twl_jset(hosts, "by_cgroup_mode", bymode));
-	*v1hosts = 0;
-	for (size_t i = 0; i < 3; i++) {
-		TRY(window_count(c, modes[i], false, now - 30 * DAY, &v));
-		TRY(twl_jset(bymode, modes[i], json_integer(v)));
-		known += v;
-		if (i < 2)
-			*v1hosts += v;
-	}
-	TRY(twl_jset(bymode, "unknown", json_integer(r30 - known)));
-out:
-	return rc;
-}
-
-/* Catalog feature @f's summary appended to @feats. */
-static int summary_feature(struct twl_rctx *c, const struct twl_feature *f,
-			   int64_t now, int64_t v1hosts, json_t *feats)
-{
-	int64_t h30, h7, h1, uses;
-	json_t *o, *trend;
-	int rc = 0;
-
-	TRY(window_count(c, f->id, true, now - DAY, &h1));
-	TRY(window_count(c, f->id, true, now - 7 * DAY, &h7));
-	TRY(window_count(c, f->id, true, now - 30 * DAY, &h30));
-	TRY(twl_rq_day_uses(c, f->id, 0, INT64_MAX / DAY, &uses));
-
-	o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I}", "id", f->id,
-		      "title", f->title, "status", f->status, "replacement",
-		      f->replacement, "hosts_1d", (json_int_t)h1, "hosts_7d",
-		      (json_int_t)h7, "hosts_30d", (json_int_t)h30, "uses",
-		      (json_int_t)uses);
-	TRY(twl_jpush(feats, o));
-	TRY(twl_rq_summary_kinds(c, f->id, now, o));
-	TRY(twl_jset(o, "share_v1_30d",
-		     v1hosts ? json_real((double)h30 / (double)v1hosts) :
-			       json_null()));
-	TRY(twl_rq_first_last(c, f->id, o));
-	TRY(twl_jset(o, "trend", trend = json_array()));
-	rc = timeline_into(c, f->id, now / DAY - 29, now / DAY, trend);
-out:
-	return rc;
-}
-
-/* Contract: see store_read.h. */
-int twl_read_summary(struct twl_store *s, int64_t now, json_t **out)
-{
-	struct twl_rctx c;
-	json_t *doc = NULL, *hosts, *feats;
-	int64_t v1hosts = 0;
-	int rc;
-
-	*out = NULL;
-	rc = twl_rctx_begin(&c, s, false);
-	if (rc)
-		return rc;
-	doc = json_pack("{s:I, s:{}, s:[]}", "generated", (json_int_t)now,
-			"hosts", "features");
-	if (!doc) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	hosts = json_object_get(doc, "hosts");
-	feats = json_object_get(doc, "features");
-	TRY(summary_hosts(&c, now, hosts, &v1hosts));
-	for (size_t i = 0; i < twl_catalog_count(); i++)
-		TRY(summary_feature(&c, twl_catalog_at(i), now, v1hosts,
-				    feats));
-	TRY(twl_jset(hosts, "v1_or_hybrid_30d", json_integer(v1hosts)));
-	TRY(twl_rq_coverage(&c, doc));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
 	return rc;
 }
 
@@ -604,177 +401,21 @@ out:
 	return rc;
 }
 
-/* ---- hosts ---------------------------------------------------------- */
+/* ---- summary, hosts, one host (store/read_answers.c) ---------------- */
 
 /* Contract: see store_sqlite_internal.h. */
-unsigned twl_rq_limit(const struct twl_read_filter *f)
-{
-	if (!f || !f->limit)
-		return TWL_READ_LIMIT_DEFAULT;
-	return f->limit > TWL_READ_LIMIT_MAX ? TWL_READ_LIMIT_MAX : f->limit;
-}
-
-/* Contract: see store_read.h. */
-int twl_read_hosts(struct twl_store *s, const struct twl_read_filter *f,
-		   json_t **out)
-{
-	char pat[2 * TWL_READ_MAX_FILTER + 2],
-		kpat[2 * TWL_READ_MAX_FILTER + 2];
-	unsigned limit = twl_rq_limit(f);
-	struct twl_rctx c;
-	sqlite3_stmt *st;
-	json_t *doc = NULL, *arr;
-	bool more;
-	int rc;
-
-	*out = NULL;
-	if (f->host_pattern &&
-	    (strlen(f->host_pattern) > TWL_READ_MAX_FILTER ||
-	     twl_glob_to_like(f->host_pattern, true, pat, sizeof(pat))))
-		return -EINVAL;
-	if (f->kernel &&
-	    (strlen(f->kernel) > TWL_READ_MAX_FILTER ||
-	     twl_glob_to_like(f->kernel, false, kpat, sizeof(kpat))))
-		return -EINVAL;
-	if (f->cursor && strlen(f->cursor) > TWL_READ_MAX_FILTER)
-		return -EINVAL;
-	if (f->feature && !twl_catalog_find(f->feature))
-		return -ENOENT;
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc)
-		return rc;
-	doc = json_pack("{s:[], s:n}", "hosts", "next_cursor");
-	if (!doc) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	arr = json_object_get(doc, "hosts");
-	STMT(st, q_host_list);
-	sqlite3_bind_text(st, 1, f->cursor ? f->cursor : "", -1, SQLITE_STATIC);
-	if (f->since > 0)
-		sqlite3_bind_int64(st, 2, f->since);
-	if (f->until > 0)
-		sqlite3_bind_int64(st, 3, f->until);
-	if (f->host_pattern)
-		sqlite3_bind_text(st, 4, pat, -1, SQLITE_STATIC);
-	if (f->kernel)
-		sqlite3_bind_text(st, 5, kpat, -1, SQLITE_STATIC);
-	if (f->cgroup_mode)
-		sqlite3_bind_text(st, 6, f->cgroup_mode, -1, SQLITE_STATIC);
-	if (f->feature)
-		sqlite3_bind_text(st, 7, f->feature, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 8, (int)limit + 1);
-	sqlite3_bind_int(st, 9, f->reading_only);
-	if (f->label_key[0]) {
-		sqlite3_bind_text(st, 10, f->label_key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 11, f->label_value, -1, SQLITE_STATIC);
-	}
-	TRY(twl_rows_into(st, &twl_host_row, arr, limit, &more));
-	/* One more row exists: the page ends at the last one kept. */
-	if (more)
-		TRY(twl_jset(
-			doc, "next_cursor",
-			json_copy(json_object_get(
-				json_array_get(arr, json_array_size(arr) - 1),
-				"host_id"))));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}
-
-/* a feature the host used, from the rollup */
-static const struct twl_col host_feature_cols[] = {
-	{ "id", 0, TWL_COL_TEXT },	  { "title", 0, TWL_COL_TITLE },
-	{ "first_used", 1, TWL_COL_INT }, { "last_used", 2, TWL_COL_INT },
-	{ "uses", 3, TWL_COL_INT },	  { "reads", 4, TWL_COL_INT },
-	{ "warnings", 5, TWL_COL_INT },	  { "configures", 6, TWL_COL_BOOL },
-	{ "listens", 7, TWL_COL_BOOL },	  { "reads_only", 8, TWL_COL_BOOL },
-	{ "warned", 9, TWL_COL_BOOL },
+const char *const twl_sqlite_read_sql[TWL_RQ_N] = {
+	[TWL_RQ_HOSTHOUR_SUM] = q_hosthour_sum,
+	[TWL_RQ_HOSTHOUR_MODE_SUM] = q_hosthour_mode_sum,
+	[TWL_RQ_FHOUR_SUM] = q_fhour_sum,
+	[TWL_RQ_DAY_USES] = q_day_uses,
+	[TWL_RQ_FH_FIRST] = q_fh_first,
+	[TWL_RQ_FH_LAST] = q_fh_last,
+	[TWL_RQ_TIMELINE] = q_timeline,
+	[TWL_RQ_HOST_LIST] = q_host_list,
+	[TWL_RQ_HOST_ONE] = q_host_one,
+	[TWL_RQ_HOST_FEATURES] = q_host_features,
+	[TWL_RQ_HOST_UNKNOWN] = q_host_unknown,
+	[TWL_RQ_HOST_LABELS] = q_host_labels,
+	[TWL_RQ_HOST_KEYS] = q_host_keys,
 };
-static const struct twl_row host_feature_row = TWL_ROW(host_feature_cols);
-
-static const struct twl_col host_unknown_cols[] = {
-	{ "text", 0, TWL_COL_TEXT },
-	{ "count", 1, TWL_COL_INT },
-	{ "first_time", 2, TWL_COL_INT },
-	{ "matched_feature", 3, TWL_COL_TEXT },
-};
-static const struct twl_row host_unknown_row = TWL_ROW(host_unknown_cols);
-
-static const struct twl_col host_labels_cols[] = {
-	{ "labels", 0, TWL_COL_JSON },
-};
-static const struct twl_row host_labels_row = TWL_ROW(host_labels_cols);
-
-static const struct twl_col host_keys_cols[] = {
-	{ "total", 0, TWL_COL_INT },
-	{ "revoked", 1, TWL_COL_INT },
-	{ "last_enrolled", 2, TWL_COL_INT_NULL },
-};
-static const struct twl_row host_keys_row = TWL_ROW(host_keys_cols);
-
-/* Contract: see store_read.h. */
-int twl_read_host(struct twl_store *s, const char *host_id, json_t **out)
-{
-	struct twl_rctx c;
-	sqlite3_stmt *st;
-	json_t *doc = NULL, *arr, *census;
-	bool row;
-	int rc;
-
-	*out = NULL;
-	if (!host_id || strlen(host_id) > 64)
-		return -ENOENT;
-	rc = twl_rctx_begin(&c, s, false);
-	if (rc)
-		return rc;
-	STMT(st, q_host_one);
-	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	TRY(twl_step(st, &row));
-	if (!row) {
-		rc = -ENOENT;
-		goto out;
-	}
-	doc = twl_row_json(st, &host_one_row);
-	sqlite3_reset(st);
-	if (!doc) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	/* The census can hold thousands of knobs; keep the summary. */
-	census = json_object_get(doc, "census");
-	json_object_del(census, "knobs");
-	json_object_del(census, "hierarchies");
-
-	TRY(twl_jset(doc, "features", arr = json_array()));
-	STMT(st, q_host_features);
-	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	TRY(twl_rows_into(st, &host_feature_row, arr, SIZE_MAX, NULL));
-	TRY(twl_rq_host_features_values(&c, host_id, arr));
-
-	TRY(twl_jset(doc, "unknown_deprecations", arr = json_array()));
-	STMT(st, q_host_unknown);
-	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, TWL_READ_TOP_N);
-	TRY(twl_rows_into(st, &host_unknown_row, arr, SIZE_MAX, NULL));
-
-	STMT(st, q_host_labels);
-	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	TRY(twl_row_into(st, &host_labels_row, doc));
-
-	STMT(st, q_host_keys);
-	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_STATIC);
-	TRY(twl_jset(doc, "keys", arr = json_object()));
-	TRY(twl_row_into(st, &host_keys_row, arr));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}

@@ -1,107 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Result rows to JSON (store_sqlite_internal.h): every query whose rows
- * become JSON objects names its columns once, in a table of struct
- * twl_col, instead of a json_pack() per statement. The members come out in
- * the table's order, so a table is also the answer's layout.
+ * Result rows to JSON (store_sqlite_internal.h): a statement's row read
+ * as struct twl_cells, made JSON by the column tables of
+ * store/read_rows.h that both backends share.
  */
 #include <errno.h>
 
-#include <twilight/catalog.h>
-
 #include "store/sqlite/store_sqlite_internal.h"
 
-#define DAY 86400
-
-static json_t *col_text(sqlite3_stmt *st, int i)
+static bool cell_null(const void *src, int row, int col)
 {
-	const char *t = (const char *)sqlite3_column_text(st, i);
-
-	return t ? json_string(t) : json_null();
+	(void)row;
+	return sqlite3_column_type((sqlite3_stmt *)src, col) == SQLITE_NULL;
 }
 
-static json_t *col_json(sqlite3_stmt *st, int i, bool array)
+static int64_t cell_i64(const void *src, int row, int col)
 {
-	const char *t = (const char *)sqlite3_column_text(st, i);
-	json_t *v;
-
-	if (!array)
-		return (t && (v = json_loads(t, 0, NULL))) ? v : json_null();
-	v = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
-	if (json_is_array(v))
-		return v;
-	json_decref(v);
-	return json_array();
+	(void)row;
+	return sqlite3_column_int64((sqlite3_stmt *)src, col);
 }
 
-static json_t *col_title(sqlite3_stmt *st, int i)
+static const char *cell_text(const void *src, int row, int col)
 {
-	const char *id = (const char *)sqlite3_column_text(st, i);
-	const struct twl_feature *f = id ? twl_catalog_find(id) : NULL;
-
-	return f && f->title ? json_string(f->title) : json_null();
+	(void)row;
+	return (const char *)sqlite3_column_text((sqlite3_stmt *)src, col);
 }
 
-/*
- * Column c of st's current row (without a row, that of an SQL NULL). Only
- * types that tell NULL apart ask for the column's type: a text column's
- * NULL is its NULL pointer, an integer's is 0.
- */
-static json_t *col_value(sqlite3_stmt *st, bool row, const struct twl_col *c)
+/* Contract: see store_sqlite_internal.h. */
+void twl_sqlite_cells(sqlite3_stmt *st, struct twl_cells *c)
 {
-	int i = c->col;
-
-	switch (c->type) {
-	case TWL_COL_TEXT:
-		return row ? col_text(st, i) : json_null();
-	case TWL_COL_INT:
-		return json_integer(row ? sqlite3_column_int64(st, i) : 0);
-	case TWL_COL_INT_NULL:
-		if (!row || sqlite3_column_type(st, i) == SQLITE_NULL)
-			return json_null();
-		return json_integer(sqlite3_column_int64(st, i));
-	case TWL_COL_BOOL:
-		return json_boolean(row && sqlite3_column_int64(st, i));
-	case TWL_COL_DAY:
-		return json_integer(
-			row ? (json_int_t)sqlite3_column_int64(st, i) * DAY :
-			      0);
-	case TWL_COL_JSON:
-		return row ? col_json(st, i, false) : json_null();
-	case TWL_COL_JSON_ARRAY:
-		return row ? col_json(st, i, true) : json_array();
-	case TWL_COL_TITLE:
-		return row ? col_title(st, i) : json_null();
-	}
-	return NULL;
+	*c = (struct twl_cells){ cell_null, cell_i64, cell_text, st, 0 };
 }
 
 /* Contract: see store_sqlite_internal.h. */
 int twl_row_set(sqlite3_stmt *st, bool row, const struct twl_row *r,
 		json_t *obj)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		json_t *v = col_value(st, row, &r->cols[i]);
+	struct twl_cells c;
 
-		if (!v || json_object_set_new(obj, r->cols[i].name, v))
-			return -ENOMEM;
-	}
-	return 0;
+	twl_sqlite_cells(st, &c);
+	return twl_cells_set(row ? &c : NULL, r, obj);
 }
 
 /* Contract: see store_sqlite_internal.h. */
 json_t *twl_row_json(sqlite3_stmt *st, const struct twl_row *r)
 {
-	json_t *o;
+	struct twl_cells c;
 
-	if (r->n == 1 && !r->cols[0].name)
-		return col_value(st, true, &r->cols[0]);
-	o = json_object();
-	if (o && twl_row_set(st, true, r, o)) {
-		json_decref(o);
-		o = NULL;
-	}
-	return o;
+	twl_sqlite_cells(st, &c);
+	return twl_cells_json(&c, r);
 }
 
 /* Contract: see store_sqlite_internal.h. */

@@ -14,11 +14,9 @@
 
 #include <sqlite3.h>
 
-#include "store/store_read.h"
+#include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
-
-/* Kernels shown per text, by hosts. */
-#define UNKNOWN_KERNELS 10
+#include "store/store_read.h"
 
 /*
  * One page of texts after ?1 (the cursor) whose last report is in
@@ -39,70 +37,7 @@ static const char q_unknown[] =
 				     "g.host_id") " GROUP BY g.text"
 						  " HAVING max(g.received) BETWEEN ?2 AND ?3 ORDER BY g.text LIMIT ?4";
 
-static const struct twl_col unknown_cols[] = {
-	{ "text", 0, TWL_COL_TEXT },
-	{ "hosts", 1, TWL_COL_INT },
-	{ "count", 2, TWL_COL_INT },
-	{ "first_seen", 3, TWL_COL_INT },
-	{ "last_seen", 4, TWL_COL_INT },
-	{ "matched_feature", 5, TWL_COL_TEXT },
-	{ "feature_id", 6, TWL_COL_TEXT },
-	{ "kernels", 7, TWL_COL_JSON_ARRAY },
+/* Contract: see store_sqlite_internal.h. */
+const char *const twl_sqlite_unknown_sql[TWL_RQ_N] = {
+	[TWL_RQ_UNKNOWN] = q_unknown,
 };
-static const struct twl_row unknown_row = TWL_ROW(unknown_cols);
-
-/* Bind @f's cursor, range and @limit + 1 rows to q_unknown's @st. */
-static void bind_page(sqlite3_stmt *st, const struct twl_read_filter *f,
-		      unsigned limit)
-{
-	sqlite3_bind_text(st, 1, f && f->cursor ? f->cursor : "", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, f && f->since > 0 ? f->since : 0);
-	sqlite3_bind_int64(st, 3, f && f->until > 0 ? f->until : INT64_MAX);
-	sqlite3_bind_int(st, 4, (int)limit + 1);
-	sqlite3_bind_int(st, 5, UNKNOWN_KERNELS);
-}
-
-/* Contract: see store_read.h. */
-int twl_read_unknown(struct twl_store *s, const struct twl_read_filter *f,
-		     json_t **out)
-{
-	unsigned limit = twl_rq_limit(f);
-	struct twl_rctx c;
-	sqlite3_stmt *st;
-	json_t *doc = NULL, *arr, *last;
-	bool more;
-	int rc;
-
-	*out = NULL;
-	if (f && f->cursor && strlen(f->cursor) > TWL_READ_MAX_CURSOR)
-		return -EINVAL;
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc)
-		return rc;
-	if (f && f->label_key[0]) {
-		c.label_key = f->label_key;
-		c.label_value = f->label_value;
-	}
-	doc = json_pack("{s:[], s:n}", "texts", "next_cursor");
-	if (!doc) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	arr = json_object_get(doc, "texts");
-	STMT(st, q_unknown);
-	bind_page(st, f, limit);
-	TRY(twl_rows_into(st, &unknown_row, arr, limit, &more));
-	/* One more group exists: the page ends at the last one kept. */
-	last = json_array_get(arr, json_array_size(arr) - 1);
-	if (more)
-		TRY(twl_jset(doc, "next_cursor",
-			     json_copy(json_object_get(last, "text"))));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}

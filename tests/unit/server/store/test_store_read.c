@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The read queries of store_read.h (on SQLite: server/store/sqlite/
- * store_sqlite_read.c, _export.c, _annotations.c) against a store filled
- * through the ingest path (twl_store_ingest) with known figures.
+ * The read queries of store_read.h against a store filled through the
+ * ingest path (twl_store_ingest) with known figures: on SQLite, and the
+ * reads the PostgreSQL store has (summary, hosts, one host, health,
+ * unknown texts: store/read_answers.c over each backend's queries) on
+ * both backends, which must answer the same JSON for the same reports.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,6 +23,8 @@
 #include <twilight/util.h>
 
 #include "api/export.h"
+#include "harness.h"
+#include "pg_fixture.h"
 #include "store/store.h"
 #include "store/store_read.h"
 
@@ -34,6 +38,7 @@
 struct fx {
 	char dir[64];
 	char path[128];
+	char uri[512]; /* the PostgreSQL database's, or "" */
 	struct twl_store *s;
 };
 
@@ -126,6 +131,28 @@ static void ingest(struct twl_store *s, json_t *r, int64_t now)
 }
 
 /*
+ * A new empty store of the backend @state points to (NULL: SQLite), and
+ * the directory of the SQLite database.
+ */
+static struct fx *fx_open(void **state)
+{
+	enum backend b = *state ? *(enum backend *)*state : SQLITE;
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/twl-read-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
+	if (b == POSTGRESQL) {
+		pg_fixture_db(f->uri, sizeof(f->uri));
+		assert_int_equal(twl_store_open(f->uri, &f->s), 0);
+	} else {
+		assert_int_equal(twl_store_open(f->path, &f->s), 0);
+	}
+	return f;
+}
+
+/*
  * The fleet:
  *   1 web-1  v1     6.1.0-28  soft_limit java/docker 10 then 15 (cumulative), now
  *   2 web-2  v1     6.1.0-28  soft_limit java/systemd service 5, now
@@ -133,41 +160,41 @@ static void ingest(struct twl_store *s, json_t *r, int64_t now)
  *   4 web-4  hybrid 6.12.9    soft_limit kmsg warning 2 days ago; key_rejected
  *   5 db-5   v2     6.12.9    nothing; last report 3 days ago; probe missing
  */
-static int setup(void **state)
+static void fill(struct twl_store *s)
 {
-	struct fx *f = calloc(1, sizeof(*f));
 	json_t *r;
-
-	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/twl-read-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
-	assert_int_equal(twl_store_open(f->path, &f->s), 0);
 
 	r = report(1, "web-1", "6.1.0-28-amd64", "v1", NULL);
 	add_usage(r, SOFT, "java", "/docker/abc", "docker:abc", "/docker/abc",
 		  10, NOW - 100, NOW - 50);
-	ingest(f->s, r, NOW - 40);
+	ingest(s, r, NOW - 40);
 	r = report(1, "web-1", "6.1.0-28-amd64", "v1", NULL);
 	add_usage(r, SOFT, "java", "/docker/abc", "docker:abc", "/docker/abc",
 		  15, NOW - 100, NOW - 10);
-	ingest(f->s, r, NOW);
+	ingest(s, r, NOW);
 	r = report(2, "web-2", "6.1.0-28-amd64", "v1", NULL);
 	add_usage(r, SOFT, "java", "/system.slice/app.service", "", "/app", 5,
 		  NOW - 200, NOW - 20);
-	ingest(f->s, r, NOW);
+	ingest(s, r, NOW);
 	r = report(3, "db_1", "6.1.0-31-amd64", "v1",
 		   json_pack("{s:i}", "records_lost", 4));
 	add_usage(r, OOM, "oomd", "/system.slice/oomd.service", "", "/batch", 2,
 		  NOW - 10 * DAY, NOW - 10 * DAY);
-	ingest(f->s, r, NOW);
+	ingest(s, r, NOW);
 	r = report(4, "web-4", "6.12.9", "hybrid",
 		   json_pack("{s:b}", "key_rejected", 1));
 	add_warning(r, SOFT, NOW - 2 * DAY);
-	ingest(f->s, r, NOW);
+	ingest(s, r, NOW);
 	r = report(5, "db-5", "6.12.9", "v2",
 		   json_pack("{s:[s]}", "probe_missing", SOFT));
-	ingest(f->s, r, NOW - 3 * DAY);
+	ingest(s, r, NOW - 3 * DAY);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = fx_open(state);
+
+	fill(f->s);
 	*state = f;
 	return 0;
 }
@@ -497,7 +524,6 @@ static void test_use_kinds_detail(void **state)
 	struct fx *f = *state;
 	struct twl_read_filter flt = { 0 };
 	json_t *doc, *p, *wl;
-	char buf[256], hid[65];
 
 	add_kinds_fleet(f->s);
 	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
@@ -531,9 +557,18 @@ static void test_use_kinds_detail(void **state)
 			json_string_value(json_object_get(p, "kernel")),
 			"5.10.0-mon");
 	json_decref(doc);
+}
 
+/* The kinds of use in host lists and on the host pages. */
+static void test_use_kinds_hosts(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *p;
+	char buf[256], hid[65];
+
+	add_kinds_fleet(f->s);
 	/* hosts using it, and apart the hosts that only read it */
-	memset(&flt, 0, sizeof(flt));
 	flt.feature = SOFT;
 	assert_int_equal(twl_read_hosts(f->s, &flt, &doc), 0);
 	names(doc, buf, sizeof(buf));
@@ -1341,37 +1376,207 @@ static void test_glob_to_like(void **state)
 			 -ENAMETOOLONG);
 }
 
+/* ---- both backends, one answer ------------------------------------- */
+
+/*
+ * What the five reads show, in one fleet: the fixture's, the kinds of
+ * use, unknown texts (whose byte order differs from a locale's), labels,
+ * catalog skew, an uncovered boot, and the v2 example's values, census
+ * knobs and keys.
+ */
+static void fill_all(struct twl_store *s)
+{
+	const char *t1 = "cgroup#: knob_a is deprecated",
+		   *t2 = "Zeta#: knob_b is deprecated";
+	json_int_t v = twl_catalog_version();
+	char hid[65];
+	json_t *r;
+
+	seq_counter = 0; /* the same batch ids and seqs in each store */
+	fill(s);
+	add_kinds_fleet(s);
+	r = report_labels(30, "Pay-1",
+			  json_pack("{s:s, s:s}", "team", "payments", "env",
+				    "prod"));
+	add_unknown(r, t1, NOW - 500, 2);
+	add_unknown(r, "alpha: x is deprecated", NOW - 450, 1);
+	ingest(s, r, NOW - 400);
+	r = report_labels(31, "pay_2", json_pack("{s:s}", "team", "search"));
+	add_unknown(r, t1, NOW - 300, 1);
+	add_unknown(r, t2, NOW - 200, 5);
+	ingest(s, r, NOW - 100);
+	ingest(s, report_catalog(20, "ahead", v + 1), NOW);
+	ingest(s, report_boot(22, "uncovered", false), NOW);
+	host_id(40, hid);
+	r = load_example("full-v2.json");
+	json_object_set_new(json_object_get(r, "host"), "host_id",
+			    json_string(hid));
+	ingest(s, r, NOW + DAY);
+	assert_int_equal(twl_store_host_key_add(s, hid, "k1", 0, 4, NOW), 0);
+}
+
+/* Each answer's JSON text (or its error), appended to @out. */
+struct answers {
+	char *a[64];
+	size_t n;
+};
+
+static void keep(struct answers *o, int rc, json_t **docp)
+{
+	json_t *doc = *docp;
+
+	char err[32];
+
+	assert_true(o->n < sizeof(o->a) / sizeof(o->a[0]));
+	snprintf(err, sizeof(err), "error %d", rc);
+	o->a[o->n++] = rc ? strdup(err) : json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+}
+
+/* The host lists of several filters, a page at a time. */
+static void ask_hosts(struct twl_store *s, struct answers *o)
+{
+	struct twl_read_filter flt = { .limit = 4 };
+	const char *cur;
+	char buf[80];
+	json_t *doc;
+	int rc;
+
+	do {
+		rc = twl_read_hosts(s, &flt, &doc);
+		cur = json_string_value(json_object_get(doc, "next_cursor"));
+		if (cur)
+			snprintf(buf, sizeof(buf), "%s", cur);
+		flt.cursor = cur ? buf : NULL;
+		keep(o, rc, &doc);
+	} while (flt.cursor);
+	memset(&flt, 0, sizeof(flt));
+	flt.host_pattern = "PAY*"; /* LIKE ignores ASCII case */
+	keep(o, twl_read_hosts(s, &flt, &doc), &doc);
+	flt.host_pattern = "db_?";
+	flt.kernel = "6.1*";
+	keep(o, twl_read_hosts(s, &flt, &doc), &doc);
+	memset(&flt, 0, sizeof(flt));
+	flt.feature = SOFT;
+	flt.since = NOW - DAY;
+	keep(o, twl_read_hosts(s, &flt, &doc), &doc);
+	flt.reading_only = true;
+	keep(o, twl_read_hosts(s, &flt, &doc), &doc);
+	memset(&flt, 0, sizeof(flt));
+	flt.cgroup_mode = "hybrid";
+	keep(o, twl_read_hosts(s, &flt, &doc), &doc);
+	strcpy(flt.label_key, "team");
+	flt.label_value = "payments";
+	flt.cgroup_mode = NULL;
+	keep(o, twl_read_hosts(s, &flt, &doc), &doc);
+}
+
+/* The five reads of @s, in order. */
+static void ask_all(struct twl_store *s, struct answers *o)
+{
+	struct twl_read_filter flt = { 0 };
+	const int hosts[] = { 1, 3, 4, 5, 8, 9, 10, 22, 30, 40, 99 };
+	char hid[65];
+	json_t *doc;
+
+	keep(o, twl_read_summary(s, NOW, &doc), &doc);
+	keep(o, twl_read_summary(s, NOW + 40 * DAY, &doc), &doc);
+	ask_hosts(s, o);
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		host_id(hosts[i], hid);
+		keep(o, twl_read_host(s, hid, &doc), &doc);
+	}
+	keep(o, twl_read_health(s, NOW, DAY, &flt, &doc), &doc);
+	keep(o, twl_read_unknown(s, &flt, &doc), &doc);
+	flt.limit = 1;
+	flt.cursor = "Zeta#: knob_b is deprecated";
+	keep(o, twl_read_unknown(s, &flt, &doc), &doc);
+	memset(&flt, 0, sizeof(flt));
+	strcpy(flt.label_key, "team");
+	flt.label_value = "payments";
+	keep(o, twl_read_health(s, NOW + 2 * DAY, DAY, &flt, &doc), &doc);
+	keep(o, twl_read_unknown(s, &flt, &doc), &doc);
+}
+
+/*
+ * The same reports into a SQLite and a PostgreSQL store: every answer of
+ * the five reads is the same JSON text, member order and all.
+ */
+static void test_same_json(void **state)
+{
+	void *sq_state = &pg_fixture_backends[SQLITE];
+	struct fx *sq = fx_open(&sq_state), *pg = calloc(1, sizeof(*pg));
+	struct answers a = { 0 }, b = { 0 };
+	size_t errors = 0;
+
+	(void)state;
+	/* a locale's text order, which the answers must not follow */
+	assert_non_null(pg);
+	snprintf(pg->dir, sizeof(pg->dir), "/tmp/twl-read-XXXXXX");
+	assert_non_null(mkdtemp(pg->dir));
+	pg_fixture_db_icu(pg->uri, sizeof(pg->uri), "en-US");
+	assert_int_equal(twl_store_open(pg->uri, &pg->s), 0);
+	fill_all(sq->s);
+	fill_all(pg->s);
+	ask_all(sq->s, &a);
+	ask_all(pg->s, &b);
+	assert_int_equal(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++) {
+		if (strcmp(a.a[i], b.a[i])) {
+			size_t at = 0;
+
+			while (a.a[i][at] == b.a[i][at])
+				at++;
+			at = at > 60 ? at - 60 : 0;
+			fail_msg("answer %zu differs at byte %zu:\n"
+				 "sqlite:     %.160s\npostgresql: %.160s",
+				 i, at, a.a[i] + at, b.a[i] + at);
+		}
+		/* host 99 is no host: the one error */
+		if (!strncmp(a.a[i], "error", 5)) {
+			assert_string_equal(a.a[i], "error -2");
+			errors++;
+		}
+		free(a.a[i]);
+		free(b.a[i]);
+	}
+	assert_int_equal(errors, 1);
+	assert_true(a.n > 20);
+	teardown((void **)&sq);
+	teardown((void **)&pg);
+}
+
+/* @t with the fleet, once per backend (pg_fixture.h's BOTH()). */
+#define BOTH_FX(t)                                                          \
+	{ #t "/sqlite", t, setup, teardown, &pg_fixture_backends[SQLITE] }, \
+	{                                                                   \
+#t "/postgresql", t, setup, teardown,                       \
+			&pg_fixture_backends[POSTGRESQL]                    \
+	}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_glob_to_like),
-		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary_windows, setup,
-						teardown),
+		cmocka_unit_test(test_same_json),
+		BOTH_FX(test_summary),
+		BOTH_FX(test_summary_windows),
 		cmocka_unit_test_setup_teardown(test_host_hour_bounds, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_summary_after_prune, setup,
-						teardown),
+		BOTH_FX(test_summary_after_prune),
 		cmocka_unit_test_setup_teardown(test_feature, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_use_kinds_summary, setup,
-						teardown),
+		BOTH_FX(test_use_kinds_summary),
 		cmocka_unit_test_setup_teardown(test_use_kinds_detail, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_fleet, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_hosts_filters, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_host_detail, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_health_catalog, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_health_boot_uncovered,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_health_unknown_by_label,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hosts_by_label, setup,
-						teardown),
+		BOTH_FX(test_use_kinds_hosts),
+		BOTH_FX(test_unknown_fleet),
+		BOTH_FX(test_hosts_filters),
+		BOTH_FX(test_host_detail),
+		BOTH_FX(test_health),
+		BOTH_FX(test_health_catalog),
+		BOTH_FX(test_health_boot_uncovered),
+		BOTH_FX(test_health_unknown_by_label),
+		BOTH_FX(test_hosts_by_label),
 		cmocka_unit_test_setup_teardown(test_export_workloads_no_reads,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
@@ -1387,5 +1592,5 @@ int main(void)
 	};
 
 	twl_log_init("test_store_read", LOG_ERR);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, pg_fixture_drop_all);
 }

@@ -103,9 +103,9 @@ static void uri_of(const char *db, char *uri, size_t cap)
 }
 
 /* Contract: see pg_fixture.h. */
-void pg_fixture_db(char *uri, size_t cap)
+void pg_fixture_db_icu(char *uri, size_t cap, const char *icu_locale)
 {
-	char sql[128];
+	char sql[256];
 
 	if (n_dbs == MAX_DBS)
 		fail_msg("more than %d fixture databases in one test", MAX_DBS);
@@ -113,9 +113,21 @@ void pg_fixture_db(char *uri, size_t cap)
 		 n_dbs);
 	snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s", dbs[n_dbs]);
 	pg_exec(pg_fixture_uri(), sql);
-	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", dbs[n_dbs]);
+	if (icu_locale)
+		snprintf(sql, sizeof(sql),
+			 "CREATE DATABASE %s TEMPLATE template0"
+			 " LOCALE_PROVIDER icu ICU_LOCALE '%s'",
+			 dbs[n_dbs], icu_locale);
+	else
+		snprintf(sql, sizeof(sql), "CREATE DATABASE %s", dbs[n_dbs]);
 	pg_exec(pg_fixture_uri(), sql);
 	uri_of(dbs[n_dbs++], uri, cap);
+}
+
+/* Contract: see pg_fixture.h. */
+void pg_fixture_db(char *uri, size_t cap)
+{
+	pg_fixture_db_icu(uri, cap, NULL);
 }
 
 /* Contract: see pg_fixture.h. */

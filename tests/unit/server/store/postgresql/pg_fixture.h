@@ -26,6 +26,13 @@ const char *pg_fixture_uri(void);
  */
 void pg_fixture_db(char *uri, size_t cap);
 
+/*
+ * pg_fixture_db_icu - pg_fixture_db() whose text collation is ICU's
+ * @icu_locale ("en-US": letters before case, punctuation ignored), not
+ * the fixture cluster's byte order.
+ */
+void pg_fixture_db_icu(char *uri, size_t cap, const char *icu_locale);
+
 /* Drop every database pg_fixture_db() made (a group teardown). */
 int pg_fixture_drop_all(void **state);
 

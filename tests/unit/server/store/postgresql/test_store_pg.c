@@ -205,14 +205,15 @@ static void test_not_supported(void **state)
 	struct twl_store *s = NULL;
 	char uri[512];
 	json_t *given = json_object(), *out = given;
+	struct twl_read_filter flt = { 0 };
 	uint64_t n;
 	double seconds;
 
 	pg_fixture_db(uri, sizeof(uri));
 	assert_int_equal(twl_store_open(uri, &s), 0);
-	assert_int_equal(twl_read_summary(s, 1000, &out), -ENOTSUP);
-	assert_null(out);
-	assert_int_equal(twl_read_host(s, "h", &out), -ENOTSUP);
+	/* feature detail: not on PostgreSQL yet */
+	assert_int_equal(twl_read_feature(s, "memcg_v1.soft_limit", &flt, &out),
+			 -ENOTSUP);
 	assert_null(out);
 	/* PostgreSQL sizes and checkpoints its own WAL */
 	assert_int_equal(twl_store_set_wal_max(s, 1 << 30), -ENOTSUP);

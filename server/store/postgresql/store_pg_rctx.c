@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read contexts of the read API on PostgreSQL (twl_pg_rq_io,
+ * store_pg_read.h): one REPEATABLE READ READ ONLY transaction per answer,
+ * so every query of it sees one snapshot while other servers and this
+ * one's writer keep committing. On the store's read connection (@conn,
+ * under its lock), never the writer's: an answer waits for no group
+ * commit, and a group commit for no answer. PostgreSQL keeps one plan
+ * per query text itself; parameters are all text, which every query
+ * casts, so a query leaves the ones it does not use unused.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/postgresql/store_pg_internal.h"
+#include "store/postgresql/store_pg_read.h"
+#include "store/read_answers.h"
+#include "store/store_read.h"
+
+/* Parameters sent: the query's, then the label filter's $20 and $21. */
+#define LABEL_KEY 20
+#define NPARAMS 21
+#define TEXTOID 25
+
+struct rctx {
+	struct twl_pg *p;
+	const char *label_key, *label_value; /* NULL: no label filter */
+};
+
+static int rq_begin(struct twl_store *s, bool priv,
+		    const struct twl_read_filter *label, void **ctx)
+{
+	struct rctx *c = calloc(1, sizeof(*c));
+	int rc;
+
+	(void)priv; /* one read connection: a scan waits for the one before */
+	if (!c)
+		return -ENOMEM;
+	c->p = twl_pg_of(s);
+	if (label && label->label_key[0]) {
+		c->label_key = label->label_key;
+		c->label_value = label->label_value;
+	}
+	pthread_mutex_lock(&c->p->lock);
+	if (PQstatus(c->p->conn) != CONNECTION_OK)
+		PQreset(c->p->conn); /* lost: the server restarted, say */
+	rc = twl_pg_exec(c->p->conn,
+			 "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0,
+			 NULL, NULL);
+	if (rc) {
+		pthread_mutex_unlock(&c->p->lock);
+		free(c);
+		return rc;
+	}
+	*ctx = c;
+	return 0;
+}
+
+static void rq_end(void *ctx)
+{
+	struct rctx *c = ctx;
+
+	/* nothing written: after a failed query this ends it the same way */
+	twl_pg_exec(c->p->conn, "ROLLBACK", 0, NULL, NULL);
+	pthread_mutex_unlock(&c->p->lock);
+	free(c);
+}
+
+/* Query @q's text, from the table of the file that has it; NULL: none. */
+static const char *rq_sql(enum twl_rq_id q)
+{
+	static const char *const *const tables[] = {
+		twl_pg_read_sql,
+		twl_pg_values_sql,
+		twl_pg_health_sql,
+		twl_pg_unknown_sql,
+	};
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (tables[i][q])
+			return tables[i][q];
+	return NULL;
+}
+
+static bool cell_null(const void *src, int row, int col)
+{
+	return PQgetisnull(src, row, col);
+}
+
+/* An integer cell; a boolean's 't' is 1. */
+static int64_t cell_i64(const void *src, int row, int col)
+{
+	const char *v = PQgetvalue(src, row, col);
+
+	return *v == 't' ? 1 : strtoll(v, NULL, 10);
+}
+
+static const char *cell_text(const void *src, int row, int col)
+{
+	return PQgetisnull(src, row, col) ? NULL : PQgetvalue(src, row, col);
+}
+
+/* @fn on each row of @r until it stops: 0 or its negative errno. */
+static int each_row(PGresult *r, twl_rq_row_fn fn, void *arg)
+{
+	struct twl_cells cells = { cell_null, cell_i64, cell_text, r, 0 };
+	int rc = 0;
+
+	for (; !rc && cells.row < PQntuples(r); cells.row++)
+		rc = fn(arg, &cells);
+	return rc < 0 ? rc : 0;
+}
+
+static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
+		  twl_rq_row_fn fn, void *arg)
+{
+	const char *sql = rq_sql(q), *v[NPARAMS] = { 0 };
+	Oid types[NPARAMS];
+	char num[TWL_RQ_ARGS_MAX][21];
+	struct rctx *c = ctx;
+	PGresult *r;
+	int rc;
+
+	if (!sql)
+		return -ENOTSUP;
+	for (int i = 0; i < NPARAMS; i++)
+		types[i] = TEXTOID;
+	for (int i = 0; i < a->n; i++)
+		v[i] = a->v[i].text ? a->v[i].s : twl_pg_i64(num[i], a->v[i].i);
+	v[LABEL_KEY - 1] = c->label_key;
+	v[LABEL_KEY] = c->label_value;
+	r = PQexecParams(c->p->conn, sql, NPARAMS, types, v, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		rc = r ? twl_pg_errno(c->p->conn, r) : -ENOMEM;
+		PQclear(r);
+		return rc;
+	}
+	rc = each_row(r, fn, arg);
+	PQclear(r);
+	return rc;
+}
+
+/* Contract: see store_pg_read.h. */
+const struct twl_rq_io twl_pg_rq_io = { rq_begin, rq_end, rq_run };
+
+/* Contract: see store_pg_read.h (twl_pg_read_summary(), ...). */
+TWL_ANSWER_READS(twl_pg_read_, &twl_pg_rq_io)
