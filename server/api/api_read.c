@@ -241,10 +241,6 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	rc = twl_api_filter_from_query(req, &f, resp);
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	if (f.label_key[0])
-		return twl_response_error(
-			resp, 400, "bad_parameter", "label",
-			"feature detail is the whole fleet's; GET /api/v1/hosts?feature=ID&label=KEY=VALUE lists the labelled hosts using it");
 	if (!req->path_rest || !twl_catalog_find(req->path_rest))
 		return twl_response_error(resp, 404, "not_found", "id",
 					  "not a catalog feature id");

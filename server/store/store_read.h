@@ -101,7 +101,12 @@ int twl_read_summary(struct twl_store *s, int64_t now, json_t **out);
  * use, uses and reads), kernels, timeline by day, and "values": what was
  * written to its files, from BPF value summaries and census knobs, as
  * its catalog value_kind reads (docs/api.md; the read API adds their
- * "classes", api/value_class.h). -ENOENT if @id is not in the catalog.
+ * "classes", api/value_class.h). With @f->label_key, every figure is of
+ * the hosts whose label has the value @f->label_value only ("uses" and
+ * "reads" then sum their usage rows last seen on the range's days, the
+ * workloads their usage rows), and the timeline, kept for the whole
+ * fleet only, is left out: "timeline_scope" is "fleet" with a timeline,
+ * "none" without. -ENOENT if @id is not in the catalog.
  */
 int twl_read_feature(struct twl_store *s, const char *id,
 		     const struct twl_read_filter *f, json_t **out);

@@ -402,7 +402,8 @@ int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
 /*
  * twl_rq_feature_kinds - set feature detail's "reads" in [@since,
  * @until] (days) and "workloads" {using, configuring, listening,
- * reading_only} into @doc (store_sqlite_kinds.c). 0 or a negative errno.
+ * reading_only} into @doc, of the hosts of @c's label filter when it has
+ * one. Both 0 or a negative errno.
  */
 int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
 			 int64_t until, json_t *doc);

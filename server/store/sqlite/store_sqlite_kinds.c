@@ -26,13 +26,41 @@ static const char q_day_counts[] =
 	"SELECT coalesce(sum(reads), 0), coalesce(sum(warnings), 0)"
 	" FROM feature_day WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3";
 
+/*
+ * Feature detail's reads on days ?2..?3: feature_day's, whose days are
+ * the fleet's; under a label filter the labelled hosts' read rows last
+ * seen in those days (as q_day_uses has their uses).
+ */
+static const char q_day_reads[] =
+	"SELECT CASE WHEN ?20 IS NULL"
+	" THEN (SELECT coalesce(sum(reads), 0) FROM feature_day"
+	" WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3)"
+	" ELSE (SELECT coalesce(sum(count), 0) FROM usage"
+	" WHERE feature_id = ?1 AND op = 'read'"
+	" AND last_seen / 86400 BETWEEN ?2 AND ?3" TWL_SQL_LABELED(
+		"host_id") ") END";
+
+/*
+ * Processes per kind of use (migration 015): feature_comm's, kept for
+ * the fleet; under a label filter counted from the labelled hosts' usage
+ * rows as feature_comm's triggers count them.
+ */
+#define COMM_KINDS(from)                                           \
+	"SELECT count(*) FILTER (WHERE configures + listens > 0)," \
+	" count(*) FILTER (WHERE configures > 0),"                 \
+	" count(*) FILTER (WHERE listens > 0),"                    \
+	" count(*) FILTER (WHERE configures + listens = 0 AND reads > 0)" from
+
 /* a process that configures or listens is never a read-only one */
 static const char q_comm_kinds[] =
-	"SELECT count(*) FILTER (WHERE configures + listens > 0),"
-	" count(*) FILTER (WHERE configures > 0),"
-	" count(*) FILTER (WHERE listens > 0),"
-	" count(*) FILTER (WHERE configures + listens = 0 AND reads > 0)"
-	" FROM feature_comm WHERE feature_id = ?1";
+	COMM_KINDS(" FROM feature_comm WHERE feature_id = ?1");
+
+static const char q_comm_kinds_labeled[] =
+	COMM_KINDS(" FROM (SELECT sum(op = 'write') configures,"
+		   " sum(op = 'register_event') listens,"
+		   " sum(op NOT IN ('write', 'register_event')) reads"
+		   " FROM usage WHERE feature_id = ?1" TWL_SQL_LABELED(
+			   "host_id") " GROUP BY comm)");
 
 static const struct twl_col day_count_cols[] = {
 	{ "reads", 0, TWL_COL_INT },
@@ -61,9 +89,9 @@ static int kinds_into(struct twl_rctx *c, const char *sql, const char *id,
 	if (!st)
 		return rc;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	if (sql != q_comm_kinds)
+	if (sql != q_comm_kinds && sql != q_comm_kinds_labeled)
 		sqlite3_bind_int64(st, 2, a);
-	if (sql == q_day_counts)
+	if (sql == q_day_counts || sql == q_day_reads)
 		sqlite3_bind_int64(st, 3, b);
 	return twl_row_into(st, r, obj);
 }
@@ -75,12 +103,14 @@ int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
 	json_t *wl;
 	int rc;
 
-	rc = kinds_into(c, q_day_counts, id, since / DAY, until / DAY,
+	rc = kinds_into(c, q_day_reads, id, since / DAY, until / DAY,
 			&day_reads_row, doc);
 	if (!rc)
 		rc = twl_jset(doc, "workloads", wl = json_object());
 	if (!rc)
-		rc = kinds_into(c, q_comm_kinds, id, 0, 0, &comm_obj_row, wl);
+		rc = kinds_into(
+			c, c->label_key ? q_comm_kinds_labeled : q_comm_kinds,
+			id, 0, 0, &comm_obj_row, wl);
 	return rc;
 }
 

@@ -133,7 +133,8 @@ static const char q_timeline[] =
 
 static const char q_warn_count[] =
 	"SELECT count(*), count(DISTINCT host_id) FROM warnings"
-	" WHERE feature_id = ?1 AND time BETWEEN ?2 AND ?3";
+	" WHERE feature_id = ?1 AND time BETWEEN ?2 AND ?3" TWL_SQL_LABELED(
+		"host_id");
 
 static const char q_host_list[] =
 	"SELECT " HOST_COLS " FROM hosts h WHERE host_id > ?1"
@@ -327,6 +328,11 @@ static int feature_lists(struct twl_rctx *c, const char *id, int64_t since,
 		     arr));
 	TRY(twl_jset(doc, "kernels", arr = json_array()));
 	TRY(twl_rq_kernels_into(c, id, since, until, arr));
+	/* feature_day is the fleet's: no timeline of the labelled hosts */
+	TRY(twl_jset(doc, "timeline_scope",
+		     json_string(c->label_key ? "none" : "fleet")));
+	if (c->label_key)
+		goto out;
 	TRY(twl_jset(doc, "timeline", arr = json_array()));
 	rc = timeline_into(c, id, since / DAY, until / DAY, arr);
 out:
@@ -368,6 +374,10 @@ int twl_read_feature(struct twl_store *s, const char *id,
 	rc = twl_rctx_begin(&c, s, true);
 	if (rc)
 		return rc;
+	if (flt && flt->label_key[0]) {
+		c.label_key = flt->label_key;
+		c.label_value = flt->label_value ? flt->label_value : "";
+	}
 	doc = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:{s:o, s:o}}",
 			"id", f->id, "title", f->title, "status", f->status,
 			"kernel_version", f->kernel_version, "commit",

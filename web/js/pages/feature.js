@@ -1,6 +1,7 @@
 // The feature page (#/feature/<id>?since&until&label): what the catalog says,
-// how much the fleet uses it, by whom, the recorded use cases, where the
-// migration off it stands, and the linux-mm export.
+// how much the fleet (with label: the hosts carrying it) uses it, by whom,
+// the recorded use cases, where the migration off it stands, and the
+// linux-mm export.
 import { api, query } from '../api.js';
 import { dayAxis, lineChart, onAxis } from '../chart.js';
 import { banner, h, setMain, statusBadge } from '../dom.js';
@@ -65,7 +66,13 @@ function valuesCard(v) {
 			h('p', { id: 'feature-values', class: 'muted' }, none));
 }
 
-function charts(tl) {
+// The daily timeline is kept for the whole fleet only: a page counting the
+// hosts of one label (timeline_scope "none") says so instead of charting.
+function charts(d) {
+	if (d.timeline_scope === 'none')
+		return h('p', { id: 'feature-timeline', class: 'muted' },
+			'No daily charts for the hosts of one label: the server keeps the timeline for the whole fleet only.');
+	const tl = d.timeline || [];
 	const days = dayAxis([tl], 30);
 	return h('div', { class: 'row' },
 		lineChart('Hosts using it per day', days, [{ label: 'hosts', values: onAxis(days, tl, 'hosts') }]),
@@ -102,14 +109,15 @@ export async function pageFeature(view) {
 	const params = view.params;
 	setMain(h('h1', {}, c ? c.title : id), banner('loading', 'Loading…'));
 	const [d, ann, mig] = await Promise.all([
-		api(query('/api/v1/features/' + encodeURIComponent(id), { since: params.get('since'), until: params.get('until') })),
+		api(query('/api/v1/features/' + encodeURIComponent(id),
+			{ since: params.get('since'), until: params.get('until'), label: params.get('label') })),
 		api('/api/v1/annotations?feature=' + encodeURIComponent(id)),
 		api(query('/api/v1/migration-status', { feature: id })),
 	]);
 	if (!view.current())
 		return;
 	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
-		charts(d.timeline || []),
+		charts(d),
 		usage(d),
 		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),
 		annotationsSection(id, ann.annotations || []),

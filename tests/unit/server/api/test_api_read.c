@@ -278,9 +278,8 @@ static void test_feature(void **state)
 	    a->f.viewer, &r);
 	expect_error(&r, 400, "bad_parameter", "since");
 	http_result_fini(&r);
-	/* its figures are the fleet's: a label filter is refused, not ignored */
-	get(&a->f, "/api/v1/features/" SOFT "?label=team=payments", a->f.viewer,
-	    &r);
+	/* a label that is no KEY=VALUE: refused, not ignored */
+	get(&a->f, "/api/v1/features/" SOFT "?label=team", a->f.viewer, &r);
 	expect_error(&r, 400, "bad_parameter", "label");
 	http_result_fini(&r);
 	/* A range in the past holds nothing. */
@@ -290,6 +289,70 @@ static void test_feature(void **state)
 			     a->f.viewer, &r),
 			 200);
 	assert_int_equal(GETI(r.json, "hosts"), 0);
+	http_result_fini(&r);
+}
+
+#define HOST_D \
+	"dddd000000000000000000000000000000000000000000000000000000000004"
+
+/*
+ * A team's view of a feature: pay-4 (labelled team=payments) runs java
+ * writing the soft limit 4 times; with ?label=team=payments every figure
+ * is pay-4's alone, and the fleet's daily timeline is left out.
+ */
+static void test_feature_label(void **state)
+{
+	struct afx *a = *state;
+	struct http_result r;
+	char key[80];
+	json_t *rep, *p;
+
+	enrol_host(&a->f, HOST_D, key);
+	rep = report(HOST_D, "pay-4", "v1");
+	json_object_set_new(rep, "v", json_integer(2));
+	json_object_set_new(json_object_get(rep, "host"), "labels",
+			    json_pack("{s:s}", "team", "payments"));
+	add_usage(rep, "java", "/pay.slice", "", 4);
+	json_object_set_new(json_array_get(json_object_get(rep, "usage"), 0),
+			    "use", json_string("configures"));
+	post(&a->f, key, rep);
+
+	assert_int_equal(get(&a->f,
+			     "/api/v1/features/" SOFT "?label=team=payments",
+			     a->f.viewer, &r),
+			 200);
+	assert_int_equal(GETI(r.json, "hosts"), 1);
+	assert_int_equal(GETI(r.json, "uses"), 4);
+	assert_int_equal(json_array_size(json_object_get(r.json, "processes")),
+			 1);
+	p = find_by(json_object_get(r.json, "processes"), "process", "java");
+	assert_int_equal(GETI(p, "uses"), 4);
+	assert_null(json_object_get(r.json, "timeline"));
+	assert_string_equal(
+		json_string_value(json_object_get(r.json, "timeline_scope")) ?:
+			"(none)",
+		"none");
+	/* the value classes of the labelled hosts' values, as without */
+	assert_non_null(
+		json_object_get(json_object_get(r.json, "values"), "classes"));
+	http_result_fini(&r);
+
+	assert_int_equal(get(&a->f,
+			     "/api/v1/features/" SOFT "?label=team=search",
+			     a->f.viewer, &r),
+			 200);
+	assert_int_equal(GETI(r.json, "hosts"), 0);
+	assert_int_equal(GETI(r.json, "uses"), 0);
+	http_result_fini(&r);
+
+	assert_int_equal(get(&a->f, "/api/v1/features/" SOFT, a->f.viewer, &r),
+			 200);
+	assert_int_equal(GETI(r.json, "hosts"), 3);
+	assert_int_equal(GETI(r.json, "uses"), 14);
+	assert_string_equal(
+		json_string_value(json_object_get(r.json, "timeline_scope")) ?:
+			"(none)",
+		"fleet");
 	http_result_fini(&r);
 }
 
@@ -667,6 +730,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_catalog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_feature, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_feature_label, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hosts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),

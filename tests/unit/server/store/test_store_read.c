@@ -931,6 +931,112 @@ static void test_hosts_by_label(void **state)
 	json_decref(doc);
 }
 
+/* The last usage entry of report @r gets the value summary @min..@max. */
+static void set_value(json_t *r, json_int_t min, json_int_t max)
+{
+	json_t *u = json_array_get(
+		json_object_get(r, "usage"),
+		json_array_size(json_object_get(r, "usage")) - 1);
+
+	json_object_set_new(u, "value",
+			    json_pack("{s:I, s:I, s:I, s:b, s:s, s:s}", "last",
+				      max, "min", min, "max", max, "unlimited",
+				      0, "unit", "bytes", "source", "stored"));
+}
+
+/*
+ * Two teams beside the unlabelled fleet of setup(): payments' pay-1 (java
+ * writes a soft limit of 1 GiB 7 times, runc reads it 11 times, a kernel
+ * warning), search's srch-2 (nginx writes 4 GiB 4 times, reads 9).
+ */
+static void add_team_fleet(struct twl_store *s)
+{
+	json_t *r;
+
+	r = report_labels(30, "pay-1", json_pack("{s:s}", "team", "payments"));
+	json_object_set_new(json_object_get(r, "host"), "kernel",
+			    json_string("6.1.0-40-pay"));
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "java", 7);
+	set_value(r, 1LL << 30, 1LL << 30);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "runc", 11);
+	add_warning(r, SOFT, NOW - DAY);
+	ingest(s, r, NOW);
+	r = report_labels(31, "srch-2", json_pack("{s:s}", "team", "search"));
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "write", "nginx",
+		     4);
+	set_value(r, 4LL << 30, 4LL << 30);
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", "nginx", 9);
+	ingest(s, r, NOW);
+}
+
+/*
+ * An SRE's feature detail for the team's own hosts: with a label filter
+ * every figure is of the labelled hosts alone; the daily timeline, kept
+ * for the whole fleet only, is left out and "timeline_scope" says so.
+ */
+static void test_feature_by_label(void **state)
+{
+	struct fx *f = *state;
+	struct twl_read_filter flt = { 0 };
+	json_t *doc, *p, *w;
+
+	add_team_fleet(f->s);
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 5);
+	assert_string_equal(GETS(doc, "timeline_scope") ?: "(none)", "fleet");
+	assert_true(json_array_size(json_object_get(doc, "timeline")) > 0);
+	json_decref(doc);
+
+	strcpy(flt.label_key, "team");
+	flt.label_value = "payments";
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 1);
+	assert_int_equal(GETI(doc, "hosts_configuring"), 1);
+	assert_int_equal(GETI(doc, "hosts_reading_only"), 0);
+	assert_int_equal(GETI(doc, "first_seen"), NOW - DAY);
+	assert_int_equal(GETI(doc, "last_seen"), NOW - 30);
+	assert_int_equal(GETI(doc, "uses"), 7);
+	assert_int_equal(GETI(doc, "reads"), 11);
+	w = json_object_get(doc, "warnings");
+	assert_int_equal(GETI(w, "count"), 1);
+	assert_int_equal(GETI(w, "hosts"), 1);
+	w = json_object_get(doc, "workloads");
+	assert_int_equal(GETI(w, "using"), 1);
+	assert_int_equal(GETI(w, "configuring"), 1);
+	assert_int_equal(GETI(w, "reading_only"), 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "processes")), 2);
+	p = find_by(json_object_get(doc, "processes"), "process", "java");
+	assert_int_equal(GETI(p, "hosts"), 1);
+	assert_int_equal(GETI(p, "uses"), 7);
+	find_by(json_object_get(doc, "processes"), "process", "runc");
+	assert_int_equal(json_array_size(json_object_get(doc, "top_cgroups")),
+			 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "containers")),
+			 1);
+	assert_int_equal(json_array_size(json_object_get(doc, "kernels")), 1);
+	p = find_by(json_object_get(doc, "kernels"), "kernel", "6.1.0-40-pay");
+	assert_int_equal(GETI(p, "hosts"), 1);
+	w = json_object_get(json_object_get(doc, "values"), "written");
+	assert_int_equal(GETI(w, "hosts"), 1);
+	assert_int_equal(GETI(w, "min"), 1LL << 30);
+	assert_int_equal(GETI(w, "max"), 1LL << 30);
+	assert_null(json_object_get(doc, "timeline"));
+	assert_string_equal(GETS(doc, "timeline_scope") ?: "(none)", "none");
+	json_decref(doc);
+
+	/* a label nobody carries: nothing, not the fleet */
+	flt.label_value = "nobody";
+	assert_int_equal(twl_read_feature(f->s, SOFT, &flt, &doc), 0);
+	assert_int_equal(GETI(doc, "hosts"), 0);
+	assert_int_equal(GETI(doc, "uses"), 0);
+	assert_int_equal(GETI(doc, "reads"), 0);
+	assert_int_equal(GETI(json_object_get(doc, "warnings"), "count"), 0);
+	assert_int_equal(GETI(json_object_get(doc, "workloads"), "using"), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "processes")), 0);
+	assert_true(json_is_null(json_object_get(doc, "first_seen")));
+	json_decref(doc);
+}
+
 /*
  * Owners: health and the unknown texts take the same label filter; the
  * counts and lists are of the labelled hosts alone.
@@ -1577,6 +1683,8 @@ int main(void)
 		BOTH_FX(test_health_boot_uncovered),
 		BOTH_FX(test_health_unknown_by_label),
 		BOTH_FX(test_hosts_by_label),
+		cmocka_unit_test_setup_teardown(test_feature_by_label, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_export_workloads_no_reads,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
