@@ -20,6 +20,7 @@
 
 #include <twilight/util.h>
 
+#include "api/export.h"
 #include "pg_fixture.h"
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_internal.h"
@@ -205,14 +206,14 @@ static void test_not_supported(void **state)
 	struct twl_store *s = NULL;
 	char uri[512];
 	json_t *given = json_object(), *out = given;
-	struct twl_read_filter flt = { 0 };
+	struct twl_export_opts opts = { 0 };
 	uint64_t n;
 	double seconds;
 
 	pg_fixture_db(uri, sizeof(uri));
 	assert_int_equal(twl_store_open(uri, &s), 0);
-	/* feature detail: not on PostgreSQL yet */
-	assert_int_equal(twl_read_feature(s, "memcg_v1.soft_limit", &flt, &out),
+	/* the export's data: not on PostgreSQL yet */
+	assert_int_equal(twl_read_export_data(s, 1000, 30, NULL, &opts, &out),
 			 -ENOTSUP);
 	assert_null(out);
 	/* PostgreSQL sizes and checkpoints its own WAL */
