@@ -24,6 +24,8 @@
 #include "pg_fixture.h"
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_internal.h"
+#include "store/postgresql/store_pg_read.h"
+#include "store/read_answers.h"
 #include "store/store.h"
 #include "store/store_read.h"
 
@@ -223,6 +225,35 @@ static void test_not_supported(void **state)
 	json_decref(given);
 }
 
+/*
+ * A read API answer holds the read connection alone: while one is open,
+ * the credentials' connection (token look-ups) and the writer's stay
+ * free, and a token is looked up.
+ */
+static void test_read_apart(void **state)
+{
+	struct twl_store *s = NULL;
+	struct twl_pg *p;
+	char uri[512], role[16], name[64];
+	int64_t id;
+	void *ctx = NULL;
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	p = twl_pg_of(s);
+	assert_int_equal(twl_pg_rq_io.begin(s, true, NULL, &ctx), 0);
+	assert_int_equal(pthread_mutex_trylock(&p->lock), 0);
+	pthread_mutex_unlock(&p->lock);
+	assert_int_equal(pthread_mutex_trylock(&p->wlock), 0);
+	pthread_mutex_unlock(&p->wlock);
+	assert_int_equal(twl_store_token_lookup(s, "no-such-hash", role,
+						sizeof(role), name,
+						sizeof(name), &id),
+			 -ENOENT);
+	twl_pg_rq_io.end(ctx);
+	twl_store_close(s);
+}
+
 /* A server that is not there: the open fails, with nothing left open. */
 static void test_no_server(void **state)
 {
@@ -271,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_ping),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_not_supported),
+		cmocka_unit_test(test_read_apart),
 		cmocka_unit_test(test_no_server),
 		cmocka_unit_test(test_redact),
 	};
