@@ -105,16 +105,9 @@ int twl_rq_int(const struct twl_rq_on *on, enum twl_rq_id q,
 	return on->io->run(on->ctx, q, a, int_of, v);
 }
 
-/* What an answer fills into its document on a read context. */
-typedef int (*build_fn)(const struct twl_rq_on *on, const void *arg,
-			json_t *doc);
-
-/*
- * @build(@arg) of @doc (taken; NULL: no memory) in one read context of
- * @io on @s (@priv, @label as its begin); *@out the document or NULL.
- */
-static int answer(const struct twl_rq_io *io, struct twl_store *s, bool priv,
-		  const struct twl_read_filter *label, build_fn build,
+/* Contract: see read_answers.h. */
+int twl_answer_in(const struct twl_rq_io *io, struct twl_store *s, bool priv,
+		  const struct twl_read_filter *label, twl_answer_fn build,
 		  const void *arg, json_t *doc, json_t **out)
 {
 	struct twl_rq_on on = { io, NULL };
@@ -355,10 +348,10 @@ static int build_summary(const struct twl_rq_on *on, const void *arg,
 int twl_answer_summary(const struct twl_rq_io *io, struct twl_store *s,
 		       int64_t now, json_t **out)
 {
-	return answer(io, s, false, NULL, build_summary, &now,
-		      json_pack("{s:I, s:{}, s:[]}", "generated",
-				(json_int_t)now, "hosts", "features"),
-		      out);
+	return twl_answer_in(io, s, false, NULL, build_summary, &now,
+			     json_pack("{s:I, s:{}, s:[]}", "generated",
+				       (json_int_t)now, "hosts", "features"),
+			     out);
 }
 
 /* ---- hosts ------------------------------------------------------------- */
@@ -422,8 +415,9 @@ int twl_answer_hosts(const struct twl_rq_io *io, struct twl_store *s,
 	*out = NULL;
 	if (rc)
 		return rc;
-	return answer(io, s, true, NULL, build_hosts, &hl,
-		      json_pack("{s:[], s:n}", "hosts", "next_cursor"), out);
+	return twl_answer_in(io, s, true, NULL, build_hosts, &hl,
+			     json_pack("{s:[], s:n}", "hosts", "next_cursor"),
+			     out);
 }
 
 /* ---- one host ---------------------------------------------------------- */
@@ -508,8 +502,8 @@ int twl_answer_host(const struct twl_rq_io *io, struct twl_store *s,
 	*out = NULL;
 	if (!host_id || strlen(host_id) > 64)
 		return -ENOENT;
-	return answer(io, s, false, NULL, build_host, host_id, json_object(),
-		      out);
+	return twl_answer_in(io, s, false, NULL, build_host, host_id,
+			     json_object(), out);
 }
 
 /* ---- fleet health ------------------------------------------------------ */
@@ -594,10 +588,11 @@ int twl_answer_health(const struct twl_rq_io *io, struct twl_store *s,
 	*out = NULL;
 	if (silent_after <= 0)
 		return -EINVAL;
-	return answer(io, s, true, f, build_health, &h,
-		      json_pack("{s:I, s:I}", "generated", (json_int_t)now,
-				"silent_after", (json_int_t)silent_after),
-		      out);
+	return twl_answer_in(io, s, true, f, build_health, &h,
+			     json_pack("{s:I, s:I}", "generated",
+				       (json_int_t)now, "silent_after",
+				       (json_int_t)silent_after),
+			     out);
 }
 
 /* ---- unknown texts ----------------------------------------------------- */
@@ -630,6 +625,7 @@ int twl_answer_unknown(const struct twl_rq_io *io, struct twl_store *s,
 	*out = NULL;
 	if (f && f->cursor && strlen(f->cursor) > TWL_READ_MAX_CURSOR)
 		return -EINVAL;
-	return answer(io, s, true, f, build_unknown, f,
-		      json_pack("{s:[], s:n}", "texts", "next_cursor"), out);
+	return twl_answer_in(io, s, true, f, build_unknown, f,
+			     json_pack("{s:[], s:n}", "texts", "next_cursor"),
+			     out);
 }

@@ -23,6 +23,7 @@
 struct twl_store;
 struct twl_read_filter;
 struct twl_feature;
+struct twl_alert_page;
 
 /* The queries; each comment gives its parameters, then its columns. */
 enum twl_rq_id {
@@ -77,6 +78,31 @@ enum twl_rq_id {
 	TWL_RQ_COV_HOSTS,
 	TWL_RQ_COV_BIT,
 	TWL_RQ_COV_BLIND,
+	/*
+	 * feature detail (read_feature.c): feature, since, until (days where
+	 * said), limit; each of the hosts of the context's label filter
+	 */
+	/*
+	 * feature, since, until: hosts using it, their first and last use,
+	 * hosts configuring, listening, reading only
+	 */
+	TWL_RQ_FH_RANGE,
+	TWL_RQ_DAY_READS, /* feature, day from, day to: its reads */
+	TWL_RQ_COMM_KINDS_LABELED, /* feature: as COMM_KINDS, of the labelled */
+	TWL_RQ_WARNINGS, /* feature, since, until: warnings, their hosts */
+	/* feature, since, until, limit: name, hosts, uses, reads, use */
+	TWL_RQ_TOP_CGROUPS,
+	TWL_RQ_TOP_CONTAINERS,
+	TWL_RQ_TOP_PROCESSES,
+	TWL_RQ_KERNELS, /* feature, since, until, limit: twl_kernel_row */
+	/*
+	 * the alert detector's page (read_alert_uses.c): since, the cursor's
+	 * last seen and host id, page size; the page of hosts, their
+	 * features used, their processes using
+	 */
+	TWL_RQ_ALERT_PAGE,
+	TWL_RQ_ALERT_HOSTS,
+	TWL_RQ_ALERT_COMMS,
 	TWL_RQ_N
 };
 
@@ -161,6 +187,24 @@ int twl_answer_health(const struct twl_rq_io *io, struct twl_store *s,
 		      const struct twl_read_filter *f, json_t **out);
 int twl_answer_unknown(const struct twl_rq_io *io, struct twl_store *s,
 		       const struct twl_read_filter *f, json_t **out);
+/* read_feature.c: twl_read_feature(), store_read.h */
+int twl_answer_feature(const struct twl_rq_io *io, struct twl_store *s,
+		       const char *id, const struct twl_read_filter *f,
+		       json_t **out);
+/* read_alert_uses.c: twl_read_alert_uses(), store_alerts.h */
+int twl_answer_alert_uses(const struct twl_rq_io *io, struct twl_store *s,
+			  const struct twl_alert_page *p, json_t **out);
+
+/*
+ * twl_answer_in - @build(@on, @arg, @doc) in one read context of @io on
+ * @s (@priv, @label as its begin): *@out @doc (taken; NULL: no memory),
+ * or NULL on failure. 0 or a negative errno.
+ */
+typedef int (*twl_answer_fn)(const struct twl_rq_on *on, const void *arg,
+			     json_t *doc);
+int twl_answer_in(const struct twl_rq_io *io, struct twl_store *s, bool priv,
+		  const struct twl_read_filter *label, twl_answer_fn build,
+		  const void *arg, json_t *doc, json_t **out);
 
 /*
  * twl_answer_coverage - set @obj's "coverage" to what the counts could
@@ -187,8 +231,9 @@ int twl_answer_values(const struct twl_rq_on *on, const struct twl_feature *f,
 
 /*
  * TWL_ANSWER_READS - define a backend's read functions of store_read.h
- * @pfx##summary, ##hosts, ##host, ##health and ##unknown (the backend
- * declares them) as the answers composed here over its runner @io.
+ * @pfx##summary, ##hosts, ##host, ##health, ##unknown, ##feature and
+ * ##alert_uses (store_alerts.h; the backend declares them) as the
+ * answers composed here over its runner @io.
  */
 #define TWL_ANSWER_READS(pfx, io)                                              \
 	int pfx##summary(struct twl_store *s, int64_t now, json_t **out)       \
@@ -214,6 +259,16 @@ int twl_answer_values(const struct twl_rq_on *on, const struct twl_feature *f,
 			 json_t **out)                                         \
 	{                                                                      \
 		return twl_answer_unknown((io), s, f, out);                    \
+	}                                                                      \
+	int pfx##feature(struct twl_store *s, const char *id,                  \
+			 const struct twl_read_filter *f, json_t **out)        \
+	{                                                                      \
+		return twl_answer_feature((io), s, id, f, out);                \
+	}                                                                      \
+	int pfx##alert_uses(struct twl_store *s,                               \
+			    const struct twl_alert_page *p, json_t **out)      \
+	{                                                                      \
+		return twl_answer_alert_uses((io), s, p, out);                 \
 	}
 
 /*

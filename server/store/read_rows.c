@@ -170,6 +170,12 @@ static const struct twl_col timeline_cols[] = {
 };
 const struct twl_row twl_timeline_row = TWL_ROW(timeline_cols);
 
+static const struct twl_col kernel_cols[] = {
+	{ "kernel", 0, TWL_COL_TEXT },
+	{ "hosts", 1, TWL_COL_INT },
+};
+const struct twl_row twl_kernel_row = TWL_ROW(kernel_cols);
+
 static const struct twl_col hour_kind_cols[] = {
 	{ "hosts_configuring_30d", 0, TWL_COL_INT },
 	{ "hosts_listening_30d", 1, TWL_COL_INT },

@@ -116,6 +116,8 @@ extern const struct twl_row twl_host_keys_row;
 
 /* A feature's day: day number, hosts, uses. */
 extern const struct twl_row twl_timeline_row;
+/* The kernel releases of a feature's hosts: kernel, hosts. */
+extern const struct twl_row twl_kernel_row;
 
 /*
  * The summary's kinds (read_answers.c): hosts configuring,

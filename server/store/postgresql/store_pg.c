@@ -6,8 +6,9 @@
  * round trip, parameters and prepared statements, and its table of
  * functions. Incomplete: only what the table names is implemented
  * (tokens, host keys, ingest, upkeep, annotations, migration status,
- * webhooks, the alert detector's state, and the read API's summary,
- * hosts, host, health and unknown texts); every other function answers
+ * webhooks, the alert detector's state and page of hosts, the catalog
+ * reload, and the read API's summary, hosts, host, health, unknown texts
+ * and feature detail); every other function answers
  * -ENOTSUP through store.c, and the server refuses to start on this
  * store (twl_store_is_postgresql()).
  */
@@ -247,6 +248,7 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 	p->ops = &twl_pg_ops;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->wlock, NULL);
+	pthread_mutex_init(&p->rlock, NULL);
 	twl_uri_redact(uri, p->where, sizeof(p->where));
 	ret = connect_to(p, uri, &p->conn);
 	if (ret)
@@ -257,6 +259,8 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 		goto fail;
 	}
 	ret = connect_to(p, uri, &p->wconn);
+	if (!ret)
+		ret = connect_to(p, uri, &p->rconn);
 	if (!ret)
 		ret = prepare_writer(p);
 	if (!ret)
@@ -274,8 +278,10 @@ static void pg_close(struct twl_store *s)
 {
 	struct twl_pg *p = twl_pg_of(s);
 
+	PQfinish(p->rconn);
 	PQfinish(p->wconn);
 	PQfinish(p->conn);
+	pthread_mutex_destroy(&p->rlock);
 	pthread_mutex_destroy(&p->wlock);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -358,6 +364,9 @@ const struct twl_store_ops twl_pg_ops = {
 	.read_host = twl_pg_read_host,
 	.read_health = twl_pg_read_health,
 	.read_unknown = twl_pg_read_unknown,
+	.read_feature = twl_pg_read_feature,
+	.read_alert_uses = twl_pg_read_alert_uses,
+	.catalog_reload = twl_pg_catalog_reload,
 	.write_begin = twl_pg_write_begin,
 	.write_end = twl_pg_write_end,
 	.ingest = twl_pg_ingest,

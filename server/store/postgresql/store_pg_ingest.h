@@ -35,6 +35,13 @@ int twl_pg_ingest_prepared(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now);
 int twl_pg_catalog_rematch(struct twl_store *s, int64_t *n);
 /*
+ * twl_pg_catalog_reload - twl_store_catalog_reload() on PostgreSQL:
+ * twl_pg_catalog_rematch() and the current catalog noted as matched.
+ * Nothing to seed: this store keeps no catalog tables (its reads take
+ * the catalog from memory, twl_catalog_find()).
+ */
+int twl_pg_catalog_reload(struct twl_store *s, int64_t *n);
+/*
  * twl_pg_catalog_check - at open: twl_pg_catalog_rematch() unless
  * server_meta says the current catalog (store/catalog_print.h) was
  * matched before, then note it. 0, or a negative errno (logged).

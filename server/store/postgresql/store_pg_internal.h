@@ -5,12 +5,14 @@
  * (tokens and host keys), migrate_pg.c, the ingest path
  * (store_pg_ingest*.c, store_pg_usage.c, store_pg_rollup.c), upkeep
  * (store_pg_maint.c) and the read API (store_pg_rctx.c, whose read
- * transactions hold @lock and use @conn). Nothing outside store/postgresql/ includes this,
- * except tests.
+ * transactions hold @rlock and use @rconn). Nothing outside
+ * store/postgresql/ includes this, except tests.
  *
- * Two connections, each used by one thread at a time under its lock
+ * Three connections, each used by one thread at a time under its lock
  * (libpq connections must not be shared by threads at once): @conn for
- * credentials and short writes, @wconn for ingest and upkeep, whose
+ * credentials and short writes, @rconn for the read API's answers, so
+ * that a long answer holds up no token look-up, @wconn for ingest and
+ * upkeep, whose
  * transaction (twl_store_write_begin() .. _end()) holds @wlock
  * throughout, so that a look-up never waits for a group commit. Every
  * value is passed as a parameter, never formatted into SQL; the ingest
@@ -40,6 +42,8 @@ struct twl_pg {
 	bool conn_lost; /* said in the log, not said again until back */
 	pthread_mutex_t wlock; /* held around every use of wconn */
 	PGconn *wconn;
+	pthread_mutex_t rlock; /* held around every use of rconn */
+	PGconn *rconn;
 	char where[256]; /* the URI without its password (twl_uri_redact()) */
 };
 

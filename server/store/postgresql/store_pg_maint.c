@@ -307,6 +307,17 @@ int twl_pg_catalog_check(struct twl_store *s)
 }
 
 /* Contract: see store_pg_ingest.h. */
+int twl_pg_catalog_reload(struct twl_store *s, int64_t *n)
+{
+	char print[64];
+	int ret;
+
+	twl_catalog_print(print, sizeof(print));
+	ret = twl_pg_catalog_rematch(s, n);
+	return ret ? ret : catalog_note(twl_pg_of(s), print);
+}
+
+/* Contract: see store_pg_ingest.h. */
 int twl_pg_db_size(struct twl_store *s, int64_t *bytes)
 {
 	struct twl_pg *p = twl_pg_of(s);

@@ -43,14 +43,14 @@ static int rq_begin(struct twl_store *s, bool priv,
 		c->label_key = label->label_key;
 		c->label_value = label->label_value;
 	}
-	pthread_mutex_lock(&c->p->lock);
-	if (PQstatus(c->p->conn) != CONNECTION_OK)
-		PQreset(c->p->conn); /* lost: the server restarted, say */
-	rc = twl_pg_exec(c->p->conn,
+	pthread_mutex_lock(&c->p->rlock);
+	if (PQstatus(c->p->rconn) != CONNECTION_OK)
+		PQreset(c->p->rconn); /* lost: the server restarted, say */
+	rc = twl_pg_exec(c->p->rconn,
 			 "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0,
 			 NULL, NULL);
 	if (rc) {
-		pthread_mutex_unlock(&c->p->lock);
+		pthread_mutex_unlock(&c->p->rlock);
 		free(c);
 		return rc;
 	}
@@ -63,8 +63,8 @@ static void rq_end(void *ctx)
 	struct rctx *c = ctx;
 
 	/* nothing written: after a failed query this ends it the same way */
-	twl_pg_exec(c->p->conn, "ROLLBACK", 0, NULL, NULL);
-	pthread_mutex_unlock(&c->p->lock);
+	twl_pg_exec(c->p->rconn, "ROLLBACK", 0, NULL, NULL);
+	pthread_mutex_unlock(&c->p->rlock);
 	free(c);
 }
 
@@ -72,10 +72,8 @@ static void rq_end(void *ctx)
 static const char *rq_sql(enum twl_rq_id q)
 {
 	static const char *const *const tables[] = {
-		twl_pg_read_sql,
-		twl_pg_values_sql,
-		twl_pg_health_sql,
-		twl_pg_unknown_sql,
+		twl_pg_read_sql,    twl_pg_values_sql,	twl_pg_health_sql,
+		twl_pg_unknown_sql, twl_pg_feature_sql,
 	};
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -131,9 +129,9 @@ static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
 		v[i] = a->v[i].text ? a->v[i].s : twl_pg_i64(num[i], a->v[i].i);
 	v[LABEL_KEY - 1] = c->label_key;
 	v[LABEL_KEY] = c->label_value;
-	r = PQexecParams(c->p->conn, sql, NPARAMS, types, v, NULL, NULL, 0);
+	r = PQexecParams(c->p->rconn, sql, NPARAMS, types, v, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-		rc = r ? twl_pg_errno(c->p->conn, r) : -ENOMEM;
+		rc = r ? twl_pg_errno(c->p->rconn, r) : -ENOMEM;
 		PQclear(r);
 		return rc;
 	}

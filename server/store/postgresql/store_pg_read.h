@@ -5,7 +5,8 @@
  * read connection (store_pg_rctx.c) over queries in PostgreSQL's dialect,
  * one table of them per file: store_pg_read.c (summary, host lists, one
  * host), store_pg_values.c (the values of a feature's files),
- * store_pg_health.c, store_pg_unknown.c.
+ * store_pg_health.c, store_pg_unknown.c, store_pg_feature.c (feature
+ * detail, the alert detector's page).
  */
 #ifndef TWL_SERVER_STORE_PG_READ_H
 #define TWL_SERVER_STORE_PG_READ_H
@@ -43,6 +44,7 @@ extern const char *const twl_pg_read_sql[];
 extern const char *const twl_pg_values_sql[];
 extern const char *const twl_pg_health_sql[];
 extern const char *const twl_pg_unknown_sql[];
+extern const char *const twl_pg_feature_sql[];
 
 /* The read functions of store_read.h on PostgreSQL, with its contracts. */
 int twl_pg_read_summary(struct twl_store *s, int64_t now, json_t **out);
@@ -53,5 +55,11 @@ int twl_pg_read_health(struct twl_store *s, int64_t now, int64_t silent_after,
 		       const struct twl_read_filter *f, json_t **out);
 int twl_pg_read_unknown(struct twl_store *s, const struct twl_read_filter *f,
 			json_t **out);
+int twl_pg_read_feature(struct twl_store *s, const char *id,
+			const struct twl_read_filter *f, json_t **out);
+/* twl_read_alert_uses() of store_alerts.h */
+struct twl_alert_page;
+int twl_pg_read_alert_uses(struct twl_store *s, const struct twl_alert_page *p,
+			   json_t **out);
 
 #endif /* TWL_SERVER_STORE_PG_READ_H */

@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "store/read_answers.h"
 #include "store/store_alerts.h"
 #include "store/store_read.h"
 #include "store/sqlite/store_sqlite_internal.h"
@@ -335,75 +336,21 @@ int twl_store_alert_prune(struct twl_store *s, int64_t before)
 static const char q_page[] = ALERT_PAGE "SELECT host_id, last_seen FROM page"
 					" ORDER BY last_seen, host_id";
 
+/* ordered, so that both backends list them alike */
 static const char q_use_hosts[] = ALERT_PAGE
 	"SELECT f.feature_id, f.host_id, f.last_used FROM page"
 	" JOIN feature_host f ON f.host_id = page.host_id"
-	" WHERE (f.kinds & 27) <> 0";
+	" WHERE (f.kinds & 27) <> 0 ORDER BY 1, 2";
 
 static const char q_use_comms[] = ALERT_PAGE
 	"SELECT u.feature_id, u.comm, max(u.last_seen) FROM page"
 	" JOIN usage u ON u.host_id = page.host_id"
 	" WHERE u.op <> 'read' AND u.comm <> ''"
-	" GROUP BY u.feature_id, u.comm";
+	" GROUP BY u.feature_id, u.comm ORDER BY 1, 2";
 
-static const struct twl_col page_cols[] = {
-	{ "host_id", 0, TWL_COL_TEXT },
-	{ "last_seen", 1, TWL_COL_INT },
+/* Contract: see store_sqlite_internal.h (read_alert_uses.c). */
+const char *const twl_sqlite_alerts_sql[TWL_RQ_N] = {
+	[TWL_RQ_ALERT_PAGE] = q_page,
+	[TWL_RQ_ALERT_HOSTS] = q_use_hosts,
+	[TWL_RQ_ALERT_COMMS] = q_use_comms,
 };
-static const struct twl_col use_host_cols[] = {
-	{ "feature", 0, TWL_COL_TEXT },
-	{ "host_id", 1, TWL_COL_TEXT },
-	{ "last", 2, TWL_COL_INT },
-};
-static const struct twl_col use_comm_cols[] = {
-	{ "feature", 0, TWL_COL_TEXT },
-	{ "comm", 1, TWL_COL_TEXT },
-	{ "last", 2, TWL_COL_INT },
-};
-static const struct {
-	const char *sql, *key;
-	struct twl_row row;
-} alert_reads[] = {
-	{ q_page, "page", TWL_ROW(page_cols) },
-	{ q_use_hosts, "hosts", TWL_ROW(use_host_cols) },
-	{ q_use_comms, "comms", TWL_ROW(use_comm_cols) },
-};
-
-/* Contract: see store_alerts.h. */
-int twl_read_alert_uses(struct twl_store *s, const struct twl_alert_page *p,
-			json_t **out)
-{
-	struct twl_rctx c;
-	sqlite3_stmt *st;
-	json_t *doc;
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	if (!p->max || p->max > TWL_READ_LIMIT_MAX)
-		return -EINVAL;
-	doc = json_pack("{s:[], s:[], s:[]}", "page", "hosts", "comms");
-	if (!doc)
-		return -ENOMEM;
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc)
-		goto fail;
-	for (i = 0; i < sizeof(alert_reads) / sizeof(alert_reads[0]); i++) {
-		STMT(st, alert_reads[i].sql);
-		sqlite3_bind_int64(st, 1, p->since);
-		sqlite3_bind_int64(st, 2, p->after_seen);
-		sqlite3_bind_text(st, 3, p->after_host, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 4, (int)p->max);
-		TRY(twl_rows_into(st, &alert_reads[i].row,
-				  json_object_get(doc, alert_reads[i].key),
-				  SIZE_MAX, NULL));
-	}
-out:
-	twl_rctx_end(&c);
-fail:
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}

@@ -379,6 +379,7 @@ extern const char *const twl_sqlite_values_sql[];
 extern const char *const twl_sqlite_health_sql[];
 extern const char *const twl_sqlite_unknown_sql[];
 extern const char *const twl_sqlite_coverage_sql[];
+extern const char *const twl_sqlite_alerts_sql[];
 struct twl_rq_io;
 extern const struct twl_rq_io twl_sqlite_rq_io;
 
@@ -398,15 +399,6 @@ int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj);
  */
 int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
 			int64_t until, json_t *arr);
-
-/*
- * twl_rq_feature_kinds - set feature detail's "reads" in [@since,
- * @until] (days) and "workloads" {using, configuring, listening,
- * reading_only} into @doc, of the hosts of @c's label filter when it has
- * one. Both 0 or a negative errno.
- */
-int twl_rq_feature_kinds(struct twl_rctx *c, const char *id, int64_t since,
-			 int64_t until, json_t *doc);
 
 /*
  * twl_rq_annotations_into - the annotations of @feature (NULL: all)

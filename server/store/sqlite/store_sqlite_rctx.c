@@ -11,6 +11,7 @@
 
 #include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
+#include "store/store_alerts.h"
 #include "store/store_read.h"
 
 /* Contract: see store_sqlite_internal.h. */
@@ -144,6 +145,7 @@ static const char *rq_sql(enum twl_rq_id q)
 		twl_sqlite_read_sql,	twl_sqlite_kinds_sql,
 		twl_sqlite_values_sql,	twl_sqlite_health_sql,
 		twl_sqlite_unknown_sql, twl_sqlite_coverage_sql,
+		twl_sqlite_alerts_sql,
 	};
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read API queries on SQLite (store_read.h): feature detail here; the
- * fleet summary, host lists and one host are composed for both backends
- * (store/read_answers.c) from this file's queries (twl_sqlite_read_sql;
- * fleet health: store_sqlite_health.c). Each answer is one read
+ * Read API queries on SQLite (store_read.h): the fleet summary, host
+ * lists, one host and feature detail are composed for both backends
+ * (store/read_answers.c, read_feature.c) from this file's queries
+ * (twl_sqlite_read_sql; fleet health: store_sqlite_health.c). Each answer is one read
  * transaction (store_sqlite_rctx.c), so one consistent snapshot while the
  * writer keeps writing (WAL); its rows become JSON through the column
  * tables beside the queries and in store/read_rows.c.
@@ -22,8 +22,6 @@
 #include "store/read_answers.h"
 #include "store/store_read.h"
 #include "store/sqlite/store_sqlite_internal.h"
-
-#define DAY 86400
 
 /*
  * Windows "since the start of T's hour" from the triggers' hour
@@ -175,28 +173,6 @@ static const char q_host_keys[] =
 	"SELECT count(*), sum(revoked IS NOT NULL), max(created)"
 	" FROM host_keys WHERE host_id = ?1";
 
-/* Days @from..@to (day numbers) of @id's timeline into @arr. */
-static int timeline_into(struct twl_rctx *c, const char *id, int64_t from,
-			 int64_t to, json_t *arr)
-{
-	sqlite3_stmt *st;
-	int rc = 0;
-
-	st = twl_rctx_stmt(c, q_timeline, &rc);
-	if (!st)
-		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, from);
-	sqlite3_bind_int64(st, 3, to);
-	return twl_rows_into(st, &twl_timeline_row, arr, SIZE_MAX, NULL);
-}
-
-static const struct twl_col kernel_cols[] = {
-	{ "kernel", 0, TWL_COL_TEXT },
-	{ "hosts", 1, TWL_COL_INT },
-};
-static const struct twl_row kernel_row = TWL_ROW(kernel_cols);
-
 /* Contract: see store_sqlite_internal.h. */
 int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
 			int64_t until, json_t *arr)
@@ -211,7 +187,7 @@ int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
 	sqlite3_bind_int64(st, 2, since);
 	sqlite3_bind_int64(st, 3, until);
 	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
-	return twl_rows_into(st, &kernel_row, arr, SIZE_MAX, NULL);
+	return twl_rows_into(st, &twl_kernel_row, arr, SIZE_MAX, NULL);
 }
 
 /* ---- queries the export shares (store_sqlite_internal.h) ------------ */
@@ -270,148 +246,7 @@ int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj)
 	return rc;
 }
 
-/* ---- feature detail ------------------------------------------------- */
-
-static void range_of(const struct twl_read_filter *f, int64_t *since,
-		     int64_t *until)
-{
-	*since = (f && f->since > 0) ? f->since : 0;
-	*until = (f && f->until > 0) ? f->until : INT64_MAX;
-}
-
-/* the top-N lists: (name, hosts, uses, reads, use) rows, named by their list */
-#define TOP_COLS(name)                                                   \
-	{ name, 0, TWL_COL_TEXT }, { "hosts", 1, TWL_COL_INT },          \
-		{ "uses", 2, TWL_COL_INT }, { "reads", 3, TWL_COL_INT }, \
-	{                                                                \
-		"use", 4, TWL_COL_TEXT                                   \
-	}
-static const struct twl_col top_cgroup_cols[] = { TOP_COLS("cgroup") };
-static const struct twl_col top_container_cols[] = { TOP_COLS("container") };
-static const struct twl_col top_process_cols[] = { TOP_COLS("process") };
-static const struct twl_row top_cgroup_row = TWL_ROW(top_cgroup_cols);
-static const struct twl_row top_container_row = TWL_ROW(top_container_cols);
-static const struct twl_row top_process_row = TWL_ROW(top_process_cols);
-
-/* Top-N list from a (name, hosts, uses, reads, use) query. */
-static int top_list(struct twl_rctx *c, const char *q, const char *id,
-		    int64_t since, int64_t until, const struct twl_row *row,
-		    json_t *arr)
-{
-	sqlite3_stmt *st;
-	int rc = 0;
-
-	st = twl_rctx_stmt(c, q, &rc);
-	if (!st)
-		return rc;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int64(st, 3, until);
-	sqlite3_bind_int(st, 4, TWL_READ_TOP_N);
-	return twl_rows_into(st, row, arr, SIZE_MAX, NULL);
-}
-
-/* The top-N lists, kernels and timeline of feature @id into @doc. */
-static int feature_lists(struct twl_rctx *c, const char *id, int64_t since,
-			 int64_t until, json_t *doc)
-{
-	json_t *arr;
-	int rc = 0;
-
-	TRY(twl_jset(doc, "top_cgroups", arr = json_array()));
-	TRY(top_list(c, q_top_cgroups, id, since, until, &top_cgroup_row, arr));
-	TRY(twl_jset(doc, "containers", arr = json_array()));
-	TRY(top_list(c, q_top_containers, id, since, until, &top_container_row,
-		     arr));
-	TRY(twl_jset(doc, "processes", arr = json_array()));
-	TRY(top_list(c, q_top_processes, id, since, until, &top_process_row,
-		     arr));
-	TRY(twl_jset(doc, "kernels", arr = json_array()));
-	TRY(twl_rq_kernels_into(c, id, since, until, arr));
-	/* feature_day is the fleet's: no timeline of the labelled hosts */
-	TRY(twl_jset(doc, "timeline_scope",
-		     json_string(c->label_key ? "none" : "fleet")));
-	if (c->label_key)
-		goto out;
-	TRY(twl_jset(doc, "timeline", arr = json_array()));
-	rc = timeline_into(c, id, since / DAY, until / DAY, arr);
-out:
-	return rc;
-}
-
-/* hosts using the feature in a range, and their first and last use */
-static const struct twl_col range_cols[] = {
-	{ "hosts", 0, TWL_COL_INT },
-	{ "first_seen", 1, TWL_COL_INT_NULL },
-	{ "last_seen", 2, TWL_COL_INT_NULL },
-	{ "hosts_configuring", 3, TWL_COL_INT },
-	{ "hosts_listening", 4, TWL_COL_INT },
-	{ "hosts_reading_only", 5, TWL_COL_INT },
-};
-static const struct twl_row range_row = TWL_ROW(range_cols);
-
-static const struct twl_col warn_cols[] = {
-	{ "count", 0, TWL_COL_INT },
-	{ "hosts", 1, TWL_COL_INT },
-};
-static const struct twl_row warn_row = TWL_ROW(warn_cols);
-
-/* Contract: see store_read.h. */
-int twl_read_feature(struct twl_store *s, const char *id,
-		     const struct twl_read_filter *flt, json_t **out)
-{
-	const struct twl_feature *f = twl_catalog_find(id);
-	struct twl_rctx c;
-	sqlite3_stmt *st;
-	json_t *doc = NULL, *obj;
-	int64_t since, until, uses;
-	int rc;
-
-	*out = NULL;
-	if (!f)
-		return -ENOENT;
-	range_of(flt, &since, &until);
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc)
-		return rc;
-	if (flt && flt->label_key[0]) {
-		c.label_key = flt->label_key;
-		c.label_value = flt->label_value ? flt->label_value : "";
-	}
-	doc = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:{s:o, s:o}}",
-			"id", f->id, "title", f->title, "status", f->status,
-			"kernel_version", f->kernel_version, "commit",
-			f->commit, "replacement", f->replacement,
-			"replacement_note", f->replacement_note, "range",
-			"since", since ? json_integer(since) : json_null(),
-			"until",
-			until != INT64_MAX ? json_integer(until) : json_null());
-	if (!doc) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	TRY(twl_rq_range_into(&c, f->id, since, until, &range_row, doc));
-	TRY(twl_rq_day_uses(&c, f->id, since / DAY, until / DAY, &uses));
-	TRY(twl_jset(doc, "uses", json_integer(uses)));
-	TRY(twl_rq_feature_kinds(&c, f->id, since, until, doc));
-	TRY(twl_rq_values_into(&c, f, since, until, doc));
-	STMT(st, q_warn_count);
-	sqlite3_bind_text(st, 1, f->id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int64(st, 3, until);
-	TRY(twl_jset(doc, "warnings", obj = json_object()));
-	TRY(twl_row_into(st, &warn_row, obj));
-	TRY(feature_lists(&c, f->id, since, until, doc));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
-}
-
-/* ---- summary, hosts, one host (store/read_answers.c) ---------------- */
+/* ---- summary, hosts, one host, feature detail (read_answers.c) ------ */
 
 /* Contract: see store_sqlite_internal.h. */
 const char *const twl_sqlite_read_sql[TWL_RQ_N] = {
@@ -428,4 +263,10 @@ const char *const twl_sqlite_read_sql[TWL_RQ_N] = {
 	[TWL_RQ_HOST_UNKNOWN] = q_host_unknown,
 	[TWL_RQ_HOST_LABELS] = q_host_labels,
 	[TWL_RQ_HOST_KEYS] = q_host_keys,
+	[TWL_RQ_FH_RANGE] = q_fh_range,
+	[TWL_RQ_WARNINGS] = q_warn_count,
+	[TWL_RQ_TOP_CGROUPS] = q_top_cgroups,
+	[TWL_RQ_TOP_CONTAINERS] = q_top_containers,
+	[TWL_RQ_TOP_PROCESSES] = q_top_processes,
+	[TWL_RQ_KERNELS] = q_kernels,
 };

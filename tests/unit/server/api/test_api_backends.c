@@ -5,10 +5,13 @@
  * PostgreSQL fixture, get the same reports through POST /api/v1/reports
  * (the mixed fleet of readiness_fleet.h and hosts sending the full wire
  * example), and the summary, host lists, one host, fleet health, unknown
- * texts and the fleet metrics must then answer byte for byte the same
- * (the PostgreSQL store answers no other read yet), but for the members
- * that hold the time of the answer itself and the server's own
- * certificate.
+ * texts, feature detail and the fleet metrics must then answer the same
+ * (the PostgreSQL store answers no readiness or export yet), but for the
+ * members that hold the time of the answer itself and the server's own
+ * certificate, and for what follows the time each server received a
+ * report: a host's first and last seen, and so the order of host lists
+ * (align_receive_times()). The order itself is compared byte for byte in
+ * test_store_read.c's test_same_json, on stores given the same times.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,13 +101,46 @@ static void drop_answer_times(json_t *j)
 	}
 }
 
+static int by_host_id(const void *x, const void *y)
+{
+	const char *a = json_string_value(
+		json_object_get(*(json_t *const *)x, "host_id"));
+	const char *b = json_string_value(
+		json_object_get(*(json_t *const *)y, "host_id"));
+
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Every array of hosts in @j in host id order (in place). */
+static void sort_hosts(json_t *j)
+{
+	json_t *v, *items[256];
+	const char *k;
+	size_t i, n = json_array_size(j);
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) sort_hosts(v);
+		return;
+	}
+	if (!json_is_array(j) || !n || n > 256 ||
+	    !json_object_get(json_array_get(j, 0), "host_id"))
+		return;
+	for (i = 0; i < n; i++)
+		items[i] = json_incref(json_array_get(j, i));
+	qsort(items, n, sizeof(items[0]), by_host_id);
+	json_array_clear(j);
+	for (i = 0; i < n; i++)
+		json_array_append_new(j, items[i]);
+}
+
 /*
  * A host's first_seen and last_seen are the times each server received
  * its report: the PostgreSQL server's may be the seconds between the two
  * posts later. Where @b's differ from @a's by at most the seeding's
- * minute, @b takes @a's; any other difference stays to be found.
+ * minute, @b takes @a's; any other difference stays to be found. The
+ * host lists, ordered by those times, are put in host id order first.
  */
-static void align_receive_times(const json_t *a, json_t *b)
+static void align_receive_times(json_t *a, json_t *b)
 {
 	static const char *const keys[] = { "first_seen", "last_seen" };
 	const char *k;
@@ -123,7 +159,7 @@ static void align_receive_times(const json_t *a, json_t *b)
 				    d >= 0 && d <= 60)
 					json_object_set(b, keys[i], x);
 			}
-		json_object_foreach((json_t *)a, k, v)
+		json_object_foreach(a, k, v)
 			align_receive_times(v, json_object_get(b, k));
 	} else if (json_is_array(a) && json_is_array(b)) {
 		json_array_foreach(a, i, v)
@@ -155,6 +191,8 @@ static void same_json(const char *path)
 	assert_non_null(r[POSTGRESQL].json);
 	drop_answer_times(r[SQLITE].json);
 	drop_answer_times(r[POSTGRESQL].json);
+	sort_hosts(r[SQLITE].json);
+	sort_hosts(r[POSTGRESQL].json);
 	align_receive_times(r[SQLITE].json, r[POSTGRESQL].json);
 	if (!json_equal(r[SQLITE].json, r[POSTGRESQL].json)) {
 		char *a = dump(r[SQLITE].json), *b = dump(r[POSTGRESQL].json);
@@ -184,6 +222,19 @@ static void test_fleet_reads(void **state)
 	same_json(path);
 	snprintf(path, sizeof(path), "/api/v1/hosts/%064x", 1);
 	same_json(path);
+}
+
+static void test_feature_reads(void **state)
+{
+	static const char *const ids[] = { FLEET_SOFT, FLEET_OOM, FLEET_IFACE,
+					   "memcg_v1.kmem_tcp_limit",
+					   "cgroup_v1.freezer" };
+	char path[160];
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		snprintf(path, sizeof(path), "/api/v1/features/%s", ids[i]);
+		same_json(path);
+	}
 }
 
 /* The lines of @body whose metric is one of the fleet's gauges, in order. */
@@ -235,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet_reads),
+		cmocka_unit_test(test_feature_reads),
 		cmocka_unit_test(test_fleet_metrics),
 	};
 

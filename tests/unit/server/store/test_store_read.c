@@ -26,6 +26,7 @@
 #include "harness.h"
 #include "pg_fixture.h"
 #include "store/store.h"
+#include "store/store_alerts.h"
 #include "store/store_read.h"
 
 #define NOW 1764732000LL
@@ -1652,6 +1653,170 @@ static void test_same_json(void **state)
 	teardown((void **)&pg);
 }
 
+/*
+ * Values beside the fleets: boolean oom_kill_disable written 1 by dockerd
+ * and 0 then 1 by runc on pay-1's team mate pay-3, an OOM listener, and
+ * census knobs (numbers, and one that is no number).
+ */
+static void add_values_fleet(struct twl_store *s)
+{
+	json_t *r, *k;
+
+	r = report_labels(32, "pay-3", json_pack("{s:s}", "team", "payments"));
+	add_usage_op(r, OOM, "memory.oom_control", "write", "dockerd", 3);
+	set_value(r, 1, 1);
+	add_usage_op(r, OOM, "memory.oom_control", "write", "runc", 2);
+	set_value(r, 0, 1);
+	add_usage_op(r, OOM, "memory.oom_control", "register_event", "oomd", 1);
+	k = json_array();
+	json_array_append_new(k,
+			      json_pack("{s:s, s:s, s:s, s:s}", "feature", SOFT,
+					"file", "memory.soft_limit_in_bytes",
+					"cgroup", "/a", "value", "1073741824"));
+	json_array_append_new(k, json_pack("{s:s, s:s, s:s, s:s}", "feature",
+					   OOM, "file", "memory.oom_control",
+					   "cgroup", "/b", "value", "1"));
+	json_array_append_new(k, json_pack("{s:s, s:s, s:s, s:s}", "feature",
+					   OOM, "file", "memory.oom_control",
+					   "cgroup", "/c", "value", "x1"));
+	json_object_set_new(r, "census",
+			    json_pack("{s:I, s:[], s:o, s:i, s:b}", "time",
+				      (json_int_t)NOW - 30, "hierarchies",
+				      "knobs", k, "cgroups_walked", 3,
+				      "truncated", 0));
+	ingest(s, r, NOW);
+}
+
+/* Every fleet of the feature tests into a new store of backend @b. */
+static struct fx *filled(enum backend b)
+{
+	void *st = &pg_fixture_backends[b];
+	struct fx *f;
+
+	seq_counter = 0;
+	f = fx_open(&st);
+	fill(f->s);
+	add_kinds_fleet(f->s);
+	add_team_fleet(f->s);
+	add_values_fleet(f->s);
+	return f;
+}
+
+/* Feature @id's detail over @flt on @s as JSON text (free() it). */
+static char *detail_text(struct twl_store *s, const char *id,
+			 const struct twl_read_filter *flt)
+{
+	json_t *doc;
+	char *t;
+
+	assert_int_equal(twl_read_feature(s, id, flt, &doc), 0);
+	t = json_dumps(doc, 0);
+	assert_non_null(t);
+	json_decref(doc);
+	return t;
+}
+
+/*
+ * The same reports into SQLite and PostgreSQL: every catalog feature's
+ * detail is the same JSON text on both, for the fleet and one label,
+ * over all data and a range.
+ */
+static void test_same_feature_json(void **state)
+{
+	struct fx *sq = filled(SQLITE), *pg = filled(POSTGRESQL);
+	struct twl_read_filter flt[4] = { { 0 } };
+	char *a, *b;
+
+	(void)state;
+	for (size_t i = 2; i < 4; i++) {
+		strcpy(flt[i].label_key, "team");
+		flt[i].label_value = "payments";
+	}
+	flt[1].since = flt[3].since = NOW - 3 * DAY;
+	flt[1].until = flt[3].until = NOW - 15;
+	for (size_t i = 0; i < twl_catalog_count(); i++) {
+		for (size_t j = 0; j < 4; j++) {
+			const char *id = twl_catalog_at(i)->id;
+
+			a = detail_text(sq->s, id, &flt[j]);
+			b = detail_text(pg->s, id, &flt[j]);
+			if (strcmp(a, b))
+				print_error("%s (filter %zu):\n%s\n%s\n", id, j,
+					    a, b);
+			assert_string_equal(a, b);
+			free(a);
+			free(b);
+		}
+	}
+	teardown((void **)&sq);
+	teardown((void **)&pg);
+}
+
+/* Fail unless the alert detector's page @p of @s is the JSON text @want. */
+static void alert_page_is(struct twl_store *s, const struct twl_alert_page *p,
+			  const char *want)
+{
+	json_t *doc;
+	char *t;
+
+	assert_int_equal(twl_read_alert_uses(s, p, &doc), 0);
+	t = json_dumps(doc, JSON_COMPACT);
+	assert_string_equal(t, want);
+	free(t);
+	json_decref(doc);
+}
+
+/* A page of two hosts (id, last seen), then the uses' lists. */
+#define PAGE_OF_TWO                                           \
+	"{\"page\":[{\"host_id\":\"%s\",\"last_seen\":%lld}," \
+	"{\"host_id\":\"%s\",\"last_seen\":%lld}],"
+
+/*
+ * The alert detector's pages of setup()'s fleet: hosts by last report,
+ * then host id; their features used (never reads alone) and processes.
+ */
+static void test_alert_uses(void **state)
+{
+	struct fx *f = *state;
+	struct twl_alert_page pg = { NOW - 5 * DAY, 0, "", 2 };
+	char h1[65], h2[65], h3[65], h5[65];
+	char want[1024];
+	json_t *doc;
+	int64_t n = -1;
+
+	host_id(1, h1);
+	host_id(2, h2);
+	host_id(3, h3);
+	host_id(5, h5);
+	snprintf(want, sizeof(want),
+		 PAGE_OF_TWO
+		 "\"hosts\":[{\"feature\":\"%s\",\"host_id\":\"%s\","
+		 "\"last\":%lld}],\"comms\":[{\"feature\":\"%s\","
+		 "\"comm\":\"java\",\"last\":%lld}]}",
+		 h5, NOW - 3 * DAY, h1, NOW, SOFT, h1, NOW - 10, SOFT,
+		 NOW - 10);
+	alert_page_is(f->s, &pg, want);
+	pg.after_seen = NOW;
+	pg.after_host = h1;
+	snprintf(want, sizeof(want),
+		 PAGE_OF_TWO
+		 "\"hosts\":[{\"feature\":\"%s\",\"host_id\":\"%s\","
+		 "\"last\":%lld},{\"feature\":\"%s\",\"host_id\":\"%s\","
+		 "\"last\":%lld}],\"comms\":[{\"feature\":\"%s\","
+		 "\"comm\":\"oomd\",\"last\":%lld},{\"feature\":\"%s\","
+		 "\"comm\":\"java\",\"last\":%lld}]}",
+		 h2, NOW, h3, NOW, OOM, h3, NOW - 10 * DAY, SOFT, h2, NOW - 20,
+		 OOM, NOW - 10 * DAY, SOFT, NOW - 20);
+	alert_page_is(f->s, &pg, want);
+	pg.max = 0;
+	assert_int_equal(twl_read_alert_uses(f->s, &pg, &doc), -EINVAL);
+	assert_null(doc);
+
+	/* a catalog installed while running: nothing new to match here */
+	assert_int_equal(twl_store_catalog_reload(f->s, &n), 0);
+	assert_int_equal(n, 0);
+}
+
 /* @t with the fleet, once per backend (pg_fixture.h's BOTH()). */
 #define BOTH_FX(t)                                                          \
 	{ #t "/sqlite", t, setup, teardown, &pg_fixture_backends[SQLITE] }, \
@@ -1670,10 +1835,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_hour_bounds, setup,
 						teardown),
 		BOTH_FX(test_summary_after_prune),
-		cmocka_unit_test_setup_teardown(test_feature, setup, teardown),
+		BOTH_FX(test_feature),
 		BOTH_FX(test_use_kinds_summary),
-		cmocka_unit_test_setup_teardown(test_use_kinds_detail, setup,
-						teardown),
+		BOTH_FX(test_use_kinds_detail),
 		BOTH_FX(test_use_kinds_hosts),
 		BOTH_FX(test_unknown_fleet),
 		BOTH_FX(test_hosts_filters),
@@ -1683,8 +1847,9 @@ int main(void)
 		BOTH_FX(test_health_boot_uncovered),
 		BOTH_FX(test_health_unknown_by_label),
 		BOTH_FX(test_hosts_by_label),
-		cmocka_unit_test_setup_teardown(test_feature_by_label, setup,
-						teardown),
+		BOTH_FX(test_feature_by_label),
+		cmocka_unit_test(test_same_feature_json),
+		BOTH_FX(test_alert_uses),
 		cmocka_unit_test_setup_teardown(test_export_workloads_no_reads,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,

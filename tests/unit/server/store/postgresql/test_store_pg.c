@@ -20,9 +20,12 @@
 
 #include <twilight/util.h>
 
+#include "api/export.h"
 #include "pg_fixture.h"
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_internal.h"
+#include "store/postgresql/store_pg_read.h"
+#include "store/read_answers.h"
 #include "store/store.h"
 #include "store/store_read.h"
 
@@ -205,14 +208,14 @@ static void test_not_supported(void **state)
 	struct twl_store *s = NULL;
 	char uri[512];
 	json_t *given = json_object(), *out = given;
-	struct twl_read_filter flt = { 0 };
+	struct twl_export_opts opts = { 0 };
 	uint64_t n;
 	double seconds;
 
 	pg_fixture_db(uri, sizeof(uri));
 	assert_int_equal(twl_store_open(uri, &s), 0);
-	/* feature detail: not on PostgreSQL yet */
-	assert_int_equal(twl_read_feature(s, "memcg_v1.soft_limit", &flt, &out),
+	/* the export's data: not on PostgreSQL yet */
+	assert_int_equal(twl_read_export_data(s, 1000, 30, NULL, &opts, &out),
 			 -ENOTSUP);
 	assert_null(out);
 	/* PostgreSQL sizes and checkpoints its own WAL */
@@ -220,6 +223,35 @@ static void test_not_supported(void **state)
 	assert_int_equal(twl_store_wal_catchups(s, &n, &seconds), -ENOTSUP);
 	twl_store_close(s);
 	json_decref(given);
+}
+
+/*
+ * A read API answer holds the read connection alone: while one is open,
+ * the credentials' connection (token look-ups) and the writer's stay
+ * free, and a token is looked up.
+ */
+static void test_read_apart(void **state)
+{
+	struct twl_store *s = NULL;
+	struct twl_pg *p;
+	char uri[512], role[16], name[64];
+	int64_t id;
+	void *ctx = NULL;
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	p = twl_pg_of(s);
+	assert_int_equal(twl_pg_rq_io.begin(s, true, NULL, &ctx), 0);
+	assert_int_equal(pthread_mutex_trylock(&p->lock), 0);
+	pthread_mutex_unlock(&p->lock);
+	assert_int_equal(pthread_mutex_trylock(&p->wlock), 0);
+	pthread_mutex_unlock(&p->wlock);
+	assert_int_equal(twl_store_token_lookup(s, "no-such-hash", role,
+						sizeof(role), name,
+						sizeof(name), &id),
+			 -ENOENT);
+	twl_pg_rq_io.end(ctx);
+	twl_store_close(s);
 }
 
 /* A server that is not there: the open fails, with nothing left open. */
@@ -270,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_ping),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_not_supported),
+		cmocka_unit_test(test_read_apart),
 		cmocka_unit_test(test_no_server),
 		cmocka_unit_test(test_redact),
 	};
