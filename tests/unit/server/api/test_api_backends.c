@@ -7,12 +7,14 @@
  * example; the fleet's hosts labelled by team), and the summary, host
  * lists, one host, fleet health, unknown texts, feature detail, the fleet
  * metrics and upgrade readiness must then answer the same (the
- * PostgreSQL store answers no export yet), but for the
- * members that hold the time of the answer itself and the server's own
- * certificate, and for what follows the time each server received a
- * report: a host's first and last seen, and so the order of host lists
- * (align_receive_times()). The order itself is compared byte for byte in
- * test_store_read.c's test_same_json, on stores given the same times.
+ * PostgreSQL store answers no export yet), but for the members that hold
+ * the time of the answer itself and the server's own certificate, and
+ * for what follows the time each server received a report or enrolled a
+ * host: a host's first and last seen, and so the order of host lists,
+ * and its keys' last enrolment (align_receive_times()). The order itself
+ * is compared byte for byte in test_store_read.c's and
+ * test_store_readiness.c's test_same_json, on stores given the same
+ * times.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,32 +151,36 @@ static void sort_hosts(json_t *j)
 		json_array_append_new(j, items[i]);
 }
 
+/* Where @b's @key is @a's or at most the seeding's minute later, @a's. */
+static void align_time(json_t *a, json_t *b, const char *key)
+{
+	json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+	json_int_t d = json_integer_value(y) - json_integer_value(x);
+
+	if (json_is_integer(x) && json_is_integer(y) && d >= 0 && d <= 60)
+		json_object_set(b, key, x);
+}
+
 /*
  * A host's first_seen and last_seen are the times each server received
- * its report: the PostgreSQL server's may be the seconds between the two
- * posts later. Where @b's differ from @a's by at most the seeding's
- * minute, @b takes @a's; any other difference stays to be found. The
- * host lists, ordered by those times, are put in host id order first.
+ * its report, and its keys' last_enrolled the time each enrolled it: the
+ * PostgreSQL server's may be the seconds between the two posts later.
+ * Where @b's differ from @a's by at most the seeding's minute, @b takes
+ * @a's; any other difference stays to be found. The host lists, ordered
+ * by those times, are put in host id order first.
  */
 static void align_receive_times(json_t *a, json_t *b)
 {
-	static const char *const keys[] = { "first_seen", "last_seen" };
 	const char *k;
 	json_t *v;
 	size_t i;
 
 	if (json_is_object(a) && json_is_object(b)) {
-		if (json_object_get(a, "host_id"))
-			for (i = 0; i < 2; i++) {
-				json_t *x = json_object_get(a, keys[i]),
-				       *y = json_object_get(b, keys[i]);
-				json_int_t d = json_integer_value(y) -
-					       json_integer_value(x);
-
-				if (json_is_integer(x) && json_is_integer(y) &&
-				    d >= 0 && d <= 60)
-					json_object_set(b, keys[i], x);
-			}
+		if (json_object_get(a, "host_id")) {
+			align_time(a, b, "first_seen");
+			align_time(a, b, "last_seen");
+		}
+		align_time(a, b, "last_enrolled");
 		json_object_foreach(a, k, v)
 			align_receive_times(v, json_object_get(b, k));
 	} else if (json_is_array(a) && json_is_array(b)) {
