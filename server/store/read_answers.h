@@ -103,6 +103,47 @@ enum twl_rq_id {
 	TWL_RQ_ALERT_PAGE,
 	TWL_RQ_ALERT_HOSTS,
 	TWL_RQ_ALERT_COMMS,
+	/*
+	 * upgrade readiness (read_readiness.c). The evidence queries, from
+	 * READY_FEATURES to READY_GROUPS: removed feature ids (a JSON
+	 * array), {interface feature id: controller} (a JSON object), since,
+	 * limit, group label key, label key, label value (the last two
+	 * NULL: every host); hosts of cgroup mode v2 break on nothing.
+	 * READY_FEATURES: per feature used, feature id, hosts, hosts
+	 * configuring, listening, reading, hosts seen by BPF, BPF
+	 * count, hosts with census knobs, on a v1 hierarchy, with kernel
+	 * warnings, its migration status (JSON object or NULL); most hosts
+	 * first, then feature id (census knobs count as configuring).
+	 * READY_BREAK_COUNT: the hosts that break.
+	 * READY_BREAK_HOSTS: limit of them by host id: host id, hostname,
+	 * kernel, cgroup mode, feature ids (JSON array, sorted), runtimes
+	 * (JSON array of {name, version, cgroup_driver}, by name, version).
+	 * READY_REST_COUNT: of the rest, ready (v2 or measured), not
+	 * measured.
+	 * READY_UNMEASURED: limit of those not measured by host id: host id,
+	 * hostname, kernel, cgroup mode.
+	 * READY_GROUPS: limit of the hosts' values of the group label (NULL:
+	 * without it): value, hosts, breaking, ready, not measured; most
+	 * breaking first.
+	 */
+	TWL_RQ_READY_FEATURES,
+	TWL_RQ_READY_BREAK_COUNT,
+	TWL_RQ_READY_BREAK_HOSTS,
+	TWL_RQ_READY_REST_COUNT,
+	TWL_RQ_READY_UNMEASURED,
+	TWL_RQ_READY_GROUPS,
+	/*
+	 * feature id, since, limit, label key, label value: the top
+	 * processes using it on hosts not v2: comm, container, target kind
+	 * ('' for none), ops (distinct, comma-separated, in byte order),
+	 * hosts, count, migration status of the process (JSON or NULL)
+	 */
+	TWL_RQ_READY_WORKLOADS,
+	/*
+	 * runtime name, since, cgroup modes (a JSON array), label key,
+	 * label value: the hosts running it on one of the modes
+	 */
+	TWL_RQ_READY_RUNTIME,
 	TWL_RQ_N
 };
 

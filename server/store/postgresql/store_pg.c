@@ -7,8 +7,8 @@
  * functions. Incomplete: only what the table names is implemented
  * (tokens, host keys, ingest, upkeep, annotations, migration status,
  * webhooks, the alert detector's state and page of hosts, the catalog
- * reload, and the read API's summary, hosts, host, health, unknown texts
- * and feature detail); every other function answers
+ * reload, and the read API's summary, hosts, host, health, unknown texts,
+ * feature detail and upgrade readiness); every other function answers
  * -ENOTSUP through store.c, and the server refuses to start on this
  * store (twl_store_is_postgresql()).
  */
@@ -366,6 +366,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.read_unknown = twl_pg_read_unknown,
 	.read_feature = twl_pg_read_feature,
 	.read_alert_uses = twl_pg_read_alert_uses,
+	.read_readiness = twl_pg_read_readiness,
 	.catalog_reload = twl_pg_catalog_reload,
 	.write_begin = twl_pg_write_begin,
 	.write_end = twl_pg_write_end,

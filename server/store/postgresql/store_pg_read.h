@@ -6,7 +6,8 @@
  * one table of them per file: store_pg_read.c (summary, host lists, one
  * host), store_pg_values.c (the values of a feature's files),
  * store_pg_health.c, store_pg_unknown.c, store_pg_feature.c (feature
- * detail, the alert detector's page).
+ * detail, the alert detector's page), store_pg_readiness.c (upgrade
+ * readiness).
  */
 #ifndef TWL_SERVER_STORE_PG_READ_H
 #define TWL_SERVER_STORE_PG_READ_H
@@ -40,6 +41,7 @@ struct twl_rq_io;
 extern const struct twl_rq_io twl_pg_rq_io;
 
 /* Each file's queries by enum twl_rq_id (NULL: another file's). */
+extern const char *const twl_pg_readiness_sql[];
 extern const char *const twl_pg_read_sql[];
 extern const char *const twl_pg_values_sql[];
 extern const char *const twl_pg_health_sql[];
@@ -57,6 +59,10 @@ int twl_pg_read_unknown(struct twl_store *s, const struct twl_read_filter *f,
 			json_t **out);
 int twl_pg_read_feature(struct twl_store *s, const char *id,
 			const struct twl_read_filter *f, json_t **out);
+/* twl_read_readiness() (store_pg_readiness.c) */
+struct twl_readiness_query;
+int twl_pg_read_readiness(struct twl_store *s,
+			  const struct twl_readiness_query *q, json_t **out);
 /* twl_read_alert_uses() of store_alerts.h */
 struct twl_alert_page;
 int twl_pg_read_alert_uses(struct twl_store *s, const struct twl_alert_page *p,

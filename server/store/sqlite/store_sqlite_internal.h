@@ -373,6 +373,7 @@ int twl_rq_values_into(struct twl_rctx *c, const struct twl_feature *f,
  * where another file has it), and the backend's read contexts and runner
  * over them (store_sqlite_rctx.c).
  */
+extern const char *const twl_sqlite_readiness_sql[];
 extern const char *const twl_sqlite_read_sql[];
 extern const char *const twl_sqlite_kinds_sql[];
 extern const char *const twl_sqlite_values_sql[];

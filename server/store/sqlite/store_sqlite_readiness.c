@@ -1,30 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Upgrade readiness (twl_read_readiness(), store_read.h): which hosts use
- * a feature a target removes, seen by BPF (usage), the census (knobs set,
- * or the controller bound to a v1 hierarchy for a controller's whole v1
- * interface) or kernel warnings; which are ready; which nobody measured.
- * One snapshot on a private connection: the evidence query scans.
+ * Upgrade readiness on SQLite: the queries TWL_RQ_READY_* (read_answers.h)
+ * that store/read_readiness.c composes the answer of (twl_read_readiness(),
+ * store_read.h): which hosts use a feature a target removes, seen by BPF
+ * (usage), the census (knobs set, or the controller bound to a v1
+ * hierarchy for a controller's whole v1 interface) or kernel warnings;
+ * which are ready; which nobody measured. Lists in byte order where
+ * counts tie, as PostgreSQL's (store_pg_readiness.c).
  */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "store/read_answers.h"
+#include "store/read_readiness.h"
 #include "store/sqlite/store_sqlite_internal.h"
 #include "store/store_read.h"
 
-/* Workloads listed per feature. */
-#define WORKLOADS_TOP 10
-
 /*
- * Host h carries label ?6 with value ?7, or ?6 is NULL (no label filter):
+ * Host h carries label ?k with value ?v, or ?k is NULL (no label filter):
  * every host set below passes through it, so a filtered answer counts only
  * the hosts carrying the label.
  */
-#define LABELED                                                \
-	" (?6 IS NULL OR EXISTS (SELECT 1 FROM host_labels hl" \
-	"  WHERE hl.host_id = h.host_id AND hl.key = ?6"       \
-	"  AND hl.value = ?7))"
+#define LABELED_BY(k, v)                                                       \
+	" (" k " IS NULL OR EXISTS (SELECT 1 FROM host_labels hl"              \
+	"  WHERE hl.host_id = h.host_id AND hl.key = " k "  AND hl.value = " v \
+	"))"
+/* the evidence queries' label filter: ?6, ?7 */
+#define LABELED LABELED_BY("?6", "?7")
 
 /*
  * ?1 JSON array of removed feature ids, ?2 JSON object {interface feature
@@ -77,11 +76,12 @@ static const char q_break_count[] = EV_CTE
 
 static const char q_break_hosts[] = EV_CTE
 	" SELECT h.host_id, h.hostname, h.kernel, h.cgroup_mode,"
-	" (SELECT json_group_array(DISTINCT feature_id) FROM ev e2"
-	"  WHERE e2.host_id = h.host_id),"
+	" (SELECT json_group_array(feature_id) FROM (SELECT DISTINCT"
+	"  feature_id FROM ev e2 WHERE e2.host_id = h.host_id ORDER BY 1)),"
 	" (SELECT json_group_array(json_object('name', r.name, 'version',"
-	"  r.version, 'cgroup_driver', r.cgroup_driver)) FROM host_runtimes r"
-	"  WHERE r.host_id = h.host_id)"
+	"  r.version, 'cgroup_driver', r.cgroup_driver)) FROM (SELECT *"
+	"  FROM host_runtimes r1 WHERE r1.host_id = h.host_id"
+	"  ORDER BY r1.name, r1.version) r)"
 	" FROM hosts h WHERE h.host_id IN (SELECT host_id FROM ev)"
 	" ORDER BY h.host_id LIMIT ?4";
 
@@ -121,306 +121,57 @@ static const char q_groups[] = REST_CTE
 	" WHERE h.last_seen >= ?3 AND" LABELED " GROUP BY l.value"
 	" ORDER BY 3 DESC, 2 DESC, l.value IS NULL, 1 LIMIT ?4";
 
+/*
+ * The usage rows of feature ?1 seen since ?2 on hosts not v2 seen since,
+ * of hosts labelled ?4 = ?5 (when ?4 is not NULL); @u the usage's alias.
+ */
+#define WORKLOAD_USES(u)                                                   \
+	" FROM usage " u " JOIN hosts h ON h.host_id = " u ".host_id"      \
+	" WHERE " u ".feature_id = ?1 AND " u ".last_seen >= ?2"           \
+	" AND h.last_seen >= ?2 AND h.cgroup_mode != 'v2' AND" LABELED_BY( \
+		"?4", "?5")
+
+/*
+ * Workload u's ops, distinct, in byte order: group_concat() keeps the
+ * order its rows come in.
+ */
+#define WORKLOAD_OPS                                                           \
+	" (SELECT group_concat(op) FROM (SELECT DISTINCT u2.op" WORKLOAD_USES( \
+		"u2") " AND u2.comm = u.comm"                                  \
+		      " AND u2.container = u.container"                        \
+		      " AND COALESCE(u2.target_kind, '')"                      \
+		      " = COALESCE(u.target_kind, '') ORDER BY 1))"
+
+/* ties in byte order of the group */
 static const char q_workloads[] =
-	"SELECT u.comm, u.container, COALESCE(u.target_kind, ''),"
-	" group_concat(DISTINCT u.op), COUNT(DISTINCT u.host_id), SUM(u.count),"
+	"SELECT u.comm, u.container, COALESCE(u.target_kind, '')," WORKLOAD_OPS
+	", COUNT(DISTINCT u.host_id), SUM(u.count),"
 	" (SELECT " MIGRATION_JSON " FROM migration_status m"
-	"  WHERE m.feature_id = ?1 AND m.workload = u.comm)"
-	" FROM usage u JOIN hosts h ON h.host_id = u.host_id"
-	" WHERE u.feature_id = ?1 AND u.last_seen >= ?2"
-	" AND h.last_seen >= ?2 AND h.cgroup_mode != 'v2' AND" LABELED
-	" GROUP BY 1, 2, 3 ORDER BY 5 DESC, 6 DESC, 1 LIMIT ?3";
+	"  WHERE m.feature_id = ?1 AND m.workload = u.comm)" WORKLOAD_USES(
+		"u") " GROUP BY 1, 2, 3 ORDER BY 5 DESC, 6 DESC, 1, 2, 3 LIMIT ?3";
 
 static const char q_runtime[] =
 	"SELECT COUNT(DISTINCT r.host_id) FROM host_runtimes r"
 	" JOIN hosts h ON h.host_id = r.host_id"
 	" WHERE r.name = ?1 AND h.last_seen >= ?2"
-	" AND h.cgroup_mode IN (SELECT value FROM json_each(?3)) AND" LABELED;
+	" AND h.cgroup_mode IN (SELECT value FROM json_each(?3))"
+	" AND" LABELED_BY("?4", "?5");
 
-static const struct twl_col c_feature[] = {
-	{ "id", 0, TWL_COL_TEXT },
-	{ "hosts", 1, TWL_COL_INT },
-	{ "migration", 10, TWL_COL_JSON },
+/* Contract: see store_sqlite_internal.h (read_readiness.c). */
+const char *const twl_sqlite_readiness_sql[TWL_RQ_N] = {
+	[TWL_RQ_READY_FEATURES] = q_features,
+	[TWL_RQ_READY_BREAK_COUNT] = q_break_count,
+	[TWL_RQ_READY_BREAK_HOSTS] = q_break_hosts,
+	[TWL_RQ_READY_REST_COUNT] = q_rest_count,
+	[TWL_RQ_READY_UNMEASURED] = q_unmeasured,
+	[TWL_RQ_READY_GROUPS] = q_groups,
+	[TWL_RQ_READY_WORKLOADS] = q_workloads,
+	[TWL_RQ_READY_RUNTIME] = q_runtime,
 };
-static const struct twl_col c_kind[] = {
-	{ "configures", 2, TWL_COL_INT },
-	{ "listens", 3, TWL_COL_INT },
-	{ "reads", 4, TWL_COL_INT },
-};
-static const struct twl_col c_evidence[] = {
-	{ "bpf_hosts", 5, TWL_COL_INT },
-	{ "bpf_count", 6, TWL_COL_INT },
-	{ "census_knob_hosts", 7, TWL_COL_INT },
-	{ "v1_hierarchy_hosts", 8, TWL_COL_INT },
-	{ "kernel_warning_hosts", 9, TWL_COL_INT },
-};
-static const struct twl_col c_host[] = {
-	{ "host_id", 0, TWL_COL_TEXT },
-	{ "hostname", 1, TWL_COL_TEXT },
-	{ "kernel", 2, TWL_COL_TEXT },
-	{ "cgroup_mode", 3, TWL_COL_TEXT },
-	{ "features", 4, TWL_COL_JSON_ARRAY },
-	{ "runtimes", 5, TWL_COL_JSON_ARRAY },
-};
-static const struct twl_col c_host4[] = {
-	{ "host_id", 0, TWL_COL_TEXT },
-	{ "hostname", 1, TWL_COL_TEXT },
-	{ "kernel", 2, TWL_COL_TEXT },
-	{ "cgroup_mode", 3, TWL_COL_TEXT },
-};
-static const struct twl_col c_group[] = {
-	{ "value", 0, TWL_COL_TEXT },	    { "hosts", 1, TWL_COL_INT },
-	{ "breaks", 2, TWL_COL_INT },	    { "ready", 3, TWL_COL_INT },
-	{ "not_measured", 4, TWL_COL_INT },
-};
-static const struct twl_col c_workload[] = {
-	{ "comm", 0, TWL_COL_TEXT },	    { "container", 1, TWL_COL_TEXT },
-	{ "target_kind", 2, TWL_COL_TEXT }, { "ops", 3, TWL_COL_TEXT },
-	{ "hosts", 4, TWL_COL_INT },	    { "count", 5, TWL_COL_INT },
-	{ "migration", 6, TWL_COL_JSON },
-};
-
-/* Bind LABELED's ?6 and ?7: NULL without a label filter. */
-static void bind_label(sqlite3_stmt *st, const struct twl_readiness_query *q)
-{
-	sqlite3_bind_text(st, 6, q->label_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, q->label_value, -1, SQLITE_STATIC);
-}
-
-/* Bind the evidence CTE's parameters (and ?4, the page size). */
-static void bind_ev(sqlite3_stmt *st, const struct twl_readiness_query *q)
-{
-	bind_label(st, q);
-	sqlite3_bind_text(st, 1, q->removed_json, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, q->interfaces_json, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, q->since);
-	if (sqlite3_bind_parameter_count(st) >= 4)
-		sqlite3_bind_int64(st, 4, q->limit);
-}
-
-/* One feature row of q_features, with its workloads. */
-static int feature_row(struct twl_rctx *c, sqlite3_stmt *st,
-		       const struct twl_readiness_query *q, json_t *arr)
-{
-	static const struct twl_row rf = TWL_ROW(c_feature),
-				    rk = TWL_ROW(c_kind),
-				    re = TWL_ROW(c_evidence),
-				    rw = TWL_ROW(c_workload);
-	json_t *f = twl_row_json(st, &rf), *k = twl_row_json(st, &rk),
-	       *e = twl_row_json(st, &re), *w = json_array();
-	sqlite3_stmt *ws;
-	int rc = -ENOMEM;
-
-	if (!f || !k || !e || !w)
-		goto out;
-	ws = twl_rctx_stmt(c, q_workloads, &rc);
-	if (!ws)
-		goto out;
-	sqlite3_bind_text(ws, 1, (const char *)sqlite3_column_text(st, 0), -1,
-			  SQLITE_TRANSIENT);
-	sqlite3_bind_int64(ws, 2, q->since);
-	sqlite3_bind_int64(ws, 3, WORKLOADS_TOP);
-	bind_label(ws, q);
-	rc = twl_rows_into(ws, &rw, w, WORKLOADS_TOP, NULL);
-	if (rc)
-		goto out;
-	if (twl_jset(f, "by_kind", json_incref(k)) ||
-	    twl_jset(f, "evidence", json_incref(e)) ||
-	    twl_jset(f, "workloads", json_incref(w)) ||
-	    twl_jpush(arr, json_incref(f)))
-		rc = -ENOMEM;
-out:
-	json_decref(f);
-	json_decref(k);
-	json_decref(e);
-	json_decref(w);
-	return rc;
-}
-
-/* "breaks": counts, features, one page of hosts. */
-static int breaks(struct twl_rctx *c, const struct twl_readiness_query *q,
-		  json_t *out)
-{
-	static const struct twl_row rh = TWL_ROW(c_host);
-	json_t *features = json_array(), *hosts = json_array();
-	sqlite3_stmt *st;
-	int64_t n = 0;
-	bool row;
-	int rc = -ENOMEM;
-
-	if (!features || !hosts)
-		goto out;
-	st = twl_rctx_stmt(c, q_features, &rc);
-	if (!st)
-		goto out;
-	bind_ev(st, q);
-	while (!(rc = twl_step(st, &row)) && row)
-		if ((rc = feature_row(c, st, q, features)))
-			break;
-	sqlite3_reset(st);
-	if (rc)
-		goto out;
-	st = twl_rctx_stmt(c, q_break_count, &rc);
-	if (!st)
-		goto out;
-	bind_ev(st, q);
-	if ((rc = twl_one_int(st, &n)))
-		goto out;
-	st = twl_rctx_stmt(c, q_break_hosts, &rc);
-	if (!st)
-		goto out;
-	bind_ev(st, q);
-	rc = twl_rows_into(st, &rh, hosts, q->limit, NULL);
-	if (!rc)
-		rc = json_object_set_new(out, "breaks",
-					 json_pack("{s:I, s:O, s:O}", "count",
-						   (json_int_t)n, "features",
-						   features, "hosts", hosts)) ?
-			     -ENOMEM :
-			     0;
-out:
-	json_decref(features);
-	json_decref(hosts);
-	return rc;
-}
-
-/* "ready" and "not_measured". */
-static int rest(struct twl_rctx *c, const struct twl_readiness_query *q,
-		json_t *out)
-{
-	static const struct twl_row rh = TWL_ROW(c_host4);
-	json_t *hosts = json_array();
-	sqlite3_stmt *st;
-	int64_t ready = 0, unmeasured = 0;
-	bool row;
-	int rc = -ENOMEM;
-
-	if (!hosts)
-		goto out;
-	st = twl_rctx_stmt(c, q_rest_count, &rc);
-	if (!st)
-		goto out;
-	bind_ev(st, q);
-	rc = twl_step(st, &row);
-	if (!rc && row) {
-		ready = sqlite3_column_int64(st, 0);
-		unmeasured = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_reset(st);
-	if (rc)
-		goto out;
-	st = twl_rctx_stmt(c, q_unmeasured, &rc);
-	if (!st)
-		goto out;
-	bind_ev(st, q);
-	rc = twl_rows_into(st, &rh, hosts, q->limit, NULL);
-	if (!rc && (json_object_set_new(out, "ready",
-					json_pack("{s:I}", "count",
-						  (json_int_t)ready)) ||
-		    json_object_set_new(out, "not_measured",
-					json_pack("{s:I, s:O}", "count",
-						  (json_int_t)unmeasured,
-						  "hosts", hosts))))
-		rc = -ENOMEM;
-out:
-	json_decref(hosts);
-	return rc;
-}
-
-/* "groups": the hosts by the value of q->group_label. */
-static int groups(struct twl_rctx *c, const struct twl_readiness_query *q,
-		  json_t *out)
-{
-	static const struct twl_row rg = TWL_ROW(c_group);
-	json_t *arr = json_array();
-	sqlite3_stmt *st;
-	int rc = -ENOMEM;
-
-	if (!arr)
-		goto out;
-	st = twl_rctx_stmt(c, q_groups, &rc);
-	if (!st)
-		goto out;
-	bind_ev(st, q);
-	sqlite3_bind_text(st, 5, q->group_label, -1, SQLITE_STATIC);
-	rc = twl_rows_into(st, &rg, arr, q->limit, NULL);
-	if (!rc &&
-	    json_object_set_new(out, "groups",
-				json_pack("{s:s, s:O}", "label", q->group_label,
-					  "values", arr)))
-		rc = -ENOMEM;
-out:
-	json_decref(arr);
-	return rc;
-}
-
-/* Each deadline of q gets "hosts": hosts running its runtime on its modes. */
-static int deadlines(struct twl_rctx *c, const struct twl_readiness_query *q)
-{
-	sqlite3_stmt *st;
-	json_t *d;
-	int64_t n;
-	size_t i;
-	int rc = 0;
-
-	json_array_foreach(q->deadlines, i, d)
-	{
-		char *modes = json_dumps(json_object_get(d, "cgroup_modes"),
-					 JSON_COMPACT);
-
-		st = modes ? twl_rctx_stmt(c, q_runtime, &rc) : NULL;
-		if (st) {
-			sqlite3_bind_text(st, 1,
-					  json_string_value(json_object_get(
-						  d, "runtime")),
-					  -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 2, q->since);
-			sqlite3_bind_text(st, 3, modes, -1, SQLITE_TRANSIENT);
-			bind_label(st, q);
-			rc = twl_one_int(st, &n);
-		} else if (!rc) {
-			rc = -ENOMEM;
-		}
-		free(modes);
-		if (!rc && json_object_set_new(d, "hosts", json_integer(n)))
-			rc = -ENOMEM;
-		if (rc)
-			break;
-	}
-	return rc;
-}
 
 /* Contract: see store_read.h. */
 int twl_read_readiness(struct twl_store *s, const struct twl_readiness_query *q,
 		       json_t **out)
 {
-	struct twl_rctx c;
-	json_t *doc = json_object();
-	int rc;
-
-	*out = NULL;
-	if (!doc)
-		return -ENOMEM;
-	if (!q->removed_json || !q->interfaces_json || q->limit < 1 ||
-	    q->limit > TWL_READ_LIMIT_MAX) {
-		json_decref(doc);
-		return -EINVAL;
-	}
-	rc = twl_rctx_begin(&c, s, true);
-	if (rc) {
-		json_decref(doc);
-		return rc;
-	}
-	TRY(breaks(&c, q, doc));
-	TRY(rest(&c, q, doc));
-	TRY(deadlines(&c, q));
-	if (q->group_label)
-		TRY(groups(&c, q, doc));
-out:
-	twl_rctx_end(&c);
-	if (rc)
-		json_decref(doc);
-	else
-		*out = doc;
-	return rc;
+	return twl_answer_readiness(&twl_sqlite_rq_io, s, q, out);
 }

@@ -4,17 +4,21 @@
  * servers with real TLS, one on SQLite and one on a database of the
  * PostgreSQL fixture, get the same reports through POST /api/v1/reports
  * (the mixed fleet of readiness_fleet.h and hosts sending the full wire
- * example), and the summary, host lists, one host, fleet health, unknown
- * texts, feature detail and the fleet metrics must then answer the same
- * (the PostgreSQL store answers no readiness or export yet), but for the
- * members that hold the time of the answer itself and the server's own
- * certificate, and for what follows the time each server received a
- * report: a host's first and last seen, and so the order of host lists
- * (align_receive_times()). The order itself is compared byte for byte in
- * test_store_read.c's test_same_json, on stores given the same times.
+ * example; the fleet's hosts labelled by team), and the summary, host
+ * lists, one host, fleet health, unknown texts, feature detail, the fleet
+ * metrics and upgrade readiness must then answer the same (the
+ * PostgreSQL store answers no export yet), but for the members that hold
+ * the time of the answer itself and the server's own certificate, and
+ * for what follows the time each server received a report or enrolled a
+ * host: a host's first and last seen, and so the order of host lists,
+ * and its keys' last enrolment (align_receive_times()). The order itself
+ * is compared byte for byte in test_store_read.c's and
+ * test_store_readiness.c's test_same_json, on stores given the same
+ * times.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,20 @@ static void post_both(const char *hid, json_t *r, void *ctx)
 	json_decref(r);
 }
 
+/*
+ * A host of the readiness fleet, labelled team=payments (odd host
+ * numbers) or team=search (even ones), posted to both.
+ */
+static void post_fleet(const char *hid, json_t *r, void *ctx)
+{
+	bool odd = (hid[strlen(hid) - 1] - '0') % 2;
+
+	json_object_set_new(json_object_get(r, "host"), "labels",
+			    json_pack("{s:s}", "team",
+				      odd ? "payments" : "search"));
+	post_both(hid, r, ctx);
+}
+
 static void host_id(int n, char out[65])
 {
 	snprintf(out, 65, "%064x", 0x100 + n);
@@ -57,7 +75,7 @@ static int setup(void **state)
 	pg_fixture_db(pg_uri, sizeof(pg_uri));
 	fixture_start(&fx[SQLITE], NULL);
 	fixture_start(&fx[POSTGRESQL], on_postgresql);
-	fleet_seed(now, post_both, NULL);
+	fleet_seed(now, post_fleet, NULL);
 	for (int n = 1; n <= 3; n++) {
 		host_id(n, hid);
 		for (int b = 0; b < 2; b++) {
@@ -133,32 +151,36 @@ static void sort_hosts(json_t *j)
 		json_array_append_new(j, items[i]);
 }
 
+/* Where @b's @key is @a's or at most the seeding's minute later, @a's. */
+static void align_time(json_t *a, json_t *b, const char *key)
+{
+	json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+	json_int_t d = json_integer_value(y) - json_integer_value(x);
+
+	if (json_is_integer(x) && json_is_integer(y) && d >= 0 && d <= 60)
+		json_object_set(b, key, x);
+}
+
 /*
  * A host's first_seen and last_seen are the times each server received
- * its report: the PostgreSQL server's may be the seconds between the two
- * posts later. Where @b's differ from @a's by at most the seeding's
- * minute, @b takes @a's; any other difference stays to be found. The
- * host lists, ordered by those times, are put in host id order first.
+ * its report, and its keys' last_enrolled the time each enrolled it: the
+ * PostgreSQL server's may be the seconds between the two posts later.
+ * Where @b's differ from @a's by at most the seeding's minute, @b takes
+ * @a's; any other difference stays to be found. The host lists, ordered
+ * by those times, are put in host id order first.
  */
 static void align_receive_times(json_t *a, json_t *b)
 {
-	static const char *const keys[] = { "first_seen", "last_seen" };
 	const char *k;
 	json_t *v;
 	size_t i;
 
 	if (json_is_object(a) && json_is_object(b)) {
-		if (json_object_get(a, "host_id"))
-			for (i = 0; i < 2; i++) {
-				json_t *x = json_object_get(a, keys[i]),
-				       *y = json_object_get(b, keys[i]);
-				json_int_t d = json_integer_value(y) -
-					       json_integer_value(x);
-
-				if (json_is_integer(x) && json_is_integer(y) &&
-				    d >= 0 && d <= 60)
-					json_object_set(b, keys[i], x);
-			}
+		if (json_object_get(a, "host_id")) {
+			align_time(a, b, "first_seen");
+			align_time(a, b, "last_seen");
+		}
+		align_time(a, b, "last_enrolled");
 		json_object_foreach(a, k, v)
 			align_receive_times(v, json_object_get(b, k));
 	} else if (json_is_array(a) && json_is_array(b)) {
@@ -282,12 +304,73 @@ static void test_fleet_metrics(void **state)
 	http_result_fini(&r[1]);
 }
 
+/* POST migration status @body as the admin of both servers. */
+static void status_both(const char *body)
+{
+	struct http_result r;
+
+	for (int b = 0; b < 2; b++) {
+		http(&fx[b], "POST", "/api/v1/migration-status", fx[b].admin,
+		     body, strlen(body), NULL, &r);
+		if (r.status != 200)
+			fail_msg("migration status on %s: %ld %.*s",
+				 b == SQLITE ? "sqlite" : "postgresql",
+				 r.status, (int)r.len, r.body);
+		http_result_fini(&r);
+	}
+}
+
+/*
+ * Upgrade readiness of the shipped Debian 6.12 target (breaking by
+ * workload, with migration statuses), a page of one host, grouped by
+ * team, and of one team.
+ */
+static void test_readiness(void **state)
+{
+	static const char *const q[] = {
+		"limit=100",
+		"limit=1",
+		"group=label:team&limit=100",
+		"label=team=payments&group=label:team&limit=100",
+		"label=team=search&limit=100",
+	};
+	struct http_result r;
+	char path[160];
+
+	status_both("{\"feature\":\"" FLEET_SOFT "\",\"status\":"
+		    "\"migrating\",\"owner\":\"team-payments\","
+		    "\"date\":\"2026-11-02\"}");
+	status_both("{\"feature\":\"" FLEET_SOFT "\",\"workload\":\"java\","
+		    "\"status\":\"blocked\",\"reason\":\"vendor agent\","
+		    "\"owner\":\"team-payments\",\"date\":\"2026-11-02\"}");
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		snprintf(path, sizeof(path),
+			 "/api/v1/readiness?target=debian-12-6.12&%s", q[i]);
+		same_json(path);
+	}
+	/*
+	 * what was compared: hosts breaking, the statuses, and the groups
+	 * of both teams and of the unlabelled (full.json's hosts)
+	 */
+	http(&fx[SQLITE], "GET",
+	     "/api/v1/readiness?target=debian-12-6.12&group=label:team",
+	     fx[SQLITE].viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(fleet_num(r.json, "breaks", "count") > 0);
+	assert_non_null(strstr(r.body, "\"vendor agent\""));
+	assert_int_equal(json_array_size(json_object_get(
+				 json_object_get(r.json, "groups"), "values")),
+			 3);
+	http_result_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet_reads),
 		cmocka_unit_test(test_feature_reads),
 		cmocka_unit_test(test_fleet_metrics),
+		cmocka_unit_test(test_readiness),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
