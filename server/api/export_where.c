@@ -277,6 +277,28 @@ out:
 	return rc;
 }
 
+/*
+ * A feature's readiness line: the hosts that lose it, and of them those
+ * that only read it, so the reader can tell them from the hosts using it.
+ */
+static int text_readiness(struct twl_buf *b, const json_t *r)
+{
+	json_int_t n = int_of(r, "hosts"), ro = int_of(r, "reading_only");
+
+	if (!ro)
+		return twl_export_wrapf(b, "  ", "    ",
+					"%" JSON_INTEGER_FORMAT
+					" of our hosts will lose this with our"
+					" distribution's next kernel.",
+					n);
+	return twl_export_wrapf(
+		b, "  ", "    ",
+		"%" JSON_INTEGER_FORMAT " of our hosts will lose this with our"
+		" distribution's next kernel (%" JSON_INTEGER_FORMAT
+		" of them only read%s it, as monitoring does).",
+		n, ro, ro == 1 ? "s" : "");
+}
+
 /* Contract: see export_where.h. */
 int twl_export_text_workloads(struct twl_buf *b, const json_t *f)
 {
@@ -300,11 +322,7 @@ int twl_export_text_workloads(struct twl_buf *b, const json_t *f)
 		TRY(text_by_label(b, json_object_get(f, "by_label")));
 	x = json_object_get(f, "readiness");
 	if (json_is_object(x))
-		TRY(twl_export_wrapf(b, "  ", "    ",
-				     "%" JSON_INTEGER_FORMAT
-				     " of our hosts will lose this "
-				     "with our distribution's next kernel.",
-				     int_of(x, "hosts")));
+		TRY(text_readiness(b, x));
 out:
 	return rc;
 }

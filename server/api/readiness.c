@@ -194,6 +194,19 @@ out:
 	return rc;
 }
 
+/*
+ * A breaking feature's export facts: its hosts, and how many of them only
+ * read it (they lose it too: a monitor's read fails once the file is gone).
+ */
+static json_t *feature_facts(const json_t *f)
+{
+	const json_t *k = json_object_get(f, "by_kind");
+
+	return json_pack("{s:O, s:O}", "hosts", json_object_get(f, "hosts"),
+			 "reading_only",
+			 json_object_get(k, "reading_only") ?: json_integer(0));
+}
+
 /* The export's readiness facts of @doc (twl_read_readiness()) into @data. */
 static int export_facts(const json_t *t, const json_t *doc, json_t *data)
 {
@@ -223,10 +236,8 @@ static int export_facts(const json_t *t, const json_t *doc, json_t *data)
 
 			if (!id || !fid || strcmp(id, fid))
 				continue;
-			if (json_object_set_new(
-				    feat, "readiness",
-				    json_pack("{s:O}", "hosts",
-					      json_object_get(f, "hosts"))))
+			if (json_object_set_new(feat, "readiness",
+						feature_facts(f)))
 				return -ENOMEM;
 		}
 	}

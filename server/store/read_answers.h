@@ -112,8 +112,9 @@ enum twl_rq_id {
 	 * READY_FEATURES: per feature used, feature id, hosts, hosts
 	 * configuring, listening, reading, hosts seen by BPF, BPF
 	 * count, hosts with census knobs, on a v1 hierarchy, with kernel
-	 * warnings, its migration status (JSON object or NULL); most hosts
-	 * first, then feature id (census knobs count as configuring).
+	 * warnings, its migration status (JSON object or NULL), hosts whose
+	 * only evidence is BPF reads; most hosts first, then feature id
+	 * (census knobs count as configuring).
 	 * READY_BREAK_COUNT: the hosts that break.
 	 * READY_BREAK_HOSTS: limit of them by host id: host id, hostname,
 	 * kernel, cgroup mode, feature ids (JSON array, sorted), runtimes

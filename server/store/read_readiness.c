@@ -31,6 +31,7 @@ static const struct twl_col kind_cols[] = {
 	{ "configures", 2, TWL_COL_INT },
 	{ "listens", 3, TWL_COL_INT },
 	{ "reads", 4, TWL_COL_INT },
+	{ "reading_only", 11, TWL_COL_INT },
 };
 static const struct twl_row kind_row = TWL_ROW(kind_cols);
 

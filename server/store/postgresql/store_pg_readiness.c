@@ -73,7 +73,10 @@ static const char q_features[] = EV_CTE
 	" count(DISTINCT CASE WHEN src = 'hierarchy' THEN host_id END),"
 	" count(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END),"
 	" (SELECT " MIGRATION_JSON " FROM migration_status m"
-	"  WHERE m.feature_id = ev.feature_id AND m.workload = '')"
+	"  WHERE m.feature_id = ev.feature_id AND m.workload = ''),"
+	" (SELECT count(*) FROM (SELECT 1 FROM ev e2"
+	"  WHERE e2.feature_id = ev.feature_id GROUP BY e2.host_id"
+	"  HAVING bool_and(e2.src = 'bpf' AND e2.op IN ('read', 'open'))) ro)"
 	" FROM ev GROUP BY feature_id ORDER BY 2 DESC, feature_id" TWL_PG_C;
 
 static const char q_break_count[] = EV_CTE

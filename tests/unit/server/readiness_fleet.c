@@ -119,6 +119,9 @@ void fleet_seed(int64_t now, fleet_ingest_fn fn, void *ctx)
 	census(&s, r, "v1", "memory", true);
 	ingest(&s, r);
 	r = report(&s, 4, "lim-4", old, "v1");
+	/* a monitor that only reads the soft limit: it loses it too */
+	usage(&s, r, FLEET_SOFT, "memory.soft_limit_in_bytes", "read", "reads",
+	      "runc", 4);
 	census(&s, r, "v1", "memory", false);
 	ingest(&s, r);
 	r = report(&s, 5, "new-5", "6.12.9", "v2");
@@ -178,9 +181,12 @@ static void check_features(const json_t *doc)
 	json_t *f = fleet_feature(doc, FLEET_SOFT);
 
 	assert_non_null(f);
+	/* web-1 writes, kmsg-7 warned, lim-4 only reads */
 	assert_int_equal(fleet_num(f, "by_kind", "configures"), 1);
-	assert_int_equal(json_integer_value(json_object_get(f, "hosts")), 2);
-	assert_int_equal(fleet_num(f, "evidence", "bpf_count"), 7);
+	assert_int_equal(fleet_num(f, "by_kind", "reads"), 1);
+	assert_int_equal(fleet_num(f, "by_kind", "reading_only"), 1);
+	assert_int_equal(json_integer_value(json_object_get(f, "hosts")), 3);
+	assert_int_equal(fleet_num(f, "evidence", "bpf_count"), 11);
 	assert_int_equal(fleet_num(f, "evidence", "kernel_warning_hosts"), 1);
 	assert_string_equal(
 		json_string_value(json_object_get(
@@ -191,6 +197,7 @@ static void check_features(const json_t *doc)
 	assert_non_null(f);
 	assert_int_equal(fleet_num(f, "by_kind", "listens"), 1);
 	assert_int_equal(fleet_num(f, "by_kind", "configures"), 0);
+	assert_int_equal(fleet_num(f, "by_kind", "reading_only"), 0);
 	/* the v1 interface: web-1, lim-3 (BPF and census), lim-4 (census) */
 	f = fleet_feature(doc, FLEET_IFACE);
 	assert_non_null(f);

@@ -11,6 +11,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,11 +99,50 @@ static void test_uploaded_debian_configs(void **state)
 	http_result_fini(&want);
 }
 
+/* @s with every run of white space one space (a new string). */
+static char *squash(const char *s)
+{
+	char *o = strdup(s), *p = o;
+
+	assert_non_null(o);
+	for (; *s; s++) {
+		bool ws = *s == ' ' || *s == '\n';
+
+		if (ws && p > o && p[-1] == ' ')
+			continue;
+		*p++ = ws ? ' ' : *s;
+	}
+	*p = '\0';
+	return o;
+}
+
+/*
+ * The export's readiness line of a feature says how many of the hosts that
+ * lose it only read it (lim-4's monitor), apart from those using it.
+ */
+static void test_export_line(void **state)
+{
+	struct http_result r;
+	char *text;
+
+	http(&fx, "GET", "/api/v1/export/linux-mm?feature=" FLEET_SOFT,
+	     fx.viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	text = squash(r.body);
+	if (!strstr(text, "3 of our hosts will lose this with our"
+			  " distribution's next kernel (1 of them only reads"
+			  " it, as monitoring does)."))
+		fail_msg("no readiness line with its readers in:\n%s", text);
+	free(text);
+	http_result_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_debian_612),
 		cmocka_unit_test(test_uploaded_debian_configs),
+		cmocka_unit_test(test_export_line),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
