@@ -25,8 +25,10 @@
 
 #include <cmocka.h>
 
+#include "api/export.h"
 #include "harness.h"
 #include "pg_fixture.h"
+#include "store/store.h"
 #include "readiness_fleet.h"
 
 static struct fixture fx[2]; /* [SQLITE], [POSTGRESQL] */
@@ -322,6 +324,66 @@ static void test_export(void **state)
 		  "&part=body");
 }
 
+/*
+ * `twilight-server export --format json` of backend @b's store (SQLite:
+ * the server's data directory; PostgreSQL: --db, its URI): its exit
+ * status, and the export in *@doc when 0.
+ */
+static int cli_export(enum backend b, json_t **doc)
+{
+	char out[300], dir[300];
+	char *argv[] = { "export",   "--data-dir",
+			 dir,	     "--export-readiness-target=",
+			 "--format", "json",
+			 "--output", out,
+			 "--db",     pg_uri };
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s", fx[b].dir);
+	snprintf(out, sizeof(out), "%s/export.json", fx[b].dir);
+	rc = twl_export_cli(b == POSTGRESQL ? 10 : 8, argv);
+	*doc = rc ? NULL : json_load_file(out, 0, NULL);
+	assert_true(rc || *doc);
+	return rc;
+}
+
+/*
+ * `twilight-server export` on a PostgreSQL store: refused unless the
+ * store's incomplete build is allowed (as the server is), then the same
+ * export as on SQLite.
+ */
+static void test_export_cli(void **state)
+{
+	const char *was = getenv(TWL_STORE_PG_INCOMPLETE_ENV);
+	char *keep = was ? strdup(was) : NULL;
+	json_t *doc[2];
+
+	unsetenv(TWL_STORE_PG_INCOMPLETE_ENV);
+	assert_int_equal(cli_export(POSTGRESQL, &doc[POSTGRESQL]), 1);
+	setenv(TWL_STORE_PG_INCOMPLETE_ENV, "1", 1);
+	assert_int_equal(cli_export(POSTGRESQL, &doc[POSTGRESQL]), 0);
+	if (keep)
+		setenv(TWL_STORE_PG_INCOMPLETE_ENV, keep, 1);
+	else
+		unsetenv(TWL_STORE_PG_INCOMPLETE_ENV);
+	free(keep);
+	assert_int_equal(cli_export(SQLITE, &doc[SQLITE]), 0);
+	for (int b = 0; b < 2; b++)
+		drop_answer_times(doc[b]);
+	if (!json_equal(doc[SQLITE], doc[POSTGRESQL])) {
+		char *a = dump(doc[SQLITE]), *p = dump(doc[POSTGRESQL]);
+
+		fprintf(stderr, "sqlite:     %s\npostgresql: %s\n", a, p);
+		free(a);
+		free(p);
+		fail_msg("the export's command answers differently");
+	}
+	assert_true(json_array_size(
+			    json_object_get(doc[POSTGRESQL], "features")) > 1);
+	json_decref(doc[SQLITE]);
+	json_decref(doc[POSTGRESQL]);
+}
+
 /* The lines of @body whose metric is one of the fleet's gauges, in order. */
 static void fleet_lines(const char *body, size_t len, char *out, size_t cap)
 {
@@ -373,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_fleet_reads),
 		cmocka_unit_test(test_feature_reads),
 		cmocka_unit_test(test_export),
+		cmocka_unit_test(test_export_cli),
 		cmocka_unit_test(test_fleet_metrics),
 	};
 
