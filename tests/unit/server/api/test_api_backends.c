@@ -150,8 +150,9 @@ static void sort_hosts(json_t *j)
 
 /*
  * A host's first_seen and last_seen are the times each server received
- * its report, and its keys' last_enrolled the time each enrolled it: the
- * PostgreSQL server's may be the seconds between the two posts later.
+ * its report (so is an unknown text's last_seen: the latest report that
+ * carried it), and its keys' last_enrolled the time each enrolled it:
+ * the PostgreSQL server's may be the seconds between the two posts later.
  * Where @b's differ from @a's by at most the seeding's minute, @b takes
  * @a's; any other difference stays to be found. The host lists, ordered
  * by those times, are put in host id order first.
@@ -165,7 +166,10 @@ static void align_receive_times(json_t *a, json_t *b)
 	size_t i;
 
 	if (json_is_object(a) && json_is_object(b)) {
-		for (i = json_object_get(a, "host_id") ? 0 : 2; i < 3; i++) {
+		bool seen = json_object_get(a, "host_id") ||
+			    json_object_get(a, "text");
+
+		for (i = seen ? 0 : 2; i < 3; i++) {
 			json_t *x = json_object_get(a, keys[i]),
 			       *y = json_object_get(b, keys[i]);
 			json_int_t d =
