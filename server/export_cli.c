@@ -452,12 +452,14 @@ int twl_export_cli(int argc, char **argv)
 	rc = parse(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (twl_store_is_postgresql(a.cfg.db_path)) {
+	if (twl_store_is_postgresql(a.cfg.db_path) &&
+	    !getenv(TWL_STORE_PG_INCOMPLETE_ENV)) {
 		fprintf(stderr,
-			"twilight-server export: the PostgreSQL store is incomplete in this build: it keeps no reports to export\n");
+			"twilight-server export: the PostgreSQL store is incomplete in this build: set db to an SQLite file\n");
 		return 1;
 	}
-	if (access(a.cfg.db_path, R_OK)) {
+	if (!twl_store_is_postgresql(a.cfg.db_path) &&
+	    access(a.cfg.db_path, R_OK)) {
 		fprintf(stderr,
 			"twilight-server export: no database at %s: give --data-dir of a server that has received reports\n",
 			a.cfg.db_path);

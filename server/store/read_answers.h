@@ -145,6 +145,28 @@ enum twl_rq_id {
 	 * label value: the hosts running it on one of the modes
 	 */
 	TWL_RQ_READY_RUNTIME,
+	/*
+	 * the linux-mm export (read_export.c); since is a Unix time, limit
+	 * the top N, and every count of the context's label filter's hosts
+	 */
+	TWL_RQ_EXP_HOSTS, /* since: hosts reporting since */
+	TWL_RQ_EXP_HOSTS_MODE, /* cgroup mode, since: the same of a mode */
+	/*
+	 * feature, since: per host and usage key of its writes and event
+	 * registrations since (reads never), host by host: host id, comm,
+	 * writer_cgroup, container, target_kind, cgroup, image ('' for
+	 * none), uses; read_export_workloads.c groups them into workloads
+	 */
+	TWL_RQ_EXP_USES,
+	/* feature, since, limit, label key: the label's value, hosts using */
+	TWL_RQ_EXP_BY_LABEL,
+	TWL_RQ_EXP_HOSTNAMES, /* feature, since, limit: hostname */
+	/* feature, since, limit: process, hosts where it only reads, reads */
+	TWL_RQ_EXP_READERS,
+	TWL_RQ_EXP_WARN_TOTAL, /* feature, since: hosts, kernel warnings */
+	/* feature, since, limit: kernel, hosts, warnings */
+	TWL_RQ_EXP_WARN_KERNELS,
+	TWL_RQ_EXP_ANNOTATIONS, /* feature: twl_annotation_row */
 	TWL_RQ_N
 };
 

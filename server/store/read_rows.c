@@ -176,6 +176,16 @@ static const struct twl_col kernel_cols[] = {
 };
 const struct twl_row twl_kernel_row = TWL_ROW(kernel_cols);
 
+static const struct twl_col annotation_cols[] = {
+	{ "id", 0, TWL_COL_INT },	   { "feature", 1, TWL_COL_TEXT },
+	{ "workload", 2, TWL_COL_TEXT },   { "text", 3, TWL_COL_TEXT },
+	{ "fits", 4, TWL_COL_TEXT },	   { "author", 5, TWL_COL_TEXT },
+	{ "created", 6, TWL_COL_INT },	   { "intent", 7, TWL_COL_TEXT },
+	{ "set_by", 8, TWL_COL_TEXT },	   { "v2_tried", 9, TWL_COL_TEXT },
+	{ "shortfall", 10, TWL_COL_TEXT }, { "team", 11, TWL_COL_TEXT },
+};
+const struct twl_row twl_annotation_row = TWL_ROW(annotation_cols);
+
 static const struct twl_col hour_kind_cols[] = {
 	{ "hosts_configuring_30d", 0, TWL_COL_INT },
 	{ "hosts_listening_30d", 1, TWL_COL_INT },

@@ -120,6 +120,12 @@ extern const struct twl_row twl_timeline_row;
 extern const struct twl_row twl_kernel_row;
 
 /*
+ * An annotation: id, feature_id, workload, text, fits, author, created,
+ * intent, set_by, v2_tried, shortfall, team.
+ */
+extern const struct twl_row twl_annotation_row;
+
+/*
  * The summary's kinds (read_answers.c): hosts configuring,
  * listening, reading only (feature_hour); reads, warnings (feature_day);
  * workloads using, configuring, listening, reading only (feature_comm).

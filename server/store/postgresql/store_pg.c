@@ -7,8 +7,9 @@
  * functions. Incomplete: only what the table names is implemented
  * (tokens, host keys, ingest, upkeep, annotations, migration status,
  * webhooks, the alert detector's state and page of hosts, the catalog
- * reload, and the read API's summary, hosts, host, health, unknown texts,
- * feature detail and upgrade readiness); every other function answers
+ * reload, the read API's summary, hosts, host, health, unknown texts,
+ * feature detail and upgrade readiness, and the linux-mm export's data);
+ * every other function answers
  * -ENOTSUP through store.c, and the server refuses to start on this
  * store (twl_store_is_postgresql()).
  */
@@ -357,6 +358,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.alert_swap = twl_pg_alert_swap,
 	.alert_prune = twl_pg_alert_prune,
 	.read_annotations = twl_pg_read_annotations,
+	.read_export_data = twl_pg_read_export_data,
 	.read_migration_status = twl_pg_read_migration_status,
 	.read_migration_reuse = twl_pg_read_migration_reuse,
 	.read_summary = twl_pg_read_summary,

@@ -74,6 +74,7 @@ static const char *rq_sql(enum twl_rq_id q)
 	static const char *const *const tables[] = {
 		twl_pg_read_sql,    twl_pg_values_sql,	twl_pg_health_sql,
 		twl_pg_unknown_sql, twl_pg_feature_sql, twl_pg_readiness_sql,
+		twl_pg_export_sql,
 	};
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)

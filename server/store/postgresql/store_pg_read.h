@@ -7,7 +7,7 @@
  * host), store_pg_values.c (the values of a feature's files),
  * store_pg_health.c, store_pg_unknown.c, store_pg_feature.c (feature
  * detail, the alert detector's page), store_pg_readiness.c (upgrade
- * readiness).
+ * readiness), store_pg_export.c (the linux-mm export's data).
  */
 #ifndef TWL_SERVER_STORE_PG_READ_H
 #define TWL_SERVER_STORE_PG_READ_H
@@ -67,5 +67,12 @@ int twl_pg_read_readiness(struct twl_store *s,
 struct twl_alert_page;
 int twl_pg_read_alert_uses(struct twl_store *s, const struct twl_alert_page *p,
 			   json_t **out);
+
+/* The linux-mm export's data (store_pg_export.c), as twl_read_export_data(). */
+extern const char *const twl_pg_export_sql[];
+struct twl_export_opts;
+int twl_pg_read_export_data(struct twl_store *s, int64_t now,
+			    unsigned window_days, const char *feature,
+			    const struct twl_export_opts *opts, json_t **out);
 
 #endif /* TWL_SERVER_STORE_PG_READ_H */

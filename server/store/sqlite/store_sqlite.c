@@ -90,9 +90,8 @@ fail:
 /*
  * Process-wide SQLite settings. They only take before SQLite initialises,
  * so this runs before main() and before any other constructor that uses
- * SQLite (register_auto_extension() in store_sqlite_export.c, at the
- * default priority, initialises it; when this ran from
- * twl_store_open() it came too late and was refused). In a process that
+ * SQLite (one at the default priority would initialise it; when this ran
+ * from twl_store_open() it came too late and was refused). In a process that
  * initialised SQLite even earlier they are refused, and only speed
  * suffers.
  *

@@ -21,16 +21,6 @@ static const char q_ann_list[] =
 	" set_by, v2_tried, shortfall, team FROM annotations WHERE (?1 IS NULL OR feature_id = ?1)"
 	" ORDER BY feature_id, created, id LIMIT 10000"; /* the cap */
 
-static const struct twl_col annotation_cols[] = {
-	{ "id", 0, TWL_COL_INT },	   { "feature", 1, TWL_COL_TEXT },
-	{ "workload", 2, TWL_COL_TEXT },   { "text", 3, TWL_COL_TEXT },
-	{ "fits", 4, TWL_COL_TEXT },	   { "author", 5, TWL_COL_TEXT },
-	{ "created", 6, TWL_COL_INT },	   { "intent", 7, TWL_COL_TEXT },
-	{ "set_by", 8, TWL_COL_TEXT },	   { "v2_tried", 9, TWL_COL_TEXT },
-	{ "shortfall", 10, TWL_COL_TEXT }, { "team", 11, TWL_COL_TEXT },
-};
-static const struct twl_row annotation_row = TWL_ROW(annotation_cols);
-
 /* Contract: see store_sqlite_internal.h. */
 int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
 			    json_t *arr)
@@ -43,7 +33,7 @@ int twl_rq_annotations_into(struct twl_rctx *c, const char *feature,
 		return rc;
 	if (feature)
 		sqlite3_bind_text(st, 1, feature, -1, SQLITE_STATIC);
-	return twl_rows_into(st, &annotation_row, arr, SIZE_MAX, NULL);
+	return twl_rows_into(st, &twl_annotation_row, arr, SIZE_MAX, NULL);
 }
 
 /* Contract: see store_read.h. */

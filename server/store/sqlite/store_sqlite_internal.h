@@ -340,14 +340,6 @@ sqlite3_stmt *twl_rctx_stmt(struct twl_rctx *c, const char *sql, int *rc);
 
 /* --- queries shared by the read API files --- */
 
-/*
- * twl_rq_range_into - set @r's members from the count, first and last use
- * of the hosts using feature @id in [@since, @until] into @obj
- * (store_sqlite_read.c).
- */
-int twl_rq_range_into(struct twl_rctx *c, const char *id, int64_t since,
-		      int64_t until, const struct twl_row *r, json_t *obj);
-
 struct twl_feature;
 
 /*
@@ -379,27 +371,10 @@ extern const char *const twl_sqlite_kinds_sql[];
 extern const char *const twl_sqlite_values_sql[];
 extern const char *const twl_sqlite_health_sql[];
 extern const char *const twl_sqlite_unknown_sql[];
-extern const char *const twl_sqlite_coverage_sql[];
+extern const char *const twl_sqlite_export_sql[]; /* and coverage */
 extern const char *const twl_sqlite_alerts_sql[];
 struct twl_rq_io;
 extern const struct twl_rq_io twl_sqlite_rq_io;
-
-/* twl_rq_day_uses - uses of feature @id on days @from..@to (day numbers). */
-int twl_rq_day_uses(struct twl_rctx *c, const char *id, int64_t from,
-		    int64_t to, int64_t *uses);
-
-/*
- * twl_rq_first_last - set "first_seen" and "last_seen" of feature @id over
- * all retained data into @obj (null: never).
- */
-int twl_rq_first_last(struct twl_rctx *c, const char *id, json_t *obj);
-
-/*
- * twl_rq_kernels_into - kernel releases of the hosts using feature @id in
- * [@since, @until], top N, appended to @arr.
- */
-int twl_rq_kernels_into(struct twl_rctx *c, const char *id, int64_t since,
-			int64_t until, json_t *arr);
 
 /*
  * twl_rq_annotations_into - the annotations of @feature (NULL: all)

@@ -144,7 +144,7 @@ static const char *rq_sql(enum twl_rq_id q)
 	static const char *const *const tables[] = {
 		twl_sqlite_read_sql,	twl_sqlite_kinds_sql,
 		twl_sqlite_values_sql,	twl_sqlite_health_sql,
-		twl_sqlite_unknown_sql, twl_sqlite_coverage_sql,
+		twl_sqlite_unknown_sql, twl_sqlite_export_sql,
 		twl_sqlite_alerts_sql,	twl_sqlite_readiness_sql,
 	};
 

@@ -5,14 +5,15 @@
  * PostgreSQL fixture, get the same reports through POST /api/v1/reports
  * (the mixed fleet of readiness_fleet.h and hosts sending the full wire
  * example; the fleet's hosts labelled by team), and the summary, host
- * lists, one host, fleet health, unknown texts, feature detail, the fleet
- * metrics and upgrade readiness must then answer the same (the
- * PostgreSQL store answers no export yet), but for the members that hold
+ * lists, one host, fleet health, unknown texts, feature detail, the
+ * linux-mm export (JSON, text and CSV), the fleet metrics and upgrade
+ * readiness must then answer the same, but for the members that hold
  * the time of the answer itself and the server's own certificate, and
  * for what follows the time each server received a report or enrolled a
- * host: a host's first and last seen, and so the order of host lists,
- * and its keys' last enrolment (align_receive_times()). The order itself
- * is compared byte for byte in test_store_read.c's and
+ * host: a host's first and last seen (and an unknown text's), and so the
+ * order of host lists, and its keys' last enrolment
+ * (align_receive_times()). The order itself is compared byte for byte
+ * in test_store_read.c's test_same_json and test_same_export and
  * test_store_readiness.c's test_same_json, on stores given the same
  * times.
  */
@@ -27,8 +28,10 @@
 
 #include <cmocka.h>
 
+#include "api/export.h"
 #include "harness.h"
 #include "pg_fixture.h"
+#include "store/store.h"
 #include "readiness_fleet.h"
 
 static struct fixture fx[2]; /* [SQLITE], [POSTGRESQL] */
@@ -163,8 +166,9 @@ static void align_time(json_t *a, json_t *b, const char *key)
 
 /*
  * A host's first_seen and last_seen are the times each server received
- * its report, and its keys' last_enrolled the time each enrolled it: the
- * PostgreSQL server's may be the seconds between the two posts later.
+ * its report (so is an unknown text's last_seen: the latest report that
+ * carried it), and its keys' last_enrolled the time each enrolled it:
+ * the PostgreSQL server's may be the seconds between the two posts later.
  * Where @b's differ from @a's by at most the seeding's minute, @b takes
  * @a's; any other difference stays to be found. The host lists, ordered
  * by those times, are put in host id order first.
@@ -176,7 +180,8 @@ static void align_receive_times(json_t *a, json_t *b)
 	size_t i;
 
 	if (json_is_object(a) && json_is_object(b)) {
-		if (json_object_get(a, "host_id")) {
+		if (json_object_get(a, "host_id") ||
+		    json_object_get(a, "text")) {
 			align_time(a, b, "first_seen");
 			align_time(a, b, "last_seen");
 		}
@@ -257,6 +262,134 @@ static void test_feature_reads(void **state)
 		snprintf(path, sizeof(path), "/api/v1/features/%s", ids[i]);
 		same_json(path);
 	}
+}
+
+/*
+ * Fail unless @path answers the same bytes on both servers. The text's
+ * date is the day of the answer: when a day ended between the two, the
+ * PostgreSQL server's is compared with a SQLite answer made after it.
+ */
+static void same_body(const char *path)
+{
+	const char *const tok[2] = { fx[SQLITE].viewer, fx[POSTGRESQL].viewer };
+	struct http_result r[2], again;
+	bool same;
+
+	get_both(path, tok, r);
+	same = r[SQLITE].len == r[POSTGRESQL].len &&
+	       !memcmp(r[SQLITE].body, r[POSTGRESQL].body, r[SQLITE].len);
+	if (!same) {
+		http(&fx[SQLITE], "GET", path, tok[SQLITE], NULL, 0, NULL,
+		     &again);
+		same = again.len == r[POSTGRESQL].len &&
+		       !memcmp(again.body, r[POSTGRESQL].body, again.len);
+		http_result_fini(&again);
+	}
+	if (!same)
+		fail_msg("%s answers differently on the two backends:\n"
+			 "sqlite:\n%.*s\npostgresql:\n%.*s",
+			 path, (int)r[SQLITE].len, r[SQLITE].body,
+			 (int)r[POSTGRESQL].len, r[POSTGRESQL].body);
+	http_result_fini(&r[0]);
+	http_result_fini(&r[1]);
+}
+
+/*
+ * The export of the fleet, as the API gives it: its data (JSON) and its
+ * renderings, with every name shown and grouped by a label, and of one
+ * feature over a day; and the mail to linux-mm.
+ */
+static void test_export(void **state)
+{
+	static const char *const q[] = {
+		"",
+		"?hosts=show&cgroups=full&images=show&labels=show&group=label:env",
+		"?feature=" FLEET_SOFT "&days=1&hosts=show",
+	};
+	static const char *const fmt[] = { "json", "text", "csv" };
+	struct http_result r;
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		for (size_t k = 0; k < sizeof(fmt) / sizeof(fmt[0]); k++) {
+			snprintf(path, sizeof(path),
+				 "/api/v1/export/linux-mm%s%sformat=%s", q[i],
+				 q[i][0] ? "&" : "?", fmt[k]);
+			if (k)
+				same_body(path);
+			else
+				same_json(path);
+		}
+	/* what was compared is the fleet's use */
+	http(&fx[POSTGRESQL], "GET",
+	     "/api/v1/export/linux-mm?format=json&feature=" FLEET_SOFT,
+	     fx[POSTGRESQL].viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(
+		json_array_size(json_object_get(
+			json_array_get(json_object_get(r.json, "features"), 0),
+			"workloads")) > 0);
+	http_result_fini(&r);
+	/* the mail's body (its .eml's Date has the answer's second) */
+	same_body("/api/v1/export/linux-mm/messages?list=linux-mm@kvack.org"
+		  "&part=body");
+}
+
+/*
+ * `twilight-server export --format json` of backend @b's store (SQLite:
+ * the server's data directory; PostgreSQL: --db, its URI): its exit
+ * status, and the export in *@doc when 0.
+ */
+static int cli_export(enum backend b, json_t **doc)
+{
+	char out[300], dir[300];
+	char *argv[] = { "export",   "--data-dir", dir,	   "--format", "json",
+			 "--output", out,	   "--db", pg_uri };
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s", fx[b].dir);
+	snprintf(out, sizeof(out), "%s/export.json", fx[b].dir);
+	rc = twl_export_cli(b == POSTGRESQL ? 9 : 7, argv);
+	*doc = rc ? NULL : json_load_file(out, 0, NULL);
+	assert_true(rc || *doc);
+	return rc;
+}
+
+/*
+ * `twilight-server export` on a PostgreSQL store: refused unless the
+ * store's incomplete build is allowed (as the server is), then the same
+ * export as on SQLite.
+ */
+static void test_export_cli(void **state)
+{
+	const char *was = getenv(TWL_STORE_PG_INCOMPLETE_ENV);
+	char *keep = was ? strdup(was) : NULL;
+	json_t *doc[2];
+
+	unsetenv(TWL_STORE_PG_INCOMPLETE_ENV);
+	assert_int_equal(cli_export(POSTGRESQL, &doc[POSTGRESQL]), 1);
+	setenv(TWL_STORE_PG_INCOMPLETE_ENV, "1", 1);
+	assert_int_equal(cli_export(POSTGRESQL, &doc[POSTGRESQL]), 0);
+	if (keep)
+		setenv(TWL_STORE_PG_INCOMPLETE_ENV, keep, 1);
+	else
+		unsetenv(TWL_STORE_PG_INCOMPLETE_ENV);
+	free(keep);
+	assert_int_equal(cli_export(SQLITE, &doc[SQLITE]), 0);
+	for (int b = 0; b < 2; b++)
+		drop_answer_times(doc[b]);
+	if (!json_equal(doc[SQLITE], doc[POSTGRESQL])) {
+		char *a = dump(doc[SQLITE]), *p = dump(doc[POSTGRESQL]);
+
+		fprintf(stderr, "sqlite:     %s\npostgresql: %s\n", a, p);
+		free(a);
+		free(p);
+		fail_msg("the export's command answers differently");
+	}
+	assert_true(json_array_size(
+			    json_object_get(doc[POSTGRESQL], "features")) > 1);
+	json_decref(doc[SQLITE]);
+	json_decref(doc[POSTGRESQL]);
 }
 
 /* The lines of @body whose metric is one of the fleet's gauges, in order. */
@@ -369,6 +502,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet_reads),
 		cmocka_unit_test(test_feature_reads),
+		cmocka_unit_test(test_export),
+		cmocka_unit_test(test_export_cli),
 		cmocka_unit_test(test_fleet_metrics),
 		cmocka_unit_test(test_readiness),
 	};

@@ -3,8 +3,9 @@
  * The read queries of store_read.h against a store filled through the
  * ingest path (twl_store_ingest) with known figures: on SQLite, and the
  * reads the PostgreSQL store has (summary, hosts, one host, health,
- * unknown texts: store/read_answers.c over each backend's queries) on
- * both backends, which must answer the same JSON for the same reports.
+ * unknown texts, feature detail, the export's data: store/read_answers.c,
+ * read_feature.c, read_export.c over each backend's queries) on both
+ * backends, which must answer the same JSON for the same reports.
  */
 #include <errno.h>
 #include <math.h>
@@ -1417,7 +1418,7 @@ static void test_export_data(void **state)
 	wl = json_object_get(soft, "workloads");
 	assert_int_equal(json_array_size(wl), 2);
 	/*
-	 * Grouped as docs/workloads.md defines a workload, in SQL: process,
+	 * Grouped as docs/workloads.md defines a workload: process,
 	 * kind of the writer's place, kind of the target; no path or name
 	 * leaves the store. "/docker/abc" is no docker id (64 hex digits).
 	 */
@@ -1606,23 +1607,33 @@ static void ask_all(struct twl_store *s, struct answers *o)
 }
 
 /*
+ * A new empty PostgreSQL store whose text collation is a locale's
+ * (ICU en-US), which the answers must not follow.
+ */
+static struct fx *fx_open_icu(void)
+{
+	struct fx *pg = calloc(1, sizeof(*pg));
+
+	assert_non_null(pg);
+	snprintf(pg->dir, sizeof(pg->dir), "/tmp/twl-read-XXXXXX");
+	assert_non_null(mkdtemp(pg->dir));
+	pg_fixture_db_icu(pg->uri, sizeof(pg->uri), "en-US");
+	assert_int_equal(twl_store_open(pg->uri, &pg->s), 0);
+	return pg;
+}
+
+/*
  * The same reports into a SQLite and a PostgreSQL store: every answer of
  * the five reads is the same JSON text, member order and all.
  */
 static void test_same_json(void **state)
 {
 	void *sq_state = &pg_fixture_backends[SQLITE];
-	struct fx *sq = fx_open(&sq_state), *pg = calloc(1, sizeof(*pg));
+	struct fx *sq = fx_open(&sq_state), *pg = fx_open_icu();
 	struct answers a = { 0 }, b = { 0 };
 	size_t errors = 0;
 
 	(void)state;
-	/* a locale's text order, which the answers must not follow */
-	assert_non_null(pg);
-	snprintf(pg->dir, sizeof(pg->dir), "/tmp/twl-read-XXXXXX");
-	assert_non_null(mkdtemp(pg->dir));
-	pg_fixture_db_icu(pg->uri, sizeof(pg->uri), "en-US");
-	assert_int_equal(twl_store_open(pg->uri, &pg->s), 0);
 	fill_all(sq->s);
 	fill_all(pg->s);
 	ask_all(sq->s, &a);
@@ -1817,6 +1828,199 @@ static void test_alert_uses(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* ---- the export, the same on both backends ------------------------- */
+
+/* A version 2 use by @comm of a soft limit, written from @wcg into @cg. */
+static void add_use(json_t *r, const char *comm, const char *wcg,
+		    const char *container, const char *cg, int64_t count,
+		    const char *image, const char *target)
+{
+	json_t *u;
+
+	add_usage(r, SOFT, comm, wcg, container, cg, count, NOW - 500,
+		  NOW - 60);
+	u = json_array_get(json_object_get(r, "usage"),
+			   json_array_size(json_object_get(r, "usage")) - 1);
+	json_object_set_new(u, "file",
+			    json_string("memory.soft_limit_in_bytes"));
+	json_object_set_new(u, "use", json_string("configures"));
+	if (image)
+		json_object_set_new(u, "image", json_string(image));
+	if (target)
+		json_object_set_new(u, "target_kind", json_string(target));
+}
+
+/* A read-only use by @comm of a soft limit, @n reads. */
+static void add_read(json_t *r, const char *comm, int64_t n)
+{
+	add_usage_op(r, SOFT, "memory.soft_limit_in_bytes", "read", comm, n);
+	json_object_set_new(
+		json_array_get(json_object_get(r, "usage"),
+			       json_array_size(json_object_get(r, "usage")) -
+				       1),
+		"use", json_string("reads"));
+}
+
+/*
+ * Workloads of every kind of place, named and hashed, with images, on
+ * hosts labelled "Zeta" and "alpha", and ties everywhere a list is
+ * ordered: between names that differ in case ("Java", "java"; "Runc",
+ * "runc"; hostnames "Zed", "abe"; label values), whose byte order is
+ * not a locale's.
+ *   70 Zed  team=Zeta:  Java in a pod (image app:1), java in a systemd
+ *                       unit, _tool hashed in docker; Mon reads
+ *   71 abe  team=alpha: Java in another pod, java in another unit;
+ *                       mon reads; a warning
+ *   72 mid  no team:    Java in a docker container (image app:2) on a
+ *                       kubernetes target; a warning on another kernel
+ */
+static void add_export_fleet(struct twl_store *s)
+{
+	char pod[3][200], id[65];
+	json_t *r;
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(id, sizeof(id), "%064x", 0xc0de + i);
+		if (i < 2)
+			snprintf(pod[i], sizeof(pod[i]),
+				 "/kubepods/burstable/pod%d-aa/%s", i, id);
+		else
+			snprintf(pod[i], sizeof(pod[i]), "/docker/%s", id);
+	}
+	r = report_labels(70, "Zed", json_pack("{s:s}", "team", "Zeta"));
+	add_use(r, "Java", pod[0], "cri-containerd:x", pod[0], 5,
+		"registry/app:1", NULL);
+	add_use(r, "java", "/system.slice/app.service", "", "/app", 5, NULL,
+		NULL);
+	add_use(r, "_tool", "h:5eed", "docker:h:feed", "/t", 2, NULL, "other");
+	add_read(r, "Mon", 4);
+	ingest(s, r, NOW);
+	r = report_labels(71, "abe", json_pack("{s:s}", "team", "alpha"));
+	add_use(r, "Java", pod[1], "cri-containerd:y", pod[1], 5, NULL, NULL);
+	add_use(r, "java", "/system.slice/web.service", "", "/web", 5, NULL,
+		NULL);
+	add_read(r, "mon", 4);
+	add_warning(r, SOFT, NOW - 90);
+	ingest(s, r, NOW);
+	r = report(72, "mid", "6.1.0-Z", "v1", NULL);
+	json_object_set_new(r, "v", json_integer(2));
+	add_use(r, "Java", pod[2], "docker:c0", pod[2], 12, "registry/app:2",
+		"kubernetes");
+	add_warning(r, SOFT, NOW - 80);
+	ingest(s, r, NOW);
+}
+
+/*
+ * A store of backend @b (PostgreSQL in a locale's collation) with
+ * fill_all()'s fleet and the export's.
+ */
+static struct fx *export_store(enum backend b)
+{
+	void *st = &pg_fixture_backends[SQLITE];
+	struct fx *f = b == SQLITE ? fx_open(&st) : fx_open_icu();
+
+	fill_all(f->s);
+	add_export_fleet(f->s);
+	return f;
+}
+
+/*
+ * The export of @s under @o (window @days, one @feature or all) as JSON
+ * text, then its text and CSV renderings, appended to @out.
+ */
+static void export_texts(struct twl_store *s, unsigned days,
+			 const char *feature, const struct twl_export_opts *o,
+			 struct answers *out)
+{
+	static const enum twl_export_format fmt[] = { TWL_EXPORT_TEXT,
+						      TWL_EXPORT_CSV };
+	json_t *doc = NULL, *red;
+	char *text;
+	int rc = twl_read_export_data(s, NOW, days, feature, o, &doc);
+
+	assert_int_equal(rc, 0);
+	red = twl_export_redact(doc, o);
+	assert_non_null(red);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(twl_export_render(red, fmt[i], &text, NULL),
+				 0);
+		assert_true(out->n < sizeof(out->a) / sizeof(out->a[0]));
+		out->a[out->n++] = text;
+	}
+	json_decref(red);
+	keep(out, rc, &doc);
+}
+
+/* Every export test_same_export compares, in order. */
+static void ask_exports(struct twl_store *s, struct answers *out)
+{
+	struct twl_export_opts full = { .show_hosts = true,
+					.full_cgroups = true,
+					.show_images = true,
+					.show_labels = true,
+					.group_label = "team" },
+			       one = full;
+
+	export_texts(s, 30, NULL, NULL, out);
+	export_texts(s, 30, NULL, &full, out);
+	export_texts(s, 1, SOFT, &full, out);
+	one.label_key = "team";
+	one.label_value = "Zeta";
+	export_texts(s, 30, SOFT, &one, out);
+	one.label_value = "nobody";
+	export_texts(s, 30, NULL, &one, out);
+}
+
+/* The place of process @comm among the export's first feature's readers. */
+static size_t reader_at(json_t *doc, const char *comm)
+{
+	json_t *rd = json_object_get(
+		json_array_get(json_object_get(doc, "features"), 0), "readers");
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(rd, i, x)
+	{
+		if (!strcmp(GETS(x, "process"), comm))
+			return i;
+	}
+	fail_msg("no reader %s", comm);
+	return 0;
+}
+
+/*
+ * The same reports into SQLite and PostgreSQL: the export's data is the
+ * same JSON text on both, member order and every list's order included,
+ * and so its text and CSV.
+ */
+static void test_same_export(void **state)
+{
+	struct fx *sq = export_store(SQLITE), *pg = export_store(POSTGRESQL);
+	struct answers a = { 0 }, b = { 0 };
+	json_t *doc;
+
+	(void)state;
+	ask_exports(sq->s, &a);
+	ask_exports(pg->s, &b);
+	assert_int_equal(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++) {
+		if (strcmp(a.a[i], b.a[i]))
+			print_error("export %zu:\nsqlite:     %s\n"
+				    "postgresql: %s\n",
+				    i, a.a[i], b.a[i]);
+		assert_string_equal(a.a[i], b.a[i]);
+		free(a.a[i]);
+		free(b.a[i]);
+	}
+	/* the ties were there to break, in byte order, not the locale's */
+	assert_int_equal(twl_read_export_data(pg->s, NOW, 30, SOFT, NULL, &doc),
+			 0);
+	assert_true(reader_at(doc, "Mon") + 1 == reader_at(doc, "mon"));
+	json_decref(doc);
+	teardown((void **)&sq);
+	teardown((void **)&pg);
+}
+
 /* @t with the fleet, once per backend (pg_fixture.h's BOTH()). */
 #define BOTH_FX(t)                                                          \
 	{ #t "/sqlite", t, setup, teardown, &pg_fixture_backends[SQLITE] }, \
@@ -1850,18 +2054,15 @@ int main(void)
 		BOTH_FX(test_feature_by_label),
 		cmocka_unit_test(test_same_feature_json),
 		BOTH_FX(test_alert_uses),
-		cmocka_unit_test_setup_teardown(test_export_workloads_no_reads,
-						setup, teardown),
+		BOTH_FX(test_export_workloads_no_reads),
 		cmocka_unit_test_setup_teardown(test_annotations, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_annotation_cap, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_export_evidence, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_export_coverage, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_export_data, setup,
-						teardown),
+		BOTH_FX(test_export_evidence),
+		BOTH_FX(test_export_coverage),
+		BOTH_FX(test_export_data),
+		cmocka_unit_test(test_same_export),
 	};
 
 	twl_log_init("test_store_read", LOG_ERR);

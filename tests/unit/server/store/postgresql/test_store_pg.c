@@ -20,7 +20,6 @@
 
 #include <twilight/util.h>
 
-#include "api/export.h"
 #include "pg_fixture.h"
 #include "store/postgresql/migrate_pg.h"
 #include "store/postgresql/store_pg_internal.h"
@@ -207,22 +206,15 @@ static void test_not_supported(void **state)
 {
 	struct twl_store *s = NULL;
 	char uri[512];
-	json_t *given = json_object(), *out = given;
-	struct twl_export_opts opts = { 0 };
 	uint64_t n;
 	double seconds;
 
 	pg_fixture_db(uri, sizeof(uri));
 	assert_int_equal(twl_store_open(uri, &s), 0);
-	/* the export's data: not on PostgreSQL yet */
-	assert_int_equal(twl_read_export_data(s, 1000, 30, NULL, &opts, &out),
-			 -ENOTSUP);
-	assert_null(out);
 	/* PostgreSQL sizes and checkpoints its own WAL */
 	assert_int_equal(twl_store_set_wal_max(s, 1 << 30), -ENOTSUP);
 	assert_int_equal(twl_store_wal_catchups(s, &n, &seconds), -ENOTSUP);
 	twl_store_close(s);
-	json_decref(given);
 }
 
 /*
