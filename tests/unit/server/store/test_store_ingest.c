@@ -291,13 +291,14 @@ static void test_nested(void **state)
  * Reports that fail late roll back alone too: on PostgreSQL a report's
  * statements go in few round trips (store/postgresql/README.md), so h3's
  * fails in the middle one (its new usage rows' inserts) and h2's in the
- * last (its rollups, sent with the RELEASE); the reports before and
- * after them in the same commit stay, every rollup a recount.
+ * last (its rollups, sent with the RELEASE); the reports before, between
+ * and after them in the same commit stay, every rollup a recount.
  */
 static void test_nested_late(void **state)
 {
 	struct twl_store *s = open_new(*(enum backend *)*state);
 	json_t *a = report("h1", "aa01"), *b = report("h1", "aa02");
+	json_t *c = report("h1", "aa03");
 	json_t *late = report("h2", "bb01"), *mid = report("h3", "cc01");
 
 	bexec("CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
@@ -313,14 +314,16 @@ static void test_nested_late(void **state)
 	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
 	      " FOR EACH ROW EXECUTE FUNCTION boom()");
 	json_object_set_new(b, "seq", json_integer(2));
+	json_object_set_new(c, "seq", json_integer(3));
 	assert_int_equal(twl_store_write_begin(s), 0);
 	assert_int_equal(twl_store_ingest(s, "h1", a, 1000), 0);
 	assert_true(twl_store_ingest(s, "h2", late, 1000) < 0);
-	assert_true(twl_store_ingest(s, "h3", mid, 1000) < 0);
 	assert_int_equal(twl_store_ingest(s, "h1", b, 1000), 0);
+	assert_true(twl_store_ingest(s, "h3", mid, 1000) < 0);
+	assert_int_equal(twl_store_ingest(s, "h1", c, 1000), 0);
 	assert_int_equal(twl_store_write_end(s, true), 0);
 	/* nothing of h2 and h3: not their batch ids, host rows, warnings */
-	assert_int_equal(bq("SELECT count(*) FROM batches"), 2);
+	assert_int_equal(bq("SELECT count(*) FROM batches"), 3);
 	assert_int_equal(bq("SELECT count(*) FROM hosts"), 1);
 	assert_int_equal(bq("SELECT count(*) FROM usage WHERE host_id <> 'h1'"),
 			 0);
@@ -329,7 +332,7 @@ static void test_nested_late(void **state)
 	assert_int_equal(
 		bq("SELECT count(*) FROM census_knobs WHERE host_id <> 'h1'"),
 		0);
-	assert_int_equal(bq("SELECT max(last_seq) FROM hosts"), 2);
+	assert_int_equal(bq("SELECT max(last_seq) FROM hosts"), 3);
 	assert_true(bq("SELECT count(*) FROM usage") > 0);
 	check_days_both();
 	/* their batches are not known: stored once the fault is gone */
@@ -340,13 +343,54 @@ static void test_nested_late(void **state)
 	assert_int_equal(twl_store_ingest(s, "h2", late, 1000), 0);
 	assert_int_equal(twl_store_ingest(s, "h3", mid, 1000), 0);
 	assert_int_equal(twl_store_write_end(s, true), 0);
-	assert_int_equal(bq("SELECT count(*) FROM batches"), 4);
+	assert_int_equal(bq("SELECT count(*) FROM batches"), 5);
 	assert_int_equal(bq("SELECT count(*) FROM hosts"), 3);
 	check_days_both();
 	json_decref(a);
 	json_decref(b);
+	json_decref(c);
 	json_decref(late);
 	json_decref(mid);
+	twl_store_close(s);
+}
+
+/*
+ * The same usage key twice in one report (an agent's repeat): one row,
+ * its counter's maximum, the rollups a recount. On PostgreSQL such
+ * entries go one at a time, not together in a round trip (both would
+ * miss, both insert: the second a duplicate key).
+ */
+static void test_same_key_twice(void **state)
+{
+	struct twl_store *s = open_new(*(enum backend *)*state);
+	json_t *a = report("h1", "aa01"), *again = report("h1", "aa02");
+	json_t *usage = json_object_get(a, "usage");
+	json_t *twice = json_deep_copy(json_array_get(usage, 0));
+	int64_t n = (int64_t)json_array_size(usage);
+	int64_t c = json_integer_value(json_object_get(twice, "count"));
+	int64_t sum = -c;
+	json_t *u;
+	size_t i;
+
+	json_array_foreach(usage, i, u)
+		sum += json_integer_value(json_object_get(u, "count"));
+	json_object_set_new(twice, "count", json_integer(2 * c + 1));
+	json_array_append(usage, twice);
+	json_array_append(json_object_get(again, "usage"), twice);
+	json_object_set_new(again, "seq", json_integer(2));
+	ingest_one(s, "h1", a);
+	assert_int_equal(bq("SELECT count(*) FROM usage"), n);
+	assert_int_equal(bq("SELECT sum(count) FROM usage"), sum + 2 * c + 1);
+	check_days_both();
+	/* again, the rows there: the grown one found at its hash */
+	json_object_set_new(twice, "count", json_integer(3 * c + 2));
+	ingest_one(s, "h1", again);
+	assert_int_equal(bq("SELECT count(*) FROM usage"), n);
+	assert_int_equal(bq("SELECT sum(count) FROM usage"), sum + 3 * c + 2);
+	check_days_both();
+	json_decref(twice);
+	json_decref(a);
+	json_decref(again);
 	twl_store_close(s);
 }
 
@@ -605,6 +649,7 @@ int main(void)
 		BOTH(test_replay),
 		BOTH(test_nested),
 		BOTH(test_nested_late),
+		BOTH(test_same_key_twice),
 		BOTH(test_max_merge),
 		BOTH(test_recount),
 		BOTH(test_rematch),
