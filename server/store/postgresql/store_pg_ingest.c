@@ -9,10 +9,12 @@
  * hash; warnings and unknown texts (a batch's count of a text max-merged
  * under its first kmsg_seq, so replays add nothing); census knobs. The
  * host part is store_pg_ingest_host.c, usage rows store_pg_usage.c, the
- * rollups store_pg_rollup.c and the migration's triggers.
+ * rollups store_pg_rollup.c and the migration's triggers. A report's
+ * statements go in few round trips, on a pipe (store_pg_ingest.h).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <twilight/util.h>
@@ -121,21 +123,6 @@ static int run(struct twl_pg *p, const char *name, const struct twl_pg_args *a,
 	return twl_pg_run(p->wconn, name, a, res);
 }
 
-/* Run @name: its rows changed (>= 0), or a negative errno. */
-static int64_t run_changed(struct twl_pg *p, const char *name,
-			   const struct twl_pg_args *a)
-{
-	PGresult *r;
-	int64_t n;
-	int ret = run(p, name, a, &r);
-
-	if (ret)
-		return ret;
-	n = twl_pg_changed(r);
-	PQclear(r);
-	return n;
-}
-
 /* Contract: see store_pg_ingest.h. */
 int twl_pg_write_begin(struct twl_store *s)
 {
@@ -174,62 +161,55 @@ int twl_pg_write_end(struct twl_store *s, bool commit)
 	return ret;
 }
 
-/* (host_id, u's boot, text, kmsg_seq): $1 .. $4. */
-static void unknown_key(struct twl_pg_args *a, const char *host_id,
-			const struct twl_ingest_unknown *u)
+/* Send w_unk_seen for @u: its count max-merged, the old one in *@res. */
+static int unknown_seen_send(struct twl_pg_report *r,
+			     const struct twl_ingest_unknown *u, PGresult **res)
 {
-	twl_pg_arg_text(a, host_id);
-	twl_pg_arg_text(a, u->boot_id);
-	twl_pg_arg_text(a, u->text);
-	twl_pg_arg_i64(a, u->kmsg_seq);
+	struct twl_pg_args a = { 0 };
+
+	twl_pg_arg_text(&a, r->host_id);
+	twl_pg_arg_text(&a, u->boot_id);
+	twl_pg_arg_text(&a, u->text);
+	twl_pg_arg_i64(&a, u->kmsg_seq);
+	twl_pg_arg_i64(&a, u->count);
+	twl_pg_arg_i64(&a, r->now); /* kept as long as the last batch with it */
+	return twl_pg_pipe_send(&r->pipe, "w_unk_seen", &a, res);
 }
 
 /*
  * How much u's count (a batch's occurrences of a text from its first,
- * u->kmsg_seq, on) adds, into *grew: max-merged per (host, boot, text,
- * first kmsg_seq), so a batch stored again adds nothing. 0 or -errno.
+ * u->kmsg_seq, on) adds, from its w_unk_seen answer @seen: max-merged
+ * per (host, boot, text, first kmsg_seq), so a batch stored again adds
+ * nothing.
  */
-static int unknown_growth(struct twl_pg *p, const char *host_id,
-			  const struct twl_ingest_unknown *u, int64_t now,
-			  int64_t *grew)
+static int64_t unknown_growth(const struct twl_ingest_unknown *u,
+			      const PGresult *seen)
 {
-	struct twl_pg_args a = { 0 };
-	PGresult *r;
-	int64_t old;
-	int ret;
+	int64_t old = twl_pg_int(seen, 0, 0);
 
-	unknown_key(&a, host_id, u);
-	twl_pg_arg_i64(&a, u->count);
-	twl_pg_arg_i64(&a, now); /* kept as long as the last batch with it */
-	ret = run(p, "w_unk_seen", &a, &r);
-	if (ret)
-		return ret;
-	old = twl_pg_int(r, 0, 0);
-	PQclear(r);
-	*grew = u->count > old ? u->count - old : 0;
-	return 0;
+	return u->count > old ? u->count - old : 0;
 }
 
-/* An unknown text (@feature: a warning's id the catalog lacks) grew. */
-static int unknown_put(struct twl_pg *p, const char *host_id,
+/* Send: an unknown text (@feature: a warning's id the catalog lacks) grew. */
+static int unknown_put(struct twl_pg_report *r,
 		       const struct twl_ingest_unknown *u, const char *feature,
-		       int64_t grew, int64_t now)
+		       int64_t grew)
 {
 	struct twl_pg_args a = { 0 };
 
-	twl_pg_arg_text(&a, host_id);
+	twl_pg_arg_text(&a, r->host_id);
 	twl_pg_arg_text(&a, u->boot_id);
 	twl_pg_arg_text(&a, u->text);
 	twl_pg_arg_i64(&a, u->kmsg_seq);
 	twl_pg_arg_i64(&a, u->time);
 	twl_pg_arg_i64(&a, grew);
 	twl_pg_arg_text(&a, u->matched);
-	twl_pg_arg_i64(&a, now);
+	twl_pg_arg_i64(&a, r->now);
 	twl_pg_arg_text(&a, feature);
 	twl_pg_arg_text(&a, u->kernel);
 	twl_pg_arg_text(&a, u->origin);
 	twl_pg_arg_text(&a, u->source);
-	return run(p, "w_unk_upsert", &a, NULL);
+	return twl_pg_pipe_send(&r->pipe, "w_unk_upsert", &a, NULL);
 }
 
 /*
@@ -237,8 +217,7 @@ static int unknown_put(struct twl_pg *p, const char *host_id,
  * as an unknown text with its feature id, matched once the catalog
  * learns it (twl_store_catalog_rematch()); no rollup until then.
  */
-static int skewed_warning(struct twl_pg *p, const char *host_id,
-			  const struct twl_ingest_warning *w, int64_t now)
+static struct twl_ingest_unknown skewed(const struct twl_ingest_warning *w)
 {
 	const struct twl_ingest_unknown u = {
 		.text = w->unknown_text,
@@ -250,22 +229,22 @@ static int skewed_warning(struct twl_pg *p, const char *host_id,
 		.time = w->time,
 		.count = 1,
 	};
-	int64_t grew;
-	int ret;
 
-	ret = unknown_growth(p, host_id, &u, now, &grew);
-	return ret || !grew ?
-		       ret :
-		       unknown_put(p, host_id, &u, w->feature, grew, now);
+	return u;
 }
 
-/* Store warning @w: 1 when new, 0 when stored before, or -errno. */
-static int64_t warning_put(struct twl_pg *p, const char *host_id,
-			   const struct twl_ingest_warning *w, int64_t now)
+/* Send warning @w, whether it is new (1) or stored before (0) in *@res. */
+static int warning_send(struct twl_pg_report *r,
+			const struct twl_ingest_warning *w, PGresult **res)
 {
 	struct twl_pg_args a = { 0 };
+	struct twl_ingest_unknown u;
 
-	twl_pg_arg_text(&a, host_id);
+	if (w->unknown_text) {
+		u = skewed(w);
+		return unknown_seen_send(r, &u, res);
+	}
+	twl_pg_arg_text(&a, r->host_id);
 	twl_pg_arg_text(&a, w->boot_id);
 	twl_pg_arg_text(&a, w->feature);
 	twl_pg_arg_i64(&a, w->kmsg_seq);
@@ -275,80 +254,65 @@ static int64_t warning_put(struct twl_pg *p, const char *host_id,
 	twl_pg_arg_text(&a, w->text);
 	twl_pg_arg_text(&a, w->fields_json);
 	twl_pg_arg_text(&a, w->origin);
-	twl_pg_arg_i64(&a, now);
+	twl_pg_arg_i64(&a, r->now);
 	twl_pg_arg_text(&a, w->kernel);
 	twl_pg_arg_text(&a, w->source);
-	return run_changed(p, "w_warn_ins", &a);
+	return twl_pg_pipe_send(&r->pipe, "w_warn_ins", &a, res);
 }
 
-static int ingest_warnings(struct twl_pg *p, const char *host_id,
-			   const struct twl_ingest *in, int64_t now,
-			   struct twl_rollup *ru)
+/* The warnings' answers: skewed ones' texts, new ones' rollups. */
+static int warnings_finish(struct twl_pg_report *r)
 {
-	int64_t n;
-	int ret;
+	int64_t grew;
+	int ret = 0;
 
-	for (size_t i = 0; i < in->n_warnings; i++) {
-		const struct twl_ingest_warning *w = &in->warnings[i];
+	for (size_t i = 0; !ret && i < r->in->n_warnings; i++) {
+		const struct twl_ingest_warning *w = &r->in->warnings[i];
+		struct twl_ingest_unknown u;
 
 		if (w->unknown_text) {
-			ret = skewed_warning(p, host_id, w, now);
-			if (ret)
-				return ret;
-			continue;
+			u = skewed(w);
+			grew = unknown_growth(&u, r->warn[i]);
+			if (grew)
+				ret = unknown_put(r, &u, w->feature, grew);
+		} else if (twl_pg_changed(r->warn[i]) > 0) {
+			/* evidence apart from BPF's counts, never a use */
+			ret = twl_pg_rollup(r, w->feature, w->time, w->time,
+					    TWL_KIND_WARNING, 1);
 		}
-		n = warning_put(p, host_id, w, now);
-		if (n <= 0) {
-			if (n < 0)
-				return (int)n;
-			continue; /* stored before */
-		}
-		/* evidence apart from BPF's counts, never a use */
-		ret = twl_pg_rollup(p, w->feature, host_id, w->time, w->time,
-				    TWL_KIND_WARNING, 1, ru);
-		if (ret)
-			return ret;
 	}
-	return 0;
+	return ret;
 }
 
-static int ingest_unknown(struct twl_pg *p, const char *host_id,
-			  const struct twl_ingest *in, int64_t now,
-			  struct twl_rollup *ru)
+/* The unknown texts' answers: those that grew, and their rollups. */
+static int unknown_finish(struct twl_pg_report *r)
 {
-	int ret;
+	int ret = 0;
 
-	for (size_t i = 0; i < in->n_unknown; i++) {
-		const struct twl_ingest_unknown *u = &in->unknown[i];
-		int64_t grew;
+	for (size_t i = 0; !ret && i < r->in->n_unknown; i++) {
+		const struct twl_ingest_unknown *u = &r->in->unknown[i];
+		int64_t grew = unknown_growth(u, r->unk[i]);
 
-		ret = unknown_growth(p, host_id, u, now, &grew);
-		if (ret)
-			return ret;
 		if (!grew)
 			continue; /* counted before */
-		ret = unknown_put(p, host_id, u, NULL, grew, now);
+		ret = unknown_put(r, u, NULL, grew);
 		if (!ret && u->matched)
-			ret = twl_pg_rollup(p, u->matched, host_id, u->time,
-					    u->time, TWL_KIND_WARNING, grew,
-					    ru);
-		if (ret)
-			return ret;
+			ret = twl_pg_rollup(r, u->matched, u->time, u->time,
+					    TWL_KIND_WARNING, grew);
 	}
-	return 0;
+	return ret;
 }
 
-static int ingest_census(struct twl_pg *p, const char *host_id,
-			 const struct twl_ingest *in, struct twl_rollup *ru)
+static int census_send(struct twl_pg_report *r)
 {
+	const struct twl_ingest *in = r->in;
 	struct twl_pg_args a = { 0 };
-	int64_t t = in->census_time;
 	int ret;
 
 	if (!in->has_census)
 		return 0;
-	twl_pg_arg_text(&a, host_id);
-	ret = run(p, "w_census_del", &a, NULL);
+	twl_pg_arg_text(&a, r->host_id);
+	ret = twl_pg_pipe_send(&r->pipe, "w_census_del", &a, NULL);
 	for (size_t i = 0; !ret && i < in->n_knobs; i++) {
 		const struct twl_ingest_knob *k = &in->knobs[i];
 
@@ -357,105 +321,198 @@ static int ingest_census(struct twl_pg *p, const char *host_id,
 		twl_pg_arg_text(&a, k->file);
 		twl_pg_arg_text(&a, k->cgroup);
 		twl_pg_arg_text(&a, k->value);
-		twl_pg_arg_i64(&a, t);
+		twl_pg_arg_i64(&a, in->census_time);
 		twl_pg_arg_text(&a, k->target_kind);
-		ret = run(p, "w_census_ins", &a, NULL);
-		if (!ret)
-			ret = twl_pg_rollup(p, k->feature, host_id, t, t,
-					    TWL_KIND_CENSUS, 0, ru);
+		ret = twl_pg_pipe_send(&r->pipe, "w_census_ins", &a, NULL);
 	}
 	return ret;
 }
 
-/*
- * Note the batch id: 0 when new; when host_id sent it before,
- * TWL_STORE_CONFLICT if both bodies were hashed and the hashes differ,
- * else TWL_STORE_DUPLICATE. Or a negative errno.
- */
-static int batch_note(struct twl_pg *p, const char *host_id,
-		      const struct twl_ingest *in, int64_t now)
+static int census_finish(struct twl_pg_report *r)
 {
+	const struct twl_ingest *in = r->in;
+	int64_t t = in->census_time;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && in->has_census && i < in->n_knobs; i++)
+		ret = twl_pg_rollup(r, in->knobs[i].feature, t, t,
+				    TWL_KIND_CENSUS, 0);
+	return ret;
+}
+
+/* Send the batch id's note: whether it was new in r->batch. */
+static int batch_send(struct twl_pg_report *r, char *hex, size_t cap)
+{
+	const struct twl_ingest *in = r->in;
 	struct twl_pg_args a = { 0 };
-	char hex[2 * sizeof(in->body_sha256) + 3];
 	const char *hash = NULL;
-	PGresult *r;
-	int64_t n;
-	int ret;
 
 	if (in->has_body_sha256) {
 		twl_pg_arg_hex(&a, in->body_sha256, sizeof(in->body_sha256),
-			       hex, sizeof(hex));
+			       hex, cap);
 		hash = a.v[0];
 		a.n = 0;
 	}
 	twl_pg_arg_text(&a, in->batch_id);
-	twl_pg_arg_text(&a, host_id);
+	twl_pg_arg_text(&a, r->host_id);
 	twl_pg_arg_i64(&a, in->seq);
-	twl_pg_arg_i64(&a, now);
+	twl_pg_arg_i64(&a, r->now);
 	twl_pg_arg_text(&a, hash);
-	n = run_changed(p, "w_batch_ins", &a);
-	if (n)
-		return n < 0 ? (int)n : 0;
-	a.n = 0;
-	twl_pg_arg_text(&a, host_id);
-	twl_pg_arg_text(&a, in->batch_id);
-	twl_pg_arg_text(&a, hash);
-	ret = run(p, "w_batch_hash", &a, &r);
-	if (ret)
-		return ret;
-	ret = PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "t") ?
-		      TWL_STORE_CONFLICT :
-		      TWL_STORE_DUPLICATE;
-	PQclear(r);
-	return ret;
+	return twl_pg_pipe_send(&r->pipe, "w_batch_ins", &a, &r->batch);
 }
 
-/* The host sent times from the future; the boots its key reports. */
-static int host_extras(struct twl_pg *p, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
+/*
+ * The batch id was there: what was sent after it rolled back, then
+ * TWL_STORE_CONFLICT if both bodies were hashed and the hashes differ,
+ * else TWL_STORE_DUPLICATE. Or a negative errno.
+ */
+static int batch_known(struct twl_pg_report *r, const char *hash)
 {
 	struct twl_pg_args a = { 0 };
-	int ret = 0;
+	PGresult *res;
+	int ret;
 
-	if (in->times_clamped) {
-		twl_pg_arg_text(&a, host_id);
-		twl_pg_arg_i64(&a, in->times_clamped);
-		twl_pg_arg_i64(&a, in->time_sent_max);
-		ret = run(p, "w_host_clamped", &a, NULL);
-	}
-	if (!ret && in->key_hash[0]) {
-		a.n = 0;
-		twl_pg_arg_text(&a, in->key_hash);
-		twl_pg_arg_text(&a, in->boot_id);
-		twl_pg_arg_i64(&a, now);
-		ret = run(p, "w_key_seen", &a, NULL);
-	}
+	twl_pg_pipe_init(&r->pipe, r->p->wconn);
+	twl_pg_pipe_send(&r->pipe, "w_sp_rollback", NULL, NULL);
+	twl_pg_arg_text(&a, r->host_id);
+	twl_pg_arg_text(&a, r->in->batch_id);
+	twl_pg_arg_text(&a, hash);
+	ret = twl_pg_pipe_run(&r->pipe, "w_batch_hash", &a, &res);
+	if (ret)
+		return ret;
+	ret = PQntuples(res) == 1 && !strcmp(PQgetvalue(res, 0, 0), "t") ?
+		      TWL_STORE_CONFLICT :
+		      TWL_STORE_DUPLICATE;
+	PQclear(res);
 	return ret;
 }
 
-static int ingest_body(struct twl_pg *p, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
+/* The boots the report's key reports (store_pg_tokens.c's host_keys). */
+static int key_send(struct twl_pg_report *r)
 {
-	struct twl_rollup ru;
+	struct twl_pg_args a = { 0 };
+
+	if (!r->in->key_hash[0])
+		return 0;
+	twl_pg_arg_text(&a, r->in->key_hash);
+	twl_pg_arg_text(&a, r->in->boot_id);
+	twl_pg_arg_i64(&a, r->now);
+	return twl_pg_pipe_send(&r->pipe, "w_key_seen", &a, NULL);
+}
+
+/*
+ * The first round trip: the savepoint, the batch id and every statement
+ * whose answer no other needs first. Sent before the batch id is known
+ * new: a repeated one rolls them back (batch_known()).
+ */
+static int first_send(struct twl_pg_report *r, char *hex, size_t cap)
+{
+	const struct twl_ingest *in = r->in;
+	int ret = twl_pg_pipe_send(&r->pipe, "w_savepoint", NULL, NULL);
+
+	if (!ret)
+		ret = batch_send(r, hex, cap);
+	if (!ret)
+		ret = twl_pg_ingest_host_send(r);
+	if (!ret)
+		ret = key_send(r);
+	for (size_t i = 0; !ret && i < in->n_warnings; i++)
+		ret = warning_send(r, &in->warnings[i], &r->warn[i]);
+	for (size_t i = 0; !ret && i < in->n_unknown; i++)
+		ret = unknown_seen_send(r, &in->unknown[i], &r->unk[i]);
+	if (!ret)
+		ret = twl_pg_usage_send(r);
+	if (!ret)
+		ret = census_send(r);
+	return ret;
+}
+
+/*
+ * The report inside its savepoint: 0 with its last statements sent (not
+ * synced), a replay or a conflict (> 0), or a negative errno.
+ */
+static int ingest_body(struct twl_pg_report *r)
+{
+	char hex[2 * sizeof(r->in->body_sha256) + 3];
 	int ret;
 
-	ru.n = 0;
-	ret = batch_note(p, host_id, in, now);
-	if (ret)
-		return ret; /* a replay, a conflict, or an error */
-	ret = twl_pg_ingest_host(p, host_id, in, now);
+	first_send(r, hex, sizeof(hex));
+	ret = twl_pg_pipe_sync(&r->pipe);
+	if (r->batch && !twl_pg_changed(r->batch))
+		return batch_known(r, r->in->has_body_sha256 ? hex : NULL);
 	if (!ret)
-		ret = host_extras(p, host_id, in, now);
+		ret = twl_pg_ingest_host_finish(r);
 	if (!ret)
-		ret = ingest_warnings(p, host_id, in, now, &ru);
+		ret = warnings_finish(r);
 	if (!ret)
-		ret = ingest_unknown(p, host_id, in, now, &ru);
+		ret = unknown_finish(r);
 	if (!ret)
-		ret = twl_pg_ingest_usage(p, host_id, in, &ru);
+		ret = twl_pg_usage_finish(r);
 	if (!ret)
-		ret = ingest_census(p, host_id, in, &ru);
+		ret = census_finish(r);
 	if (!ret)
-		ret = twl_pg_rollup_flush(p, host_id, &ru);
+		ret = twl_pg_rollup_flush(r);
+	return ret;
+}
+
+/* @r for one report: its answers' places; 0 or -ENOMEM. */
+static int report_init(struct twl_pg_report *r, struct twl_pg *p,
+		       const char *host_id, const struct twl_ingest *in,
+		       int64_t now)
+{
+	size_t nu = in->n_usage + 1;
+
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	twl_pg_pipe_init(&r->pipe, p->wconn);
+	r->host_id = host_id;
+	r->in = in;
+	r->now = now;
+	r->warn = calloc(in->n_warnings + 1, sizeof(*r->warn));
+	r->unk = calloc(in->n_unknown + 1, sizeof(*r->unk));
+	r->use = calloc(nu, sizeof(*r->use));
+	r->old = calloc(nu, sizeof(*r->old));
+	r->step = calloc(nu, sizeof(*r->step));
+	return r->warn && r->unk && r->use && r->old && r->step ? 0 : -ENOMEM;
+}
+
+static void clear_all(PGresult **res, size_t n)
+{
+	for (size_t i = 0; res && i < n; i++)
+		PQclear(res[i]);
+	free(res);
+}
+
+static void report_free(struct twl_pg_report *r)
+{
+	PQclear(r->batch);
+	PQclear(r->touch);
+	PQclear(r->labels);
+	clear_all(r->warn, r->in->n_warnings);
+	clear_all(r->unk, r->in->n_unknown);
+	clear_all(r->use, r->in->n_usage);
+	free(r->old);
+	free(r->step);
+}
+
+/*
+ * The report's end on its pipe: RELEASE of its savepoint with its last
+ * statements (one round trip), or on a failure ROLLBACK TO it first.
+ */
+static int report_end(struct twl_pg_report *r, int ret)
+{
+	int rc;
+
+	if (ret >= 0) {
+		rc = twl_pg_pipe_run(&r->pipe, "w_sp_release", NULL, NULL);
+		if (!rc)
+			return ret;
+		ret = rc;
+	}
+	twl_pg_pipe_sync(&r->pipe); /* what was sent before the failure */
+	twl_pg_pipe_init(&r->pipe, r->p->wconn);
+	twl_pg_pipe_send(&r->pipe, "w_sp_rollback", NULL, NULL);
+	twl_pg_pipe_run(&r->pipe, "w_sp_release", NULL, NULL);
 	return ret;
 }
 
@@ -463,18 +520,14 @@ static int ingest_body(struct twl_pg *p, const char *host_id,
 int twl_pg_ingest_prepared(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now)
 {
-	struct twl_pg *p = twl_pg_of(s);
-	int ret, rc;
+	struct twl_pg_report *r = malloc(sizeof(*r));
+	int ret = r ? report_init(r, twl_pg_of(s), host_id, in, now) : -ENOMEM;
 
-	ret = run(p, "w_savepoint", NULL, NULL);
-	if (ret)
-		return ret;
-	ret = ingest_body(p, host_id, in, now);
-	if (ret < 0)
-		run(p, "w_sp_rollback", NULL, NULL);
-	rc = run(p, "w_sp_release", NULL, NULL);
-	if (ret >= 0 && rc)
-		ret = rc;
+	if (!ret)
+		ret = report_end(r, ingest_body(r));
+	if (r)
+		report_free(r);
+	free(r);
 	return ret;
 }
 

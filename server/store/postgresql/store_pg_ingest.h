@@ -18,10 +18,13 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <libpq-fe.h>
+
+#include "store/postgresql/store_pg_pipe.h"
+#include "store/rollup_sum.h"
 
 struct twl_store;
 struct twl_ingest;
-struct twl_rollup;
 struct twl_pg;
 
 /* The advisory lock key of ingest ("twli"). */
@@ -53,26 +56,59 @@ int twl_pg_check(struct twl_store *s, char *problem, size_t cap);
 int twl_pg_db_size(struct twl_store *s, int64_t *bytes);
 
 /*
- * twl_pg_ingest_host - the report's host row, labels, coverage facts and
- * runtimes (store_pg_ingest_host.c). twl_pg_ingest_usage - its usage
- * rows, max-merged, their growth added to @ru (store_pg_usage.c). Both
- * inside the batch's savepoint: 0 or -errno.
+ * One report's ingest on the writer connection, in few round trips
+ * (README.md, "Ingest in few round trips"): the statements whose
+ * results decide nothing are sent together in pipeline mode (@pipe);
+ * the results that decide what follows are read at its syncs.
+ *
+ * 1. twl_pg_ingest_host_send(), twl_pg_usage_send() and the rest of
+ *    store_pg_ingest.c send the report's first statements after its
+ *    SAVEPOINT and batch id, results into the fields below: one sync.
+ * 2. The _finish() functions read them, send what they decide (a new
+ *    host row, labels, grown unknown texts, usage rows not at their
+ *    hash: one or more syncs of their own) and add the growth to @ru.
+ * 3. twl_pg_rollup_flush() sends @ru's sums, then the RELEASE: one
+ *    sync.
  */
-int twl_pg_ingest_host(struct twl_pg *p, const char *host_id,
-		       const struct twl_ingest *in, int64_t now);
-int twl_pg_ingest_usage(struct twl_pg *p, const char *host_id,
-			const struct twl_ingest *in, struct twl_rollup *ru);
+struct twl_pg_report {
+	struct twl_pg *p;
+	struct twl_pg_pipe pipe;
+	const char *host_id;
+	const struct twl_ingest *in;
+	int64_t now;
+	PGresult *batch, *touch, *labels; /* w_batch_ins, h_host_touch, ... */
+	PGresult **warn; /* per warning: w_warn_ins, or w_unk_seen (skewed) */
+	PGresult **unk; /* per unknown text: w_unk_seen */
+	PGresult **use; /* per usage entry: its last statement's result */
+	int64_t *old; /* per usage entry: the count it replaced */
+	unsigned char *step; /* per usage entry: store_pg_usage.c's state */
+	bool use_serial; /* two entries share an id: one at a time */
+	struct twl_rollup ru;
+};
 
 /*
- * twl_pg_rollup - twl_rollup_add() (store/rollup_sum.h) of evidence by
- * @host_id, @r written at once when full. twl_pg_rollup_flush - write
- * @r's sums into feature_host (and feature_day where the triggers do
- * not) and empty it (store_pg_rollup.c). 0 or -errno.
+ * twl_pg_ingest_host_send - the report's host row (when unchanged but
+ * for its last report), labels look-up, coverage facts, runtimes.
+ * twl_pg_ingest_host_finish - the host row when it changed or is new,
+ * the labels when they differ, the times clamped (store_pg_ingest_host.c).
+ * twl_pg_usage_send - each usage row's common update at its key's hash.
+ * twl_pg_usage_finish - the rows it did not find (found by key, grown,
+ * merged or inserted), every growth added to @ru (store_pg_usage.c).
+ * All inside the batch's savepoint, on @r's pipe: 0 or -errno.
  */
-int twl_pg_rollup(struct twl_pg *p, const char *feature, const char *host_id,
-		  int64_t first, int64_t last, int kind, int64_t n,
-		  struct twl_rollup *r);
-int twl_pg_rollup_flush(struct twl_pg *p, const char *host_id,
-			struct twl_rollup *r);
+int twl_pg_ingest_host_send(struct twl_pg_report *r);
+int twl_pg_ingest_host_finish(struct twl_pg_report *r);
+int twl_pg_usage_send(struct twl_pg_report *r);
+int twl_pg_usage_finish(struct twl_pg_report *r);
+
+/*
+ * twl_pg_rollup - twl_rollup_add() (store/rollup_sum.h) of evidence to
+ * @r->ru, its sums sent at once when full. twl_pg_rollup_flush - send
+ * @r->ru's sums into feature_host (and feature_day where the triggers
+ * do not) on @r's pipe and empty it (store_pg_rollup.c). 0 or -errno.
+ */
+int twl_pg_rollup(struct twl_pg_report *r, const char *feature, int64_t first,
+		  int64_t last, int kind, int64_t n);
+int twl_pg_rollup_flush(struct twl_pg_report *r);
 
 #endif /* TWL_SERVER_STORE_PG_INGEST_H */

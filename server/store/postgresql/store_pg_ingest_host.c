@@ -5,7 +5,11 @@
  * the host row, its labels, its coverage facts and the runtimes of its
  * census, each written only when it changed where that can be told
  * cheaply. The hosts row's update also holds the row's lock until
- * COMMIT.
+ * COMMIT. The statements go on the report's pipe (store_pg_ingest.h):
+ * the common update of the host row, the labels' look-up, the coverage
+ * facts and the runtimes with its first round trip; the host row's
+ * upsert (when the update found it changed or missing), the times
+ * clamped and new labels, which depend on those answers, with its last.
  */
 #include <errno.h>
 #include <string.h>
@@ -95,88 +99,67 @@ int twl_pg_ingest_host_prepare(struct twl_pg *p)
 			      sizeof(hsql) / sizeof(*hsql));
 }
 
-/* Run h_host_touch or h_host_upsert: rows changed, or a negative errno. */
-static int64_t host_step(struct twl_pg *p, const char *name,
-			 const char *host_id, const struct twl_ingest *in,
-			 int64_t now)
+/* Send h_host_touch or h_host_upsert, its result into *@res. */
+static int host_send(struct twl_pg_report *r, const char *name, PGresult **res)
 {
+	const struct twl_ingest *in = r->in;
 	struct twl_pg_args a = { 0 };
-	PGresult *r;
-	int64_t n;
-	int ret;
 
-	twl_pg_arg_text(&a, host_id);
+	twl_pg_arg_text(&a, r->host_id);
 	twl_pg_arg_text(&a, in->hostname);
 	twl_pg_arg_text(&a, in->kernel);
 	twl_pg_arg_text(&a, in->cgroup_mode);
 	twl_pg_arg_text(&a, in->agent_version);
 	twl_pg_arg_i64(&a, in->catalog_version);
 	twl_pg_arg_text(&a, in->boot_id);
-	twl_pg_arg_i64(&a, now);
+	twl_pg_arg_i64(&a, r->now);
 	twl_pg_arg_i64(&a, in->seq);
 	twl_pg_arg_text(&a, in->health_json);
 	twl_pg_arg_i64(&a, in->records_lost);
 	twl_pg_arg_i64(&a, in->key_rejected);
 	twl_pg_arg_text(&a, in->probe_missing_json);
 	twl_pg_arg_text(&a, in->census_json);
-	ret = twl_pg_run(p->wconn, name, &a, &r);
-	if (ret)
-		return ret;
-	n = twl_pg_changed(r);
-	PQclear(r);
-	return n;
+	return twl_pg_pipe_send(&r->pipe, name, &a, res);
 }
 
-/* 1 when the host's stored labels are in's, 0 when not, or -errno. */
-static int labels_same(struct twl_pg *p, const char *host_id,
-		       const struct twl_ingest *in)
+/* 1 when the host's stored labels (r->labels) are the report's, or 0. */
+static int labels_same(const struct twl_pg_report *r)
 {
-	struct twl_pg_args a = { 0 };
-	PGresult *r;
-	int n, same, ret;
+	int n = PQntuples(r->labels);
+	int same = (size_t)n == r->in->n_labels;
 
-	twl_pg_arg_text(&a, host_id);
-	ret = twl_pg_run(p->wconn, "h_labels_get", &a, &r);
-	if (ret)
-		return ret;
-	n = PQntuples(r);
-	same = (size_t)n == in->n_labels;
 	for (int i = 0; same && i < n; i++)
-		same = twl_ingest_has_label(in, PQgetvalue(r, i, 0),
-					    PQgetvalue(r, i, 1));
-	PQclear(r);
+		same = twl_ingest_has_label(r->in, PQgetvalue(r->labels, i, 0),
+					    PQgetvalue(r->labels, i, 1));
 	return same;
 }
 
 /* host.labels replace the host's when the report has them and they differ. */
-static int ingest_labels(struct twl_pg *p, const char *host_id,
-			 const struct twl_ingest *in)
+static int labels_send(struct twl_pg_report *r)
 {
+	const struct twl_ingest *in = r->in;
 	struct twl_pg_args a = { 0 };
 	int ret;
 
-	if (!in->has_labels)
+	if (!in->has_labels || labels_same(r))
 		return 0;
-	ret = labels_same(p, host_id, in);
-	if (ret)
-		return ret < 0 ? ret : 0;
-	twl_pg_arg_text(&a, host_id);
-	ret = twl_pg_run(p->wconn, "h_labels_del", &a, NULL);
+	twl_pg_arg_text(&a, r->host_id);
+	ret = twl_pg_pipe_send(&r->pipe, "h_labels_del", &a, NULL);
 	for (size_t i = 0; !ret && i < in->n_labels; i++) {
 		a.n = 1;
 		twl_pg_arg_text(&a, in->labels[i].key);
 		twl_pg_arg_text(&a, in->labels[i].value);
-		ret = twl_pg_run(p->wconn, "h_labels_ins", &a, NULL);
+		ret = twl_pg_pipe_send(&r->pipe, "h_labels_ins", &a, NULL);
 	}
 	return ret;
 }
 
-static int ingest_coverage(struct twl_pg *p, const char *host_id,
-			   const struct twl_ingest_coverage *c)
+static int coverage_send(struct twl_pg_report *r)
 {
+	const struct twl_ingest_coverage *c = &r->in->coverage;
 	struct twl_pg_args a = { 0 };
 
-	twl_pg_arg_text(&a, host_id);
+	twl_pg_arg_text(&a, r->host_id);
 	twl_pg_arg_i64(&a, c->catalog_version);
 	twl_pg_arg_i64(&a, c->facts);
 	twl_pg_arg_i64(&a, c->records_lost);
@@ -186,20 +169,20 @@ static int ingest_coverage(struct twl_pg *p, const char *host_id,
 	twl_pg_arg_i64(&a, c->probes_not_built);
 	twl_pg_arg_i64(&a, c->boots);
 	twl_pg_arg_i64(&a, c->boots_uncovered);
-	return twl_pg_run(p->wconn, "h_coverage", &a, NULL);
+	return twl_pg_pipe_send(&r->pipe, "h_coverage", &a, NULL);
 }
 
 /* census.runtimes replace the host's with every census. */
-static int ingest_runtimes(struct twl_pg *p, const char *host_id,
-			   const struct twl_ingest *in)
+static int runtimes_send(struct twl_pg_report *r)
 {
+	const struct twl_ingest *in = r->in;
 	struct twl_pg_args a = { 0 };
 	int ret;
 
 	if (!in->has_census)
 		return 0;
-	twl_pg_arg_text(&a, host_id);
-	ret = twl_pg_run(p->wconn, "h_runtime_del", &a, NULL);
+	twl_pg_arg_text(&a, r->host_id);
+	ret = twl_pg_pipe_send(&r->pipe, "h_runtime_del", &a, NULL);
 	for (size_t i = 0; !ret && i < in->n_runtimes; i++) {
 		const struct twl_ingest_runtime *rt = &in->runtimes[i];
 
@@ -207,26 +190,46 @@ static int ingest_runtimes(struct twl_pg *p, const char *host_id,
 		twl_pg_arg_text(&a, rt->name);
 		twl_pg_arg_text(&a, rt->version);
 		twl_pg_arg_text(&a, rt->cgroup_driver);
-		ret = twl_pg_run(p->wconn, "h_runtime_ins", &a, NULL);
+		ret = twl_pg_pipe_send(&r->pipe, "h_runtime_ins", &a, NULL);
 	}
 	return ret;
 }
 
 /* Contract: see store_pg_ingest.h. */
-int twl_pg_ingest_host(struct twl_pg *p, const char *host_id,
-		       const struct twl_ingest *in, int64_t now)
+int twl_pg_ingest_host_send(struct twl_pg_report *r)
 {
-	int64_t n = host_step(p, "h_host_touch", host_id, in, now);
-	int ret;
+	struct twl_pg_args a = { 0 };
+	int ret = host_send(r, "h_host_touch", &r->touch);
 
-	if (n == 0)
-		n = host_step(p, "h_host_upsert", host_id, in, now);
-	ret = n < 0 ? (int)n : 0;
+	if (!ret && r->in->has_labels) {
+		twl_pg_arg_text(&a, r->host_id);
+		ret = twl_pg_pipe_send(&r->pipe, "h_labels_get", &a,
+				       &r->labels);
+	}
 	if (!ret)
-		ret = ingest_labels(p, host_id, in);
+		ret = coverage_send(r);
 	if (!ret)
-		ret = ingest_coverage(p, host_id, &in->coverage);
+		ret = runtimes_send(r);
+	return ret;
+}
+
+/* Contract: see store_pg_ingest.h. */
+int twl_pg_ingest_host_finish(struct twl_pg_report *r)
+{
+	const struct twl_ingest *in = r->in;
+	struct twl_pg_args a = { 0 };
+	int ret = 0;
+
+	if (!twl_pg_changed(r->touch))
+		ret = host_send(r, "h_host_upsert", NULL);
+	/* the host sent times from the future: after its row is there */
+	if (!ret && in->times_clamped) {
+		twl_pg_arg_text(&a, r->host_id);
+		twl_pg_arg_i64(&a, in->times_clamped);
+		twl_pg_arg_i64(&a, in->time_sent_max);
+		ret = twl_pg_pipe_send(&r->pipe, "w_host_clamped", &a, NULL);
+	}
 	if (!ret)
-		ret = ingest_runtimes(p, host_id, in);
+		ret = labels_send(r);
 	return ret;
 }

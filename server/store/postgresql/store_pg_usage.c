@@ -7,8 +7,18 @@
  * twl_usage_key_hash()) and checked by its key_check; value summaries
  * are merged (min of mins, max of maxes, OR of unlimited) even when the
  * counter did not grow. What a counter grew by goes to the rollups.
+ *
+ * On the report's pipe (store_pg_ingest.h): every entry's common update
+ * (u_bump) goes with the report's first round trip; the entries it did
+ * not find are looked up by key together (one round trip), then grown,
+ * merged or inserted together (inserts: one more; an id taken near the
+ * hash: one more). Entries are independent rows unless two share an id
+ * (the same key twice in a report, or a hash collision): then each is
+ * done alone, in order, as before.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "store/ingest.h"
 #include "store/postgresql/store_pg_ingest.h"
@@ -168,146 +178,204 @@ static void arg_new(struct twl_pg_args *a, const struct twl_wire_usage *u)
 	twl_pg_arg_i64(a, u->last_seen);
 }
 
-/*
- * Run @name: 1 with the first row's first two cells in *@c0 (and *@c1
- * when not NULL) when it answered a row, 0 when none, or -errno.
- */
-static int one_row(struct twl_pg *p, const char *name,
-		   const struct twl_pg_args *a, int64_t *c0, int64_t *c1)
-{
-	PGresult *r;
-	int ret = twl_pg_run(p->wconn, name, a, &r);
+/* An entry's state between round trips (twl_pg_report's step). */
+enum {
+	U_BUMPED, /* u_bump sent */
+	U_FIND, /* u_find sent */
+	U_SAME, /* found, its counter did not grow: merged */
+	U_GREW, /* its counter grew: *old replaced */
+	U_INSERT, /* u_ins sent */
+	U_PROBE, /* u_ins_probe sent */
+};
 
-	if (ret)
-		return ret;
-	ret = PQntuples(r) > 0;
-	if (ret)
-		*c0 = twl_pg_int(r, 0, 0);
-	if (ret && c1)
-		*c1 = twl_pg_int(r, 0, 1);
-	PQclear(r);
-	return ret;
-}
-
-/* u_bump: 1 with *old set when the row at its hash grew, 0, or -errno. */
-static int usage_bump(struct twl_pg *p, const char *host_id,
-		      const struct twl_wire_usage *u, int64_t id, int64_t check,
-		      int64_t *old)
+/* Send entry @i's @name: u_bump, u_find, u_ins or u_ins_probe. */
+static int entry_send(struct twl_pg_report *r, size_t i, const char *name)
 {
+	const struct twl_wire_usage *u = &r->in->usage[i];
 	struct twl_pg_args a = { 0 };
+	bool bump = !strcmp(name, "u_bump");
 
-	arg_new(&a, u);
-	twl_pg_arg_i64(&a, id);
-	twl_pg_arg_i64(&a, check);
-	twl_pg_arg_text(&a, host_id);
-	arg_value(&a, u);
-	return one_row(p, "u_bump", &a, old, NULL);
-}
-
-/* A new row of u: under id @hash, or the first free id near it. */
-static int usage_insert(struct twl_pg *p, const char *host_id,
-			const struct twl_wire_usage *u, int64_t hash,
-			int64_t check)
-{
-	struct twl_pg_args a = { 0 };
-	PGresult *r;
-	int64_t n;
-	int ret;
-
-	arg_key(&a, host_id, u);
-	arg_new(&a, u);
-	twl_pg_arg_i64(&a, hash);
-	twl_pg_arg_i64(&a, check);
-	twl_pg_arg_text(&a, u->target_kind);
-	arg_value(&a, u);
-	ret = twl_pg_run(p->wconn, "u_ins", &a, &r);
-	if (ret)
-		return ret;
-	n = twl_pg_changed(r);
-	PQclear(r);
-	if (n)
-		return 0;
-	ret = twl_pg_run(p->wconn, "u_ins_probe", &a, &r);
-	if (ret)
-		return ret;
-	n = twl_pg_changed(r);
-	PQclear(r);
-	return n ? 0 : -ENOSPC; /* 4096 of the host's ids taken near it */
+	if (!bump)
+		arg_key(&a, r->host_id, u);
+	if (strcmp(name, "u_find")) {
+		arg_new(&a, u);
+		twl_pg_arg_i64(&a, r->in->usage_id[i]);
+		twl_pg_arg_i64(&a, r->in->usage_check[i]);
+		twl_pg_arg_text(&a, bump ? r->host_id : u->target_kind);
+		arg_value(&a, u);
+	}
+	PQclear(r->use[i]);
+	return twl_pg_pipe_send(&r->pipe, name, &a, &r->use[i]);
 }
 
 /* A row found by its key: grown (u_upd) or its value merged (u_merge). */
-static int usage_update(struct twl_pg *p, const struct twl_wire_usage *u,
-			int64_t id, int64_t check, int64_t old)
+static int update_send(struct twl_pg_report *r, size_t i, int64_t id)
 {
+	const struct twl_wire_usage *u = &r->in->usage[i];
 	struct twl_pg_args a = { 0 };
 
-	if (u->count <= old) { /* cumulative counter: no new use */
+	if (u->count <= r->old[i]) { /* cumulative counter: no new use */
 		if (!has_value(u))
 			return 0;
 		twl_pg_arg_i64(&a, u->count);
 		twl_pg_arg_i64(&a, u->last_seen);
 		twl_pg_arg_i64(&a, id);
 		arg_value(&a, u);
-		return twl_pg_run(p->wconn, "u_merge", &a, NULL);
+		return twl_pg_pipe_send(&r->pipe, "u_merge", &a, NULL);
 	}
 	arg_new(&a, u);
 	twl_pg_arg_i64(&a, id);
-	twl_pg_arg_i64(&a, check);
+	twl_pg_arg_i64(&a, r->in->usage_check[i]);
 	arg_value(&a, u);
-	return twl_pg_run(p->wconn, "u_upd", &a, NULL);
+	return twl_pg_pipe_send(&r->pipe, "u_upd", &a, NULL);
 }
 
-/*
- * The path for an entry u_bump did not match: find the row by its key
- * and update it, or insert it. 1 with *old set (0 for a new row) when
- * a row was written, 0 when its counter did not grow, or -errno.
- */
-static int usage_store(struct twl_pg *p, const char *host_id,
-		       const struct twl_wire_usage *u, int64_t hash,
-		       int64_t check, int64_t *old)
+/* Whether entry @i's last statement answered a row (u_bump, u_find). */
+static bool found(const struct twl_pg_report *r, size_t i)
 {
-	struct twl_pg_args a = { 0 };
-	int64_t id = 0;
-	int ret;
+	return PQntuples(r->use[i]) > 0;
+}
 
-	*old = 0;
-	arg_key(&a, host_id, u);
-	ret = one_row(p, "u_find", &a, &id, old);
-	if (ret < 0)
-		return ret;
-	if (ret == 0) /* a new row is evidence, even with a count of 0 */
-		ret = usage_insert(p, host_id, u, hash, check);
-	else if (u->count > *old)
-		ret = usage_update(p, u, id, check, *old);
-	else
-		return usage_update(p, u, id, check, *old);
+/* A send's outcome for entry_step(): 1 when sent, else its -errno. */
+static int sent(int ret)
+{
 	return ret ? ret : 1;
 }
 
+/* Whether an entry waits for an answer (its statement was sent). */
+static bool waits(unsigned char step)
+{
+	return step != U_SAME && step != U_GREW;
+}
+
+/*
+ * Entry @i's answer of the round trip just ended, and what it sends
+ * next: 1 when it sent a statement whose answer decides more (u_find,
+ * u_ins, u_ins_probe), 0 when it is done, or -errno.
+ */
+static int entry_step(struct twl_pg_report *r, size_t i)
+{
+	unsigned char *st = &r->step[i];
+
+	switch (*st) {
+	case U_BUMPED:
+		if (found(r, i)) {
+			r->old[i] = twl_pg_int(r->use[i], 0, 0);
+			*st = U_GREW;
+			return 0;
+		}
+		*st = U_FIND;
+		return sent(entry_send(r, i, "u_find"));
+	case U_FIND:
+		if (!found(r, i)) { /* a new row is evidence, even at 0 */
+			*st = U_INSERT;
+			return sent(entry_send(r, i, "u_ins"));
+		}
+		r->old[i] = twl_pg_int(r->use[i], 0, 1);
+		*st = r->in->usage[i].count > r->old[i] ? U_GREW : U_SAME;
+		return update_send(r, i, twl_pg_int(r->use[i], 0, 0));
+	case U_INSERT:
+		if (twl_pg_changed(r->use[i])) {
+			*st = U_GREW; /* *old is 0 */
+			return 0;
+		}
+		*st = U_PROBE; /* the hash taken by another key */
+		return sent(entry_send(r, i, "u_ins_probe"));
+	case U_PROBE:
+		*st = U_GREW;
+		return twl_pg_changed(r->use[i]) ? 0 : -ENOSPC; /* 4096 taken */
+	}
+	return 0;
+}
+
+/*
+ * Step entries [@from, @to) until each is done: each round trip steps
+ * every entry still waiting for an answer. 0 or -errno.
+ */
+static int entries_settle(struct twl_pg_report *r, size_t from, size_t to)
+{
+	size_t waiting;
+	int ret;
+
+	do {
+		waiting = 0;
+		for (size_t i = from; i < to; i++) {
+			if (!waits(r->step[i]))
+				continue;
+			ret = entry_step(r, i);
+			if (ret < 0)
+				return ret;
+			waiting += ret;
+		}
+		ret = waiting ? twl_pg_pipe_sync(&r->pipe) : 0;
+	} while (waiting && !ret);
+	return ret;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether two entries share an id; @scratch: n_usage ids, left zeroed. */
+static bool ids_repeat(const struct twl_ingest *in, int64_t *scratch)
+{
+	size_t n = in->n_usage;
+	bool repeat = false;
+
+	memcpy(scratch, in->usage_id, n * sizeof(*scratch));
+	qsort(scratch, n, sizeof(*scratch), id_cmp);
+	for (size_t i = 1; !repeat && i < n; i++)
+		repeat = scratch[i] == scratch[i - 1];
+	memset(scratch, 0, n * sizeof(*scratch));
+	return repeat;
+}
+
 /* Contract: see store_pg_ingest.h. */
-int twl_pg_ingest_usage(struct twl_pg *p, const char *host_id,
-			const struct twl_ingest *in, struct twl_rollup *ru)
+int twl_pg_usage_send(struct twl_pg_report *r)
+{
+	int ret = 0;
+
+	r->use_serial = r->in->n_usage > 1 && ids_repeat(r->in, r->old);
+	for (size_t i = 0; !r->use_serial && !ret && i < r->in->n_usage; i++) {
+		r->step[i] = U_BUMPED;
+		ret = entry_send(r, i, "u_bump");
+	}
+	return ret;
+}
+
+/* Entry @i alone, from its u_bump on, as it was before pipelines. */
+static int entry_alone(struct twl_pg_report *r, size_t i)
 {
 	int ret;
 
-	for (size_t i = 0; i < in->n_usage; i++) {
-		const struct twl_wire_usage *u = &in->usage[i];
-		int64_t old = 0;
+	r->step[i] = U_BUMPED;
+	ret = entry_send(r, i, "u_bump");
+	if (!ret)
+		ret = twl_pg_pipe_sync(&r->pipe);
+	return ret ? ret : entries_settle(r, i, i + 1);
+}
 
-		ret = usage_bump(p, host_id, u, in->usage_id[i],
-				 in->usage_check[i], &old);
-		if (ret == 0)
-			ret = usage_store(p, host_id, u, in->usage_id[i],
-					  in->usage_check[i], &old);
-		if (ret < 0)
-			return ret;
-		if (ret == 0)
+/* Contract: see store_pg_ingest.h. */
+int twl_pg_usage_finish(struct twl_pg_report *r)
+{
+	const struct twl_ingest *in = r->in;
+	int ret = 0;
+
+	if (!r->use_serial)
+		ret = entries_settle(r, 0, in->n_usage);
+	for (size_t i = 0; !ret && i < in->n_usage; i++) {
+		const struct twl_wire_usage *u = &in->usage[i];
+
+		if (r->use_serial)
+			ret = entry_alone(r, i);
+		if (ret || r->step[i] != U_GREW)
 			continue;
-		ret = twl_pg_rollup(p, u->feature, host_id, u->first_seen,
-				    u->last_seen, twl_kind_of_op(u->op),
-				    u->count - old, ru);
-		if (ret)
-			return ret;
+		ret = twl_pg_rollup(r, u->feature, u->first_seen, u->last_seen,
+				    twl_kind_of_op(u->op),
+				    u->count - r->old[i]);
 	}
-	return 0;
+	return ret;
 }
