@@ -63,9 +63,8 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  OPT(db_path),
 	  .arg = "FILE",
 	  .help = "SQLite database (WAL mode). Default DATA_DIR/twilight.db. "
-		  "A postgresql:// URI names a PostgreSQL database instead: "
-		  "that store is incomplete in this build and the server "
-		  "refuses to start on it." },
+		  "A postgresql:// URI names a PostgreSQL database instead "
+		  "(several servers may share it)." },
 	{ .name = "check-db",
 	  .type = TWL_CFG_BOOL,
 	  .def = "true",

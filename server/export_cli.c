@@ -452,12 +452,6 @@ int twl_export_cli(int argc, char **argv)
 	rc = parse(&a, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (twl_store_is_postgresql(a.cfg.db_path) &&
-	    !getenv(TWL_STORE_PG_INCOMPLETE_ENV)) {
-		fprintf(stderr,
-			"twilight-server export: the PostgreSQL store is incomplete in this build: set db to an SQLite file\n");
-		return 1;
-	}
 	if (!twl_store_is_postgresql(a.cfg.db_path) &&
 	    access(a.cfg.db_path, R_OK)) {
 		fprintf(stderr,

@@ -409,12 +409,6 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 	twl_uri_redact(cfg->db_path, db, sizeof(db));
 	if (cli->check_config)
 		return check_config(cfg);
-	if (twl_store_is_postgresql(cfg->db_path) &&
-	    !getenv(TWL_STORE_PG_INCOMPLETE_ENV)) {
-		twl_log(LOG_ERR,
-			"the PostgreSQL store is incomplete in this build: it keeps tokens and host keys only, not reports; set db to an SQLite file");
-		return 1;
-	}
 	if (!(n_rest && !strcmp(rest[0], "token")) && drop_caps(cfg))
 		return 1;
 	if (ensure_dir(cfg->data_dir))
@@ -431,7 +425,7 @@ static int run(const struct twl_config *cfg, const struct twl_server_cli *cli,
 			strerror(-ret));
 		return 1;
 	}
-	twl_store_set_wal_max(store, cfg->wal_max); /* -ENOTSUP: warned */
+	twl_store_set_wal_max(store, cfg->wal_max); /* PostgreSQL: -ENOTSUP */
 	if (n_rest && !strcmp(rest[0], "token")) {
 		status = cmd_token(store, cli, rest);
 		goto out;

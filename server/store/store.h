@@ -36,8 +36,8 @@ struct twl_store;
  * Open the store at @path, apply pending schema migrations, load the
  * catalog seed and, when the catalog is new to the database,
  * twl_store_catalog_rematch(). @path is a postgresql:// (or postgres://)
- * connection URI for PostgreSQL (store/postgresql/, incomplete: see
- * twl_store_is_postgresql()), anything else the SQLite database file
+ * connection URI for PostgreSQL (store/postgresql/), anything else the
+ * SQLite database file
  * (created if missing). Returns 0 and *out, or a negative errno (-EPROTO
  * for a store whose schema is newer than this binary; a failed migration
  * changes nothing).
@@ -46,14 +46,11 @@ int twl_store_open(const char *path, struct twl_store **out);
 
 /*
  * twl_store_is_postgresql - whether @db (the db setting) names a
- * PostgreSQL server rather than an SQLite file. The PostgreSQL store
- * does not implement every function yet (the others return -ENOTSUP):
- * the server refuses to start on one unless TWL_STORE_PG_INCOMPLETE_ENV
- * is set, which only tests do.
+ * PostgreSQL server rather than an SQLite file. Functions about an
+ * SQLite write-ahead log (twl_store_set_wal_max(), twl_store_wal_catchups())
+ * answer -ENOTSUP on PostgreSQL; every other function answers on both.
  */
 bool twl_store_is_postgresql(const char *db);
-
-#define TWL_STORE_PG_INCOMPLETE_ENV "TWILIGHT_TEST_INCOMPLETE_POSTGRESQL"
 
 /*
  * twl_store_set_wal_max - tuning of a backend with a write-ahead log it

@@ -4,14 +4,9 @@
  * its connections, open (migrations under an advisory lock, the ingest
  * path's statements prepared), close, the schema version, /healthz's
  * round trip, parameters and prepared statements, and its table of
- * functions. Incomplete: only what the table names is implemented
- * (tokens, host keys, ingest, upkeep, annotations, migration status,
- * webhooks, the alert detector's state and page of hosts, the catalog
- * reload, the read API's summary, hosts, host, health, unknown texts,
- * feature detail and upgrade readiness, and the linux-mm export's data);
- * every other function answers
- * -ENOTSUP through store.c, and the server refuses to start on this
- * store (twl_store_is_postgresql()).
+ * functions: every function of the interface but the SQLite write-ahead
+ * log's (its limit and statistics), which answer -ENOTSUP through
+ * store.c.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -69,7 +69,7 @@ threads = 2
 CONF
 start_server() { # N -> sets PIDN, PN
 	local n=$1 pid port=
-	TWILIGHT_TEST_INCOMPLETE_POSTGRESQL=1 "$SERVER" --data-dir "$W/s$n" \
+	"$SERVER" --data-dir "$W/s$n" \
 		--config "$W/conf" --listen 127.0.0.1:0 --db "$URI" \
 		>"$W/s$n.out" 2>>"$W/s$n.log" &
 	pid=$!

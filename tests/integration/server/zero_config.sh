@@ -122,7 +122,7 @@ PGURI='postgresql://twl:hunter2@127.0.0.1:1/twl?connect_timeout=5'
 	fail "--check-config refused a postgresql:// db: $(cat "$WORK/pg.out")"
 grep -qx 'db = postgresql://twl:\*\*\*@127.0.0.1:1/twl?connect_timeout=5' "$WORK/pg.out" ||
 	fail "--check-config did not show the URI redacted: $(cat "$WORK/pg.out")"
-if TWILIGHT_TEST_INCOMPLETE_POSTGRESQL=1 "$SERVER" --data-dir "$D" --db "$PGURI" \
+if "$SERVER" --data-dir "$D" --db "$PGURI" \
 	>"$WORK/pg-start.out" 2>&1; then
 	fail "started without its database"
 fi

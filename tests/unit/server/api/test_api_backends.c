@@ -355,26 +355,12 @@ static int cli_export(enum backend b, json_t **doc)
 	return rc;
 }
 
-/*
- * `twilight-server export` on a PostgreSQL store: refused unless the
- * store's incomplete build is allowed (as the server is), then the same
- * export as on SQLite.
- */
+/* `twilight-server export` on a PostgreSQL store: the same export as on SQLite. */
 static void test_export_cli(void **state)
 {
-	const char *was = getenv(TWL_STORE_PG_INCOMPLETE_ENV);
-	char *keep = was ? strdup(was) : NULL;
 	json_t *doc[2];
 
-	unsetenv(TWL_STORE_PG_INCOMPLETE_ENV);
-	assert_int_equal(cli_export(POSTGRESQL, &doc[POSTGRESQL]), 1);
-	setenv(TWL_STORE_PG_INCOMPLETE_ENV, "1", 1);
 	assert_int_equal(cli_export(POSTGRESQL, &doc[POSTGRESQL]), 0);
-	if (keep)
-		setenv(TWL_STORE_PG_INCOMPLETE_ENV, keep, 1);
-	else
-		unsetenv(TWL_STORE_PG_INCOMPLETE_ENV);
-	free(keep);
 	assert_int_equal(cli_export(SQLITE, &doc[SQLITE]), 0);
 	for (int b = 0; b < 2; b++)
 		drop_answer_times(doc[b]);
