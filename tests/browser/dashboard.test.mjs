@@ -33,6 +33,8 @@ const SEED = [
 		coverage: { memory: 'attached', boot_covered: true, probe_missing: ['memcg_v1.swappiness'] },
 		usage: [
 			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-1', count: 7, container: '' },
+			// it reads its soft limit back: a reader, but not only a reader
+			{ feature: 'memcg_v1.soft_limit', file: 'memory.soft_limit_in_bytes', comm: 'batchd', cgroup: '/batch/job-1', count: 2, container: '', op: 'read' },
 			{ feature: 'memcg_v1.kmem_tcp_limit', file: 'memory.kmem.tcp.limit_in_bytes', comm: 'dockerd', cgroup: '/docker/abc123', count: 3, container: 'docker:abc123' },
 		],
 		// A deprecation the catalog does not know, long and with one long
@@ -374,10 +376,15 @@ test('the readiness page answers for the target chosen from the list', async () 
 	const title = (id) => catalog.features.find((f) => f.id === id).title;
 	const soft = rows.find((r) => r[0] === title('memcg_v1.soft_limit'));
 	assert.ok(soft, 'soft limit breaks');
-	// columns: feature, hosts, configure, listen, read only, ...
+	// columns: feature, hosts, configure, listen, read only, ...; web-1
+	// reads its soft limit back, and is no reader only for that
+	assert.equal(d.breaks.features.find((f) => f.id === 'memcg_v1.soft_limit').by_kind.reads, 1);
 	assert.deepEqual(soft.slice(1, 5).map(num), [2, 2, 0, 0]);
 	const oom = rows.find((r) => r[0] === title('memcg_v1.oom_control'));
 	assert.deepEqual(oom.slice(1, 5).map(num), [1, 0, 1, 0]);
+	// web-1 writes the TCP limit, web-2 only reads it (by_kind.reading_only)
+	const tcp = rows.find((r) => r[0] === title('memcg_v1.kmem_tcp_limit'));
+	assert.deepEqual(tcp.slice(1, 5).map(num), [2, 1, 0, 1]);
 	const hostNames = await page.$$eval('#table-break-hosts tbody tr td:first-child', (tds) => tds.map((td) => td.textContent).sort());
 	assert.deepEqual(hostNames, d.breaks.hosts.map((x) => x.hostname).sort());
 	// Another target from the list: the URL and the figures follow.

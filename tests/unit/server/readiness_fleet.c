@@ -107,6 +107,9 @@ void fleet_seed(int64_t now, fleet_ingest_fn fn, void *ctx)
 	r = report(&s, 1, "web-1", old, "v1");
 	usage(&s, r, FLEET_SOFT, "memory.soft_limit_in_bytes", "write",
 	      "configures", "java", 7);
+	/* it reads it back too: a reader, but not only a reader */
+	usage(&s, r, FLEET_SOFT, "memory.soft_limit_in_bytes", "read", "reads",
+	      "java", 2);
 	census(&s, r, "v1", "memory", false);
 	ingest(&s, r);
 	r = report(&s, 2, "db-2", old, "v1");
@@ -181,12 +184,12 @@ static void check_features(const json_t *doc)
 	json_t *f = fleet_feature(doc, FLEET_SOFT);
 
 	assert_non_null(f);
-	/* web-1 writes, kmsg-7 warned, lim-4 only reads */
+	/* web-1 writes and reads, kmsg-7 warned, lim-4 only reads */
 	assert_int_equal(fleet_num(f, "by_kind", "configures"), 1);
-	assert_int_equal(fleet_num(f, "by_kind", "reads"), 1);
+	assert_int_equal(fleet_num(f, "by_kind", "reads"), 2);
 	assert_int_equal(fleet_num(f, "by_kind", "reading_only"), 1);
 	assert_int_equal(json_integer_value(json_object_get(f, "hosts")), 3);
-	assert_int_equal(fleet_num(f, "evidence", "bpf_count"), 11);
+	assert_int_equal(fleet_num(f, "evidence", "bpf_count"), 13);
 	assert_int_equal(fleet_num(f, "evidence", "kernel_warning_hosts"), 1);
 	assert_string_equal(
 		json_string_value(json_object_get(

@@ -53,7 +53,7 @@ const FEATURE_COLUMNS = [
 	{ key: 'hosts', label: 'Hosts', num: true },
 	{ key: 'configures', label: 'Configure', num: true, value: kind('configures') },
 	{ key: 'listens', label: 'Listen', num: true, value: kind('listens') },
-	{ key: 'reads', label: 'Read only', num: true, value: kind('reads') },
+	{ key: 'reading_only', label: 'Read only', num: true, value: kind('reading_only') },
 	{ key: 'bpf_hosts', label: 'BPF hosts', num: true, value: ev('bpf_hosts') },
 	{ key: 'census', label: 'Census hosts', num: true, value: (x) => ev('census_knob_hosts')(x) + ev('v1_hierarchy_hosts')(x) },
 	{ key: 'warned', label: 'Kernel warned', num: true, value: ev('kernel_warning_hosts') },
