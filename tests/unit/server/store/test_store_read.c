@@ -1640,16 +1640,7 @@ static void test_same_json(void **state)
 	ask_all(pg->s, &b);
 	assert_int_equal(a.n, b.n);
 	for (size_t i = 0; i < a.n; i++) {
-		if (strcmp(a.a[i], b.a[i])) {
-			size_t at = 0;
-
-			while (a.a[i][at] == b.a[i][at])
-				at++;
-			at = at > 60 ? at - 60 : 0;
-			fail_msg("answer %zu differs at byte %zu:\n"
-				 "sqlite:     %.160s\npostgresql: %.160s",
-				 i, at, a.a[i] + at, b.a[i] + at);
-		}
+		pg_fixture_same(i, a.a[i], b.a[i]);
 		/* host 99 is no host: the one error */
 		if (!strncmp(a.a[i], "error", 5)) {
 			assert_string_equal(a.a[i], "error -2");

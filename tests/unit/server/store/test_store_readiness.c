@@ -432,16 +432,7 @@ static void test_same_json(void **state)
 	assert_int_equal(a.n, b.n);
 	check_teams(a.a[4]);
 	for (size_t i = 0; i < a.n; i++) {
-		if (strcmp(a.a[i], b.a[i])) {
-			size_t at = 0;
-
-			while (a.a[i][at] == b.a[i][at])
-				at++;
-			at = at > 60 ? at - 60 : 0;
-			fail_msg("answer %zu differs at byte %zu:\n"
-				 "sqlite:     %.200s\npostgresql: %.200s",
-				 i, at, a.a[i] + at, b.a[i] + at);
-		}
+		pg_fixture_same(i, a.a[i], b.a[i]);
 		free(a.a[i]);
 		free(b.a[i]);
 	}

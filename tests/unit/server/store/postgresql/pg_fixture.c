@@ -174,3 +174,18 @@ void pg_fixture_wait_lock(const char *uri, int pid, char *type, size_t cap,
 	PQclear(r);
 	PQfinish(c);
 }
+
+/* Contract: see pg_fixture.h. */
+void pg_fixture_same(size_t i, const char *sq, const char *pg)
+{
+	size_t at = 0;
+
+	if (!strcmp(sq, pg))
+		return;
+	while (sq[at] == pg[at])
+		at++;
+	at = at > 60 ? at - 60 : 0;
+	fail_msg("answer %zu differs at byte %zu:\n"
+		 "sqlite:     %.200s\npostgresql: %.200s",
+		 i, at, sq + at, pg + at);
+}

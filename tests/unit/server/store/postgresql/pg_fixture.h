@@ -55,6 +55,13 @@ int64_t pg_q(const char *uri, const char *sql);
 void pg_exec(const char *uri, const char *sql);
 
 /*
+ * pg_fixture_same - fail the test unless answer @i of SQLite (@sq) and of
+ * PostgreSQL (@pg) are the same text, showing both from just before the
+ * first byte that differs.
+ */
+void pg_fixture_same(size_t i, const char *sq, const char *pg);
+
+/*
  * The store backends a test runs against: a cmocka test's state points to
  * one of pg_fixture_backends[], and BOTH(t) registers @t once per backend,
  * named after it ("test_x/sqlite", "test_x/postgresql").
