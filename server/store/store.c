@@ -193,7 +193,7 @@ void twl_store_ingest_deferred(struct twl_store *s, const char *host_id,
 	if (ops(s)->ingest_deferred)
 		ops(s)->ingest_deferred(s, host_id, in, now, result);
 	else
-		*result = twl_store_ingest_prepared(s, host_id, in, now);
+		*result = -ENOTSUP;
 }
 
 /* Contract: see store.h. */

@@ -66,7 +66,6 @@ struct twl_store_ops {
 		      const json_t *report, int64_t now);
 	int (*ingest_prepared)(struct twl_store *s, const char *host_id,
 			       const struct twl_ingest *in, int64_t now);
-	/* NULL: *result = ingest_prepared() at once */
 	void (*ingest_deferred)(struct twl_store *s, const char *host_id,
 				const struct twl_ingest *in, int64_t now,
 				int *result);
