@@ -186,6 +186,17 @@ int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 }
 
 /* Contract: see store.h. */
+void twl_store_ingest_deferred(struct twl_store *s, const char *host_id,
+			       const struct twl_ingest *in, int64_t now,
+			       int *result)
+{
+	if (ops(s)->ingest_deferred)
+		ops(s)->ingest_deferred(s, host_id, in, now, result);
+	else
+		*result = -ENOTSUP;
+}
+
+/* Contract: see store.h. */
 int twl_store_catalog_rematch(struct twl_store *s, int64_t *n)
 {
 	return CALL(s, catalog_rematch, n);

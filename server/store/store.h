@@ -213,6 +213,17 @@ int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 			      const struct twl_ingest *in, int64_t now);
 
 /*
+ * twl_store_ingest_deferred - twl_store_ingest_prepared() whose result
+ * is put in *@result by twl_store_write_end() at the latest (a store may
+ * send a report's last statements with the next report's first: on
+ * PostgreSQL one round trip less per report). Each report still fails
+ * alone. @host_id, @in and @result must stay valid until then.
+ */
+void twl_store_ingest_deferred(struct twl_store *s, const char *host_id,
+			       const struct twl_ingest *in, int64_t now,
+			       int *result);
+
+/*
  * twl_store_catalog_rematch - after the server's catalog changed (a newer
  * binary; a runtime catalog reload calls it too): unknown texts whose
  * feature id the catalog now holds (warnings of agents with a newer

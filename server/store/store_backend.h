@@ -66,6 +66,9 @@ struct twl_store_ops {
 		      const json_t *report, int64_t now);
 	int (*ingest_prepared)(struct twl_store *s, const char *host_id,
 			       const struct twl_ingest *in, int64_t now);
+	void (*ingest_deferred)(struct twl_store *s, const char *host_id,
+				const struct twl_ingest *in, int64_t now,
+				int *result);
 	int (*catalog_rematch)(struct twl_store *s, int64_t *n);
 	int (*catalog_reload)(struct twl_store *s, int64_t *n);
 

@@ -73,8 +73,8 @@ static void run_group(struct twl_writer *w, struct job *jobs, unsigned n)
 	ret = twl_store_write_begin_deferred(w->s);
 	if (!ret) {
 		for (j = jobs; j; j = j->next)
-			j->result = twl_store_ingest_prepared(w->s, j->host_id,
-							      j->in, j->now);
+			twl_store_ingest_deferred(w->s, j->host_id, j->in,
+						  j->now, &j->result);
 		ret = twl_store_write_end(w->s, true);
 	}
 	if (ret) {

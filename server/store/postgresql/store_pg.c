@@ -369,6 +369,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.write_end = twl_pg_write_end,
 	.ingest = twl_pg_ingest,
 	.ingest_prepared = twl_pg_ingest_prepared,
+	.ingest_deferred = twl_pg_ingest_deferred,
 	.catalog_rematch = twl_pg_catalog_rematch,
 	.prune = twl_pg_prune,
 	.check = twl_pg_check,

@@ -13,6 +13,7 @@
  * statements go in few round trips, on a pipe (store_pg_ingest.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,12 +148,36 @@ int twl_pg_write_begin(struct twl_store *s)
 	return ret;
 }
 
+/*
+ * Sync the last report's tail, if one is waiting: when it failed, its
+ * result is that failure and it rolls back to its savepoint (no later
+ * report was sent after it).
+ */
+static void tail_settle(struct twl_pg *p)
+{
+	struct twl_pg_pipe *pp = &p->wpipe;
+	int ret;
+
+	if (!p->wpend_result)
+		return;
+	ret = twl_pg_pipe_sync(pp);
+	if (ret) {
+		*p->wpend_result = ret;
+		twl_pg_pipe_init(pp, p->wconn);
+		twl_pg_pipe_send(pp, "w_sp_rollback", NULL, NULL);
+		twl_pg_pipe_run(pp, "w_sp_release", NULL, NULL);
+	}
+	p->wpend_result = NULL;
+	p->wpend = 0;
+}
+
 /* Contract: see store_pg_ingest.h. */
 int twl_pg_write_end(struct twl_store *s, bool commit)
 {
 	struct twl_pg *p = twl_pg_of(s);
 	int ret = 0;
 
+	tail_settle(p);
 	if (commit)
 		ret = twl_pg_exec(p->wconn, "COMMIT", 0, NULL, NULL);
 	if (!commit || ret)
@@ -428,6 +453,31 @@ static int first_send(struct twl_pg_report *r, char *hex, size_t cap)
 }
 
 /*
+ * The last report's tail went with @r's first round trip: its result.
+ * When it failed (its statement came first), PostgreSQL skipped the rest,
+ * @r's SAVEPOINT too: the last report rolls back to its own and @r is to
+ * be sent again (r->redo, 1). A lost connection fails both. Else 0.
+ */
+static int prev_settle(struct twl_pg_report *r)
+{
+	int *res = r->prev_result;
+
+	r->prev_result = NULL;
+	if (!r->pipe.err || r->pipe.failed_at == SIZE_MAX) {
+		*res = r->pipe.err;
+		return 0;
+	}
+	if (r->pipe.failed_at >= r->prev_n)
+		return 0; /* the tail and its RELEASE ran: @r failed */
+	*res = r->pipe.err;
+	twl_pg_pipe_init(&r->pipe, r->p->wconn);
+	twl_pg_pipe_send(&r->pipe, "w_sp_rollback", NULL, NULL);
+	twl_pg_pipe_run(&r->pipe, "w_sp_release", NULL, NULL);
+	r->redo = true;
+	return 1;
+}
+
+/*
  * The report inside its savepoint: 0 with its last statements sent (not
  * synced), a replay or a conflict (> 0), or a negative errno.
  */
@@ -438,6 +488,8 @@ static int ingest_body(struct twl_pg_report *r)
 
 	first_send(r, hex, sizeof(hex));
 	ret = twl_pg_pipe_sync(&r->pipe);
+	if (r->prev_result && prev_settle(r))
+		return ret; /* r->redo: nothing of @r ran */
 	if (r->batch && !twl_pg_changed(r->batch))
 		return batch_known(r, r->in->has_body_sha256 ? hex : NULL);
 	if (!ret)
@@ -473,7 +525,19 @@ static int report_init(struct twl_pg_report *r, struct twl_pg *p,
 	r->use = calloc(nu, sizeof(*r->use));
 	r->old = calloc(nu, sizeof(*r->old));
 	r->step = calloc(nu, sizeof(*r->step));
-	return r->warn && r->unk && r->use && r->old && r->step ? 0 : -ENOMEM;
+	if (!r->warn || !r->unk || !r->use || !r->old || !r->step)
+		return -ENOMEM;
+	/* the last report's tail, synced with this one's first statements */
+	if (p->wpend_result) {
+		r->pipe = p->wpipe;
+		r->pipe.taken = 0;
+		r->pipe.failed_at = SIZE_MAX;
+		r->prev_n = p->wpend;
+		r->prev_result = p->wpend_result;
+		p->wpend_result = NULL;
+		p->wpend = 0;
+	}
+	return 0;
 }
 
 static void clear_all(PGresult **res, size_t n)
@@ -496,17 +560,24 @@ static void report_free(struct twl_pg_report *r)
 }
 
 /*
- * The report's end on its pipe: RELEASE of its savepoint with its last
- * statements (one round trip), or on a failure ROLLBACK TO it first.
+ * The report's end on its pipe: RELEASE of its savepoint sent after its
+ * last statements, synced with the next report's first ones or at
+ * twl_pg_write_end() (its result in *@result then, if they fail); or on
+ * a failure ROLLBACK TO it first.
  */
-static int report_end(struct twl_pg_report *r, int ret)
+static int report_end(struct twl_pg_report *r, int ret, int *result)
 {
+	struct twl_pg *p = r->p;
 	int rc;
 
 	if (ret >= 0) {
-		rc = twl_pg_pipe_run(&r->pipe, "w_sp_release", NULL, NULL);
-		if (!rc)
+		rc = twl_pg_pipe_send(&r->pipe, "w_sp_release", NULL, NULL);
+		if (!rc) {
+			p->wpipe = r->pipe;
+			p->wpend = r->pipe.n;
+			p->wpend_result = result;
 			return ret;
+		}
 		ret = rc;
 	}
 	twl_pg_pipe_sync(&r->pipe); /* what was sent before the failure */
@@ -517,17 +588,39 @@ static int report_end(struct twl_pg_report *r, int ret)
 }
 
 /* Contract: see store_pg_ingest.h. */
+void twl_pg_ingest_deferred(struct twl_store *s, const char *host_id,
+			    const struct twl_ingest *in, int64_t now,
+			    int *result)
+{
+	struct twl_pg_report *r = malloc(sizeof(*r));
+	bool again;
+	int ret;
+
+	*result = -ENOMEM;
+	if (!r)
+		return;
+	do {
+		ret = report_init(r, twl_pg_of(s), host_id, in, now);
+		if (!ret) {
+			ret = ingest_body(r);
+			if (!r->redo)
+				ret = report_end(r, ret, result);
+		}
+		again = r->redo;
+		report_free(r);
+	} while (again);
+	free(r);
+	*result = ret; /* a failure of its tail: put there when synced */
+}
+
+/* Contract: see store_pg_ingest.h. */
 int twl_pg_ingest_prepared(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now)
 {
-	struct twl_pg_report *r = malloc(sizeof(*r));
-	int ret = r ? report_init(r, twl_pg_of(s), host_id, in, now) : -ENOMEM;
+	int ret;
 
-	if (!ret)
-		ret = report_end(r, ingest_body(r));
-	if (r)
-		report_free(r);
-	free(r);
+	twl_pg_ingest_deferred(s, host_id, in, now, &ret);
+	tail_settle(twl_pg_of(s));
 	return ret;
 }
 

@@ -36,6 +36,17 @@ int twl_pg_ingest(struct twl_store *s, const char *host_id,
 		  const json_t *report, int64_t now);
 int twl_pg_ingest_prepared(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now);
+/*
+ * twl_pg_ingest_deferred - twl_store_ingest_deferred() on PostgreSQL:
+ * the report's last statements and RELEASE are sent, not synced; the
+ * next report's first sync (or twl_pg_write_end(), or
+ * twl_pg_ingest_prepared()) reads them. When they failed, *@result is
+ * that failure, the report rolls back to its savepoint, and the next
+ * report, skipped by PostgreSQL behind it, is sent again.
+ */
+void twl_pg_ingest_deferred(struct twl_store *s, const char *host_id,
+			    const struct twl_ingest *in, int64_t now,
+			    int *result);
 int twl_pg_catalog_rematch(struct twl_store *s, int64_t *n);
 /*
  * twl_pg_catalog_reload - twl_store_catalog_reload() on PostgreSQL:
@@ -67,8 +78,9 @@ int twl_pg_db_size(struct twl_store *s, int64_t *bytes);
  * 2. The _finish() functions read them, send what they decide (a new
  *    host row, labels, grown unknown texts, usage rows not at their
  *    hash: one or more syncs of their own) and add the growth to @ru.
- * 3. twl_pg_rollup_flush() sends @ru's sums, then the RELEASE: one
- *    sync.
+ * 3. twl_pg_rollup_flush() sends @ru's sums, then the RELEASE: synced
+ *    with the next report's step 1 (twl_pg_ingest_deferred()) or at
+ *    once (twl_pg_ingest_prepared()).
  */
 struct twl_pg_report {
 	struct twl_pg *p;
@@ -83,6 +95,10 @@ struct twl_pg_report {
 	int64_t *old; /* per usage entry: the count it replaced */
 	unsigned char *step; /* per usage entry: store_pg_usage.c's state */
 	bool use_serial; /* two entries share an id: one at a time */
+	/* the last report's tail, its @prev_n statements sent first */
+	size_t prev_n;
+	int *prev_result; /* its result, NULL once known */
+	bool redo; /* that tail failed: nothing of this one ran */
 	struct twl_rollup ru;
 };
 

@@ -28,6 +28,8 @@
 
 #include <libpq-fe.h>
 
+#include "store/postgresql/store_pg_pipe.h"
+
 struct twl_store;
 struct twl_store_ops;
 
@@ -42,6 +44,14 @@ struct twl_pg {
 	bool conn_lost; /* said in the log, not said again until back */
 	pthread_mutex_t wlock; /* held around every use of wconn */
 	PGconn *wconn;
+	/*
+	 * The last report's tail (its last statements and RELEASE, sent,
+	 * not synced; store_pg_ingest.c): @wpend statements on @wpipe, its
+	 * result to be put in *@wpend_result when they fail; NULL: none.
+	 */
+	struct twl_pg_pipe wpipe;
+	size_t wpend;
+	int *wpend_result;
 	pthread_mutex_t rlock; /* held around every use of rconn */
 	PGconn *rconn;
 	char where[256]; /* the URI without its password (twl_uri_redact()) */

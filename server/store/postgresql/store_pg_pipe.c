@@ -7,6 +7,7 @@
  * rollback) run as before.
  */
 #include <errno.h>
+#include <stdint.h>
 
 #include "store/postgresql/store_pg_internal.h"
 #include "store/postgresql/store_pg_pipe.h"
@@ -17,6 +18,8 @@ void twl_pg_pipe_init(struct twl_pg_pipe *pp, PGconn *conn)
 	pp->conn = conn;
 	pp->n = 0;
 	pp->err = 0;
+	pp->taken = 0;
+	pp->failed_at = SIZE_MAX;
 }
 
 /* Keep @err unless an earlier failure is kept. */
@@ -76,6 +79,8 @@ static int take(struct twl_pg_pipe *pp, size_t i)
 		else
 			PQclear(r);
 	} else {
+		if (!pp->err)
+			pp->failed_at = pp->taken + i;
 		/* skipped after an earlier failure: that one is kept */
 		fail(pp, st == PGRES_PIPELINE_ABORTED ?
 				 -EIO :
@@ -104,6 +109,7 @@ int twl_pg_pipe_sync(struct twl_pg_pipe *pp)
 	for (i = 0; i < n; i++)
 		if (take(pp, i))
 			return pp->err;
+	pp->taken += n;
 	r = PQgetResult(pp->conn);
 	if (!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC)
 		fail(pp, call_failed(pp->conn));

@@ -32,9 +32,16 @@ struct twl_pg_pipe {
 	size_t n; /* statements sent since the last sync */
 	PGresult **res[TWL_PG_PIPE_MAX]; /* where each result goes, or NULL */
 	int err; /* the first failure (a negative errno), or 0 */
+	size_t taken; /* statements whose results were read since init */
+	size_t failed_at; /* the first failure's statement (counted as
+			   * taken), or SIZE_MAX: none or the connection */
 };
 
-/* twl_pg_pipe_init - an empty pipe on @conn (its lock held). */
+/*
+ * twl_pg_pipe_init - an empty pipe on @conn (its lock held). Statements
+ * are numbered from 0 in the order sent; failed_at tells which one
+ * failed first (a failure of the connection itself is no statement's).
+ */
 void twl_pg_pipe_init(struct twl_pg_pipe *pp, PGconn *conn);
 
 /*

@@ -831,6 +831,14 @@ int twl_store_ingest_prepared(struct twl_store *s, const char *host_id,
 	return ret;
 }
 
+/* Contract: see store.h. SQLite answers each report at once. */
+void twl_store_ingest_deferred(struct twl_store *s, const char *host_id,
+			       const struct twl_ingest *in, int64_t now,
+			       int *result)
+{
+	*result = twl_store_ingest_prepared(s, host_id, in, now);
+}
+
 /* Contract: see store.h. */
 int twl_store_ingest(struct twl_store *s, const char *host_id,
 		     const json_t *report, int64_t now)

@@ -40,6 +40,7 @@
 #define twl_store_host_key_lookup twl_sqlite_store_host_key_lookup
 #define twl_store_host_key_revoke twl_sqlite_store_host_key_revoke
 #define twl_store_ingest twl_sqlite_store_ingest
+#define twl_store_ingest_deferred twl_sqlite_store_ingest_deferred
 #define twl_store_ingest_prepared twl_sqlite_store_ingest_prepared
 #define twl_store_migration_status_delete \
 	twl_sqlite_store_migration_status_delete

@@ -34,6 +34,7 @@ const struct twl_store_ops twl_sqlite_ops = {
 	.sync = twl_sqlite_store_sync,
 	.ingest = twl_sqlite_store_ingest,
 	.ingest_prepared = twl_sqlite_store_ingest_prepared,
+	.ingest_deferred = twl_sqlite_store_ingest_deferred,
 	.catalog_rematch = twl_sqlite_store_catalog_rematch,
 	.catalog_reload = twl_sqlite_store_catalog_reload,
 	.annotation_put = twl_sqlite_store_annotation_put,

@@ -355,6 +355,63 @@ static void test_nested_late(void **state)
 }
 
 /*
+ * A group as the writer stores it (twl_store_ingest_deferred(): on
+ * PostgreSQL a report's last statements go with the next report's first
+ * ones): a report failing in its last statements (h2: feature_host)
+ * fails alone, also when the next report's statements were sent behind
+ * it, or when it is the group's last; one failing in the middle (h3:
+ * usage) too. The reports after a failure are stored once.
+ */
+static void test_nested_deferred(void **state)
+{
+	struct twl_store *s = open_new(*(enum backend *)*state);
+	const char *host[] = { "h1", "h2", "h1", "h3", "h1", "h2" };
+	const char *id[] = { "aa01", "bb01", "aa02", "cc01", "aa03", "bb02" };
+	const int fails[] = { 0, 1, 0, 1, 0, 1 };
+	struct twl_ingest *in[6];
+	json_t *r[6];
+	int res[6];
+
+	bexec("CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
+	      " WHEN NEW.host_id = 'h2' BEGIN SELECT RAISE(ABORT, 'boom'); END;"
+	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
+	      " WHEN NEW.host_id = 'h3' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+	      "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+	      " $$BEGIN IF (TG_TABLE_NAME, NEW.host_id) IN"
+	      " (('feature_host', 'h2'), ('usage', 'h3')) THEN"
+	      " RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END$$;"
+	      " CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
+	      " FOR EACH ROW EXECUTE FUNCTION boom();"
+	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
+	      " FOR EACH ROW EXECUTE FUNCTION boom()");
+	for (int i = 0; i < 6; i++) {
+		r[i] = report(host[i], id[i]);
+		json_object_set_new(r[i], "seq", json_integer(i + 1));
+		assert_int_equal(twl_ingest_prepare(r[i], host[i], &in[i]), 0);
+	}
+	assert_int_equal(twl_store_write_begin(s), 0);
+	for (int i = 0; i < 6; i++)
+		twl_store_ingest_deferred(s, host[i], in[i], 1000, &res[i]);
+	assert_int_equal(twl_store_write_end(s, true), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(res[i] < 0, fails[i]);
+	/* nothing of h2 and h3; each of h1's three reports once */
+	assert_int_equal(bq("SELECT count(*) FROM batches"), 3);
+	assert_int_equal(bq("SELECT count(*) FROM hosts"), 1);
+	assert_int_equal(bq("SELECT count(*) FROM usage WHERE host_id <> 'h1'"),
+			 0);
+	assert_int_equal(
+		bq("SELECT count(*) FROM warnings WHERE host_id <> 'h1'"), 0);
+	assert_int_equal(bq("SELECT max(last_seq) FROM hosts"), 5);
+	check_days_both();
+	for (int i = 0; i < 6; i++) {
+		twl_ingest_free(in[i]);
+		json_decref(r[i]);
+	}
+	twl_store_close(s);
+}
+
+/*
  * The same usage key twice in one report (an agent's repeat): one row,
  * its counter's maximum, the rollups a recount. On PostgreSQL such
  * entries go one at a time, not together in a round trip (both would
@@ -649,6 +706,7 @@ int main(void)
 		BOTH(test_replay),
 		BOTH(test_nested),
 		BOTH(test_nested_late),
+		BOTH(test_nested_deferred),
 		BOTH(test_same_key_twice),
 		BOTH(test_max_merge),
 		BOTH(test_recount),
