@@ -51,8 +51,10 @@ struct twl_alerts {
 	atomic_uint_fast64_t by_kind[TWL_ALERT_KINDS];
 	pthread_t deliverer, detector;
 	bool deliverer_up, detector_up;
-	pthread_mutex_t lock; /* the detector's sleep */
+	pthread_mutex_t lock; /* the detector's sleep; ready, n_ready */
 	pthread_cond_t wake;
+	size_t n_ready;
+	struct twl_alerts_ready ready[TWL_ALERTS_READY_MAX];
 };
 
 static int64_t now_s(void)
@@ -396,6 +398,18 @@ void twl_alerts_webhooks_changed(struct twl_alerts *a)
 }
 
 /* Contract: see alerts.h. */
+void twl_alerts_set_ready(struct twl_alerts *a,
+			  const struct twl_alerts_ready *r, size_t n)
+{
+	if (n > TWL_ALERTS_READY_MAX)
+		n = TWL_ALERTS_READY_MAX;
+	pthread_mutex_lock(&a->lock);
+	memcpy(a->ready, r, n * sizeof(*r));
+	a->n_ready = n;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Contract: see alerts.h. */
 void twl_alerts_stats(struct twl_alerts *a, struct twl_alerts_stats *out)
 {
 	struct twl_alert_queue_stats q;
@@ -408,6 +422,10 @@ void twl_alerts_stats(struct twl_alerts *a, struct twl_alerts_stats *out)
 	out->deduplicated = q.deduplicated;
 	out->dropped = q.dropped;
 	out->deliveries_dropped = atomic_load(&a->dropped);
+	pthread_mutex_lock(&a->lock);
+	out->n_ready = a->n_ready;
+	memcpy(out->ready, a->ready, a->n_ready * sizeof(a->ready[0]));
+	pthread_mutex_unlock(&a->lock);
 	out->delivered = atomic_load(&a->delivered);
 	out->failed = atomic_load(&a->failed);
 	out->retried = atomic_load(&a->retried);

@@ -45,6 +45,15 @@ enum twl_alert_kind {
 /* The name of @k ("new_use", ..., "other"). */
 const char *twl_alert_kind_name(enum twl_alert_kind k);
 
+/* Upgrade targets whose last scan's count is kept (shipped and dropped). */
+#define TWL_ALERTS_READY_MAX 80
+
+/* One target's hosts that would break, as the detector's last scan found. */
+struct twl_alerts_ready {
+	char target[65]; /* TWL_TARGET_MAX_NAME + 1 */
+	int64_t breaks;
+};
+
 /* What the alerts counted since they started. */
 struct twl_alerts_stats {
 	/* events: queued, deduplicated, dropped (the queue was full) */
@@ -53,7 +62,19 @@ struct twl_alerts_stats {
 	/* delivery attempts: delivered, given up, to be retried; deliveries
 	 * dropped (too many pending, webhook deleted, server stopped) */
 	uint64_t delivered, failed, retried, deliveries_dropped;
+	/* per upgrade target, the hosts breaking at the last scan (none yet:
+	 * n_ready 0); at most TWL_ALERTS_READY_MAX, the rest left out */
+	size_t n_ready;
+	struct twl_alerts_ready ready[TWL_ALERTS_READY_MAX];
 };
+
+/*
+ * twl_alerts_set_ready - the detector's readiness step: the @n targets'
+ * counts of its scan replace the last scan's (twl_alerts_stats()); past
+ * TWL_ALERTS_READY_MAX they are left out.
+ */
+void twl_alerts_set_ready(struct twl_alerts *a,
+			  const struct twl_alerts_ready *r, size_t n);
 
 /*
  * twl_alerts_new - start the delivery thread (and the detector's, with

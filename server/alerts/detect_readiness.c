@@ -80,9 +80,10 @@ int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
 {
 	json_t *targets = NULL, *errors = NULL, *t;
 	struct twl_alert_kv kv = { 0 };
+	struct twl_alerts_ready *ready;
+	size_t i, n = 0;
 	char key[300];
-	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (data_dir) {
 		rc = twl_targets_load(data_dir, &targets, &errors);
@@ -96,16 +97,26 @@ int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
 		targets = json_incref(json_object_get(errors, "targets"));
 		json_decref(errors);
 	}
+	ready = calloc(TWL_ALERTS_READY_MAX, sizeof(*ready));
+	if (!ready) {
+		json_decref(targets);
+		return -ENOMEM;
+	}
 	json_array_foreach(targets, i, t)
 	{
 		const char *name =
 			json_string_value(json_object_get(t, "name"));
 
-		if (!name)
+		if (!name || !twl_target_name_ok(name))
 			continue;
 		rc = breaking(s, t, now, &kv.value);
 		if (rc)
 			break;
+		if (n < TWL_ALERTS_READY_MAX) {
+			snprintf(ready[n].target, sizeof(ready[n].target), "%s",
+				 name);
+			ready[n++].breaks = kv.value;
+		}
 		snprintf(key, sizeof(key), "ready|%s", name);
 		kv.key = key;
 		rc = twl_store_alert_swap(s, &kv, 1, now);
@@ -114,6 +125,9 @@ int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
 		if (!quiet_scan && kv.had && kv.value > kv.old)
 			worse(a, name, kv.value, kv.old, now);
 	}
+	if (!rc)
+		twl_alerts_set_ready(a, ready, n);
+	free(ready);
 	json_decref(targets);
 	return rc;
 }

@@ -242,6 +242,13 @@ int twl_metrics_render_alerts(struct twl_buf *b,
 	for (i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
 		P("twilight_webhook_deliveries_total{outcome=\"%s\"} %llu\n",
 		  outcomes[i], (unsigned long long)by_outcome[i]);
+	if (!st->n_ready)
+		return ret;
+	P("# HELP twilight_readiness_hosts_breaking Hosts seen in 30 days that would break on each upgrade target, at the alert detector's last scan.\n"
+	  "# TYPE twilight_readiness_hosts_breaking gauge\n");
+	for (i = 0; i < st->n_ready && i < TWL_ALERTS_READY_MAX; i++)
+		P("twilight_readiness_hosts_breaking{target=\"%s\"} %lld\n",
+		  st->ready[i].target, (long long)st->ready[i].breaks);
 	return ret;
 }
 

@@ -318,6 +318,12 @@ static void check_metrics(struct world *w, const struct twl_alerts_stats *st)
 			r.body,
 			"twilight_alert_events_total{type=\"host_silent\"}"),
 		0);
+	/* readiness per target: the detector's last scan, as it stored it */
+	assert_int_equal(
+		prom_value_of(r.body, "twilight_readiness_hosts_breaking"
+				      "{target=\"debian-12-6.12\"}"),
+		query_int(&w->f, "SELECT value FROM alert_state WHERE key = ?1",
+			  "ready|debian-12-6.12"));
 	http_result_fini(&r);
 }
 

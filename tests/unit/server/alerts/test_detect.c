@@ -99,6 +99,30 @@ static int64_t comm_uses(void)
 
 static const int64_t none[TWL_ALERT_KINDS];
 
+/*
+ * The last scan's count per upgrade target (twl_alerts_stats(), the
+ * /metrics gauge twilight_readiness_hosts_breaking) is what it stored as
+ * that target's state: every shipped target, and @min breaking on one.
+ */
+static void check_ready(struct twl_alerts *a, int64_t min)
+{
+	struct twl_alerts_stats st;
+	int64_t most = 0;
+	char sql[256];
+
+	twl_alerts_stats(a, &st);
+	assert_true(st.n_ready >= 3);
+	for (size_t i = 0; i < st.n_ready; i++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT value FROM alert_state WHERE key = 'ready|%s'",
+			 st.ready[i].target);
+		assert_int_equal(st.ready[i].breaks, q(sql));
+		if (st.ready[i].breaks > most)
+			most = st.ready[i].breaks;
+	}
+	assert_int_equal(most, min);
+}
+
 static void test_scans(void **state)
 {
 	struct twl_store *s = NULL;
@@ -123,6 +147,7 @@ static void test_scans(void **state)
 	breaking = q("SELECT count(*) FROM alert_state WHERE key LIKE"
 		     " 'ready|%' AND value = 1");
 	assert_true(breaking >= 1);
+	check_ready(a, 1);
 	scan(s, a, t + 20, none);
 
 	/*
@@ -138,6 +163,7 @@ static void test_scans(void **state)
 
 		scan(s, a, t + 40, want);
 	}
+	check_ready(a, 2);
 	/* the same facts again: nothing */
 	r = report(HOST_B, "b0000000000000000000000000000002");
 	ingest_at(s, HOST_B, r, t + 50);
