@@ -16,6 +16,7 @@
 #include <twilight/util.h>
 
 #include "api/escape.h"
+#include "api/export_json.h"
 #include "api/export.h"
 #include "api/export_kinds.h"
 #include "api/export_usecases.h"
@@ -38,18 +39,6 @@ int twl_export_parse_format(const char *s, enum twl_export_format *fmt)
 
 /* A label filter's label without export-show-labels. */
 #define LABEL_WITHHELD "(withheld)"
-
-static const char *str_or(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
-
-static json_int_t int_of(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 json_t *twl_export_redact(const json_t *data,
 			  const struct twl_export_opts *opts)
@@ -237,13 +226,6 @@ static void fmt_share(json_int_t num, json_int_t den, char *out, size_t cap)
 		 "%" JSON_INTEGER_FORMAT ".%" JSON_INTEGER_FORMAT "%%",
 		 permille / 10, permille % 10);
 }
-
-#define TRY(x)                    \
-	do {                      \
-		rc = (x);         \
-		if (rc)           \
-			goto out; \
-	} while (0)
 
 /* Whether feature @f goes to @list (NULL: every list). */
 static bool feature_on_list(const json_t *f, const char *list)

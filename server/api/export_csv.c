@@ -13,28 +13,10 @@
 #include <twilight/util.h>
 
 #include "api/escape.h"
+#include "api/export_json.h"
 #include "api/export.h"
 #include "api/export_kinds.h"
 #include "api/export_where.h"
-
-#define TRY(x)                    \
-	do {                      \
-		rc = (x);         \
-		if (rc)           \
-			goto out; \
-	} while (0)
-
-static const char *str_or(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
-
-static json_int_t int_of(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 /*
  * A quoted cell: quotes doubled, a leading formula character neutralised,

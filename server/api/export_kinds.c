@@ -8,28 +8,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "api/export_json.h"
 #include "api/export.h"
 #include "api/export_kinds.h"
 #include "api/export_where.h"
-
-#define TRY(x)                    \
-	do {                      \
-		rc = (x);         \
-		if (rc)           \
-			goto out; \
-	} while (0)
-
-static json_int_t int_of(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-static const char *str_or(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
 
 static const char *plural(json_int_t n)
 {

@@ -22,6 +22,7 @@
 #include <twilight/util.h>
 
 #include "api/escape.h"
+#include "api/export_json.h"
 #include "api/export.h"
 
 /* Columns a header line is folded at (RFC 5322's recommended limit). */
@@ -33,13 +34,6 @@
 /* Most bytes of one mailbox, which is never folded inside (RFC 5322 lines
  * end before 998 bytes). */
 #define MAILBOX_MAX 512
-
-#define TRY(x)                    \
-	do {                      \
-		rc = (x);         \
-		if (rc)           \
-			goto out; \
-	} while (0)
 
 const char *twl_export_list_of(const char *id)
 {

@@ -10,19 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/export_json.h"
 #include "api/export_where.h"
-
-static const char *str_or(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
-
-static json_int_t int_of(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
 
 /* Contract: see export_where.h. */
 int twl_export_wrapf(struct twl_buf *b, const char *first, const char *rest,
@@ -243,13 +232,6 @@ char *twl_export_workload_text(const json_t *w, char *out, size_t cap)
 		 target_words(str_or(w, "target", "")));
 	return out;
 }
-
-#define TRY(x)                    \
-	do {                      \
-		rc = (x);         \
-		if (rc)           \
-			goto out; \
-	} while (0)
 
 /* "Hosts using it by team: payments 3, without the label 1". */
 static int text_by_label(struct twl_buf *b, const json_t *bl)
