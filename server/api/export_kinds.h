@@ -48,7 +48,8 @@ int twl_export_warning_kernels_into(struct twl_buf *out, const json_t *kernels);
  * of @feats not in use, those of @list only (NULL: all; @on_list decides):
  * read but not configured; not seen in use (measured: BPF counts the
  * feature and @data's fleet had BPF on the memory controller of a host);
- * not measured (kernel warnings only, none seen). 0 or a negative errno.
+ * not measured (no BPF count of them on this fleet, no kernel warning of
+ * them seen). 0 or a negative errno.
  */
 int twl_export_text_unused(struct twl_buf *b, const json_t *data,
 			   const char *list,

@@ -474,6 +474,12 @@ static void test_control_files(void **state)
 		{ "memory.numa_stat", "memcg_v1.interface" },
 		{ "cpuset.sched_relax_domain_level",
 		  "cgroup_v1.cpuset_relax_domain_level" },
+		/* cpuset's own v1 files (catalog version 3) */
+		{ "cpuset.cpus", "cpuset_v1.interface" },
+		{ "cpuset.effective_mems", "cpuset_v1.interface" },
+		{ "cpuset.memory_pressure", "cpuset_v1.interface" },
+		{ "cpuset.memory_pressure_enabled",
+		  "cgroup_v1.cpuset_memory_pressure" },
 		{ "blkio.reset_stats", "cgroup_v1.blkio_reset_stats" },
 	};
 	static const char *const events[][2] = {
@@ -488,6 +494,9 @@ static void test_control_files(void **state)
 		"cgroup.procs",
 		"tasks",
 		"memory.soft_limit_in_byte",
+		/* cgroup v2 names of cpuset files */
+		"cpuset.cpus.effective",
+		"cpuset.cpus.partition",
 		"",
 	};
 

@@ -141,6 +141,10 @@ void fleet_seed(int64_t now, fleet_ingest_fn fn, void *ctx)
 				      "cgroup_write", "state", "attached",
 				      "reason", ""));
 	ingest(&s, r);
+	/* 13, not 9: the store test's teams beside the fleet are 9 to 12 */
+	r = report(&s, 13, "cset-13", old, "v1");
+	census(&s, r, "v1", "cpuset", false);
+	ingest(&s, r);
 }
 
 json_t *fleet_feature(const json_t *doc, const char *id)
@@ -208,16 +212,22 @@ static void check_features(const json_t *doc)
 	assert_int_equal(fleet_num(f, "evidence", "v1_hierarchy_hosts"), 3);
 	assert_int_equal(fleet_num(f, "evidence", "bpf_hosts"), 1);
 	assert_int_equal(fleet_num(f, "by_kind", "configures"), 1);
+	/* cpuset's: cset-13, from its census alone (BPF counts no cpuset) */
+	f = fleet_feature(doc, FLEET_CPUSET_IFACE);
+	assert_non_null(f);
+	assert_int_equal(json_integer_value(json_object_get(f, "hosts")), 1);
+	assert_int_equal(fleet_num(f, "evidence", "v1_hierarchy_hosts"), 1);
+	assert_int_equal(fleet_num(f, "evidence", "bpf_hosts"), 0);
 }
 
 void fleet_check_debian_612(const json_t *doc)
 {
 	char buf[256];
 
-	assert_int_equal(fleet_num(doc, "breaks", "count"), 5);
+	assert_int_equal(fleet_num(doc, "breaks", "count"), 6);
 	fleet_names(json_object_get(json_object_get(doc, "breaks"), "hosts"),
 		    buf, sizeof(buf));
-	assert_string_equal(buf, "web-1 db-2 lim-3 lim-4 kmsg-7");
+	assert_string_equal(buf, "web-1 db-2 lim-3 lim-4 kmsg-7 cset-13");
 	/* new-5 (v2) and cpu-8 (no memory on v1): counted, not listed */
 	assert_int_equal(fleet_num(doc, "ready", "count"), 2);
 	assert_int_equal(fleet_num(doc, "not_measured", "count"), 1);

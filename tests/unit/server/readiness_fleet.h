@@ -15,14 +15,15 @@
 #define FLEET_SOFT "memcg_v1.soft_limit"
 #define FLEET_OOM "memcg_v1.oom_control"
 #define FLEET_IFACE "memcg_v1.interface"
+#define FLEET_CPUSET_IFACE "cpuset_v1.interface"
 
 /* Takes @report (a valid wire document of host @host_id) and stores it;
  * fails the test if it cannot. */
 typedef void (*fleet_ingest_fn)(const char *host_id, json_t *report, void *ctx);
 
 /*
- * Hand the fleet's eight reports, every time in them near @now, to
- * @ingest (the hosts' ids are "%064x" of 1..8):
+ * Hand the fleet's nine reports, every time in them near @now, to
+ * @ingest (the hosts' ids are "%064x" of 1..8 and 13):
  *   1 web-1  v1  6.1  BPF: soft_limit written (java); census: memory on v1
  *   2 db-2   v1  6.1  BPF: oom_control event registered (oomd)
  *   3 lim-3  v1  6.1  BPF: memory.limit_in_bytes written, nothing else;
@@ -32,6 +33,7 @@ typedef void (*fleet_ingest_fn)(const char *host_id, json_t *report, void *ctx);
  *   6 kmsg-6 v1  6.1  no BPF, no census: not measured
  *   7 kmsg-7 v1  6.1  no BPF, no census, a soft_limit kernel warning
  *   8 cpu-8  v1  6.1  census: only cpu on v1; BPF attached (probes)
+ *  13 cset-13 v1 6.1  census: only cpuset on v1 (CONFIG_CPUSETS_V1)
  */
 void fleet_seed(int64_t now, fleet_ingest_fn ingest, void *ctx);
 

@@ -306,9 +306,10 @@ static void test_text_unused_kinds(void **state)
 				    " (5 hosts).\n"));
 	assert_non_null(strstr(out, "\nNot seen in use in this period:"
 				    " memcg_v1.memsw.\n"));
-	assert_non_null(strstr(out, "\nNot measured (kernel warnings only,"
-				    " none seen): memcg_v1.swapaccount,\n"
-				    "cgroup_v1.freezer.\n"));
+	assert_non_null(strstr(out, "\nNot measured (no BPF count of them on"
+				    " this fleet, no kernel warning of\nthem"
+				    " seen): memcg_v1.swapaccount,"
+				    " cgroup_v1.freezer.\n"));
 	/* a reader's feature is not in use: no block of its own */
 	assert_null(strstr(out, "memcg_v1.kmem_tcp_usage: "));
 	assert_non_null(strstr(out, "  Configured on 10 hosts, listened to"
@@ -324,9 +325,11 @@ static void test_text_unused_kinds(void **state)
 	json_object_set_new(cov, "bpf_memory", json_integer(0));
 	out = render(d, NULL, TWL_EXPORT_TEXT);
 	assert_null(strstr(out, "Not seen in use"));
-	assert_non_null(strstr(out, "\nNot measured (kernel warnings only,"
-				    " none seen): memcg_v1.swapaccount,\n"
-				    "memcg_v1.memsw, cgroup_v1.freezer.\n"));
+	assert_non_null(strstr(out,
+			       "\nNot measured (no BPF count of them on"
+			       " this fleet, no kernel warning of\nthem"
+			       " seen): memcg_v1.swapaccount, memcg_v1.memsw,"
+			       " cgroup_v1.freezer.\n"));
 	free(out);
 	json_decref(d);
 }

@@ -114,6 +114,10 @@ static void test_plans(void **state)
 				    json_object_get(plan, "interfaces"),
 				    "memcg_v1.interface")),
 			    "memory");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(plan, "interfaces"),
+				    "cpuset_v1.interface")),
+			    "cpuset");
 	/* swapaccount= stopped working in v6.1: no-op, not removed */
 	assert_true(in_list(json_object_get(plan, "no_op"),
 			    "memcg_v1.swapaccount"));

@@ -165,7 +165,7 @@ static void test_limit_keeps_counts(void **state)
 {
 	json_t *t = shipped("debian-12-6.12"), *doc = readiness(t, 1);
 
-	assert_int_equal(fleet_num(doc, "breaks", "count"), 5);
+	assert_int_equal(fleet_num(doc, "breaks", "count"), 6);
 	assert_int_equal(json_array_size(json_object_get(
 				 json_object_get(doc, "breaks"), "hosts")),
 			 1);
@@ -183,8 +183,34 @@ static void test_nothing_removed(void **state)
 	json_t *doc = readiness(t, 100);
 
 	assert_int_equal(fleet_num(doc, "breaks", "count"), 0);
-	assert_int_equal(fleet_num(doc, "ready", "count"), 6);
+	assert_int_equal(fleet_num(doc, "ready", "count"), 7);
 	assert_int_equal(fleet_num(doc, "not_measured", "count"), 2);
+	json_decref(doc);
+	json_decref(t);
+}
+
+/*
+ * cpuset on a v1 hierarchy breaks only where CONFIG_CPUSETS_V1 is off:
+ * upstream 6.11 has no such symbol (cpuset v1 is always built there), so
+ * cset-13 is ready; upstream 6.15's default n removes it.
+ */
+static void test_cpuset_interface(void **state)
+{
+	json_t *t = shipped("upstream-6.11-defaults"), *doc = readiness(t, 100);
+	char buf[256];
+
+	assert_null(fleet_feature(doc, FLEET_CPUSET_IFACE));
+	fleet_names(json_object_get(json_object_get(doc, "breaks"), "hosts"),
+		    buf, sizeof(buf));
+	assert_null(strstr(buf, "cset-13"));
+	json_decref(doc);
+	json_decref(t);
+	t = shipped("upstream-6.15");
+	doc = readiness(t, 100);
+	assert_non_null(fleet_feature(doc, FLEET_CPUSET_IFACE));
+	fleet_names(json_object_get(json_object_get(doc, "breaks"), "hosts"),
+		    buf, sizeof(buf));
+	assert_non_null(strstr(buf, "cset-13"));
 	json_decref(doc);
 	json_decref(t);
 }
@@ -454,6 +480,7 @@ int main(void)
 		BOTH_FX(test_debian_612),
 		BOTH_FX(test_limit_keeps_counts),
 		BOTH_FX(test_nothing_removed),
+		BOTH_FX(test_cpuset_interface),
 		BOTH_FX(test_real_debian_configs),
 		cmocka_unit_test(test_same_json),
 	};
