@@ -150,8 +150,8 @@ static int text_unused_kind(struct twl_buf *b, const json_t *data,
 	static const char *const leads[] = {
 		"Read but not configured (only read, by monitoring)",
 		"Not seen in use in this period",
-		"Not measured (no BPF count of them on this fleet, no "
-		"kernel warning of them seen)",
+		("Not measured (no BPF count of them on this fleet, no "
+		 "kernel warning of them seen)"),
 	};
 	const json_t *cov =
 		json_object_get(json_object_get(data, "fleet"), "coverage");
