@@ -552,7 +552,6 @@ static void report_free(struct twl_pg_report *r)
 	PQclear(r->batch);
 	PQclear(r->touch);
 	PQclear(r->labels);
-	PQclear(r->bump);
 	clear_all(r->warn, r->in->n_warnings);
 	clear_all(r->unk, r->in->n_unknown);
 	clear_all(r->use, r->in->n_usage);

@@ -91,7 +91,6 @@ struct twl_pg_report {
 	PGresult *batch, *touch, *labels; /* w_batch_ins, h_host_touch, ... */
 	PGresult **warn; /* per warning: w_warn_ins, or w_unk_seen (skewed) */
 	PGresult **unk; /* per unknown text: w_unk_seen */
-	PGresult *bump; /* u_bump_all: the entries it grew */
 	PGresult **use; /* per usage entry: its last statement's result */
 	int64_t *old; /* per usage entry: the count it replaced */
 	unsigned char *step; /* per usage entry: store_pg_usage.c's state */
@@ -108,8 +107,7 @@ struct twl_pg_report {
  * for its last report), labels look-up, coverage facts, runtimes.
  * twl_pg_ingest_host_finish - the host row when it changed or is new,
  * the labels when they differ, the times clamped (store_pg_ingest_host.c).
- * twl_pg_usage_send - every usage row's common update at its key's hash,
- * as one statement over arrays (or none, when two entries share an id).
+ * twl_pg_usage_send - each usage row's common update at its key's hash.
  * twl_pg_usage_finish - the rows it did not find (found by key, grown,
  * merged or inserted), every growth added to @ru (store_pg_usage.c).
  * All inside the batch's savepoint, on @r's pipe: 0 or -errno.

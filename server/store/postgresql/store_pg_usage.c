@@ -9,21 +9,18 @@
  * counter did not grow. What a counter grew by goes to the rollups.
  *
  * On the report's pipe (store_pg_ingest.h): every entry's common update
- * goes with the report's first round trip, all entries as one statement
- * over arrays (u_bump_all: one statement for the backend to parse, plan
- * and run instead of one per entry); the entries it did not find are
- * looked up by key together (one round trip), then grown, merged or
- * inserted together (inserts: one more; an id taken near the hash: one
- * more). Entries are independent rows unless two share an id (the same
- * key twice in a report, or a hash collision): then each is done alone,
- * in order, with u_bump.
+ * (u_bump) goes with the report's first round trip; the entries it did
+ * not find are looked up by key together (one round trip), then grown,
+ * merged or inserted together (inserts: one more; an id taken near the
+ * hash: one more). Entries are independent rows unless two share an id
+ * (the same key twice in a report, or a hash collision): then each is
+ * done alone, in order, as before.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/ingest.h"
-#include "store/postgresql/store_pg_array.h"
 #include "store/postgresql/store_pg_ingest.h"
 #include "store/postgresql/store_pg_internal.h"
 #include "store/rollup_sum.h"
@@ -40,37 +37,13 @@
 			       ", value_unit), value_source = coalesce(" SRC \
 			       ", value_source),"                            \
 			       " image = coalesce(" IMG ", image)"
-/* The entry's new values, for a count that grew. */
-#define NEW_VALUES_OF(C, PID, N, F, CM, FS, LS)                     \
-	"container = " C ", last_pid = " PID "::bigint, count = " N \
-	"::bigint, failed = greatest(failed, " F "::bigint),"       \
-	" condition_met = greatest(condition_met, " CM "::bigint)," \
-	" first_seen = least(first_seen, " FS "::bigint),"          \
-	" last_seen = greatest(last_seen, " LS "::bigint)"
-/* $1 .. $7 */
-#define NEW_VALUES NEW_VALUES_OF("$1", "$2", "$3", "$4", "$5", "$6", "$7")
-/* u_bump_all's columns, one array parameter each ($1 .. $16) */
-#define BUMP_COLS                                                             \
-	"e_container, e_pid, e_count, e_failed, e_cm, e_first, e_last, e_id," \
-	" e_check, v_last, v_min, v_max, v_unl, v_unit, v_src, v_img"
-
-/* u_bump_all: each entry's u_bump, the rows matched by the arrays' ids */
-#define BUMP_SET                                                             \
-	NEW_VALUES_OF("e.e_container", "e.e_pid", "e.e_count", "e.e_failed", \
-		      "e.e_cm", "e.e_first", "e.e_last")                     \
-	"," VALUE_GREW("e.v_last", "e.v_min", "e.v_max", "e.v_unl",          \
-		       "e.v_unit", "e.v_src", "e.v_img")
-#define BUMP_FROM                                                         \
-	" FROM (SELECT x.*, o.count AS old_count FROM unnest($1::text[]," \
-	" $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[],"        \
-	" $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[],"        \
-	" $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],"    \
-	" $14::text[], $15::text[], $16::text[]) WITH ORDINALITY"         \
-	" AS x(" BUMP_COLS ", ord) JOIN usage o ON o.id = x.e_id) e"
-#define BUMP_WHERE                                                 \
-	" WHERE usage.id = e.e_id AND usage.key_check = e.e_check" \
-	" AND usage.count < e.e_count AND usage.host_id = $17"     \
-	" RETURNING e.ord, e.old_count"
+/* $1 .. $7: the entry's new values, for a count that grew */
+#define NEW_VALUES                                                   \
+	"container = $1, last_pid = $2::bigint, count = $3::bigint," \
+	" failed = greatest(failed, $4::bigint),"                    \
+	" condition_met = greatest(condition_met, $5::bigint),"      \
+	" first_seen = least(first_seen, $6::bigint),"               \
+	" last_seen = greatest(last_seen, $7::bigint)"
 
 static const struct twl_pg_stmt usql[] = {
 	/*
@@ -85,13 +58,6 @@ static const struct twl_pg_stmt usql[] = {
 			 " WHERE id = $8::bigint) o WHERE usage.id = o.old_id"
 			 " AND key_check = $9::bigint AND count < $3::bigint"
 			 " AND host_id = $10 RETURNING o.old_count" },
-	/*
-	 * u_bump for every entry of a report at once ($17: the host): the
-	 * arrays hold one entry each at the same index; answers the index
-	 * (from 1) and the replaced count of each entry it grew. The ids are
-	 * distinct (twl_pg_usage_send()), so no row is updated twice.
-	 */
-	{ "u_bump_all", "UPDATE usage SET " BUMP_SET BUMP_FROM BUMP_WHERE },
 	/* The row of a key, wherever it is stored (unique index). */
 	{ "u_find",
 	  "SELECT id, count FROM usage WHERE host_id = $1 AND boot_id = $2"
@@ -292,7 +258,7 @@ static int entry_step(struct twl_pg_report *r, size_t i)
 	unsigned char *st = &r->step[i];
 
 	switch (*st) {
-	case U_BUMPED: /* u_bump alone, or not grown by u_bump_all */
+	case U_BUMPED:
 		if (found(r, i)) {
 			r->old[i] = twl_pg_int(r->use[i], 0, 0);
 			*st = U_GREW;
@@ -367,116 +333,17 @@ static bool ids_repeat(const struct twl_ingest *in, int64_t *scratch)
 	return repeat;
 }
 
-/* u_bump_all's columns, in the order of its parameters. */
-enum {
-	B_CONTAINER,
-	B_PID, /* B_PID .. B_CHECK: the numbers of bump_row() */
-	B_COUNT,
-	B_FAILED,
-	B_CM,
-	B_FIRST,
-	B_LAST,
-	B_ID,
-	B_CHECK,
-	B_VLAST,
-	B_VMIN,
-	B_VMAX,
-	B_VUNL,
-	B_VUNIT,
-	B_VSRC,
-	B_VIMG,
-	B_NR
-};
-/* One column's literal: far above 4096 entries of capped wire strings. */
-#define BUMP_ARRAY_MAX (16u << 20)
-
-static int opt_i64(struct twl_buf *b, bool has, int64_t v)
-{
-	return has ? twl_pg_array_i64(b, v) : twl_pg_array_null(b);
-}
-
-/* Entry @i of @r appended to the arrays @c, as u_bump's parameters. */
-static int bump_row(struct twl_buf *c, const struct twl_pg_report *r, size_t i)
-{
-	const struct twl_wire_usage *u = &r->in->usage[i];
-	const struct twl_wire_value *v = &u->value;
-	const int64_t num[] = { u->last_pid,	    u->count,
-				u->failed,	    u->condition_met,
-				u->first_seen,	    u->last_seen,
-				r->in->usage_id[i], r->in->usage_check[i] };
-	int ret = twl_pg_array_text(&c[B_CONTAINER], u->container);
-
-	for (size_t k = 0; !ret && k < sizeof(num) / sizeof(*num); k++)
-		ret = twl_pg_array_i64(&c[B_PID + k], num[k]);
-	if (!ret)
-		ret = opt_i64(&c[B_VLAST], v->present, v->last);
-	if (!ret)
-		ret = opt_i64(&c[B_VMIN], v->present && v->has_min, v->min);
-	if (!ret)
-		ret = opt_i64(&c[B_VMAX], v->present && v->has_max, v->max);
-	if (!ret)
-		ret = opt_i64(&c[B_VUNL], v->present, v->unlimited);
-	if (!ret)
-		ret = twl_pg_array_text(&c[B_VUNIT],
-					v->present ? v->unit : NULL);
-	if (!ret)
-		ret = twl_pg_array_text(&c[B_VSRC],
-					v->present ? v->source : NULL);
-	if (!ret)
-		ret = twl_pg_array_text(&c[B_VIMG],
-					u->image[0] ? u->image : NULL);
-	return ret;
-}
-
-/* Every entry's u_bump as one u_bump_all, its answer into r->bump. */
-static int bump_all_send(struct twl_pg_report *r)
-{
-	struct twl_buf col[B_NR];
-	struct twl_pg_args a = { 0 };
-	int ret = 0;
-
-	for (size_t k = 0; k < B_NR; k++)
-		twl_buf_init(&col[k], BUMP_ARRAY_MAX);
-	for (size_t i = 0; !ret && i < r->in->n_usage; i++) {
-		r->step[i] = U_BUMPED;
-		ret = bump_row(col, r, i);
-	}
-	for (size_t k = 0; !ret && k < B_NR; k++) {
-		ret = twl_pg_array_end(&col[k]);
-		twl_pg_arg_text(&a, col[k].data);
-	}
-	twl_pg_arg_text(&a, r->host_id);
-	PQclear(r->bump);
-	r->bump = NULL;
-	if (!ret) /* the literals are copied into libpq's buffer here */
-		ret = twl_pg_pipe_send(&r->pipe, "u_bump_all", &a, &r->bump);
-	for (size_t k = 0; k < B_NR; k++)
-		twl_buf_fini(&col[k]);
-	return ret;
-}
-
-/* u_bump_all's answer: the entries it grew and the counts they replaced. */
-static void bump_all_read(struct twl_pg_report *r)
-{
-	int rows = r->bump ? PQntuples(r->bump) : 0;
-
-	for (int k = 0; k < rows; k++) {
-		int64_t ord = twl_pg_int(r->bump, k, 0);
-
-		if (ord < 1 || (uint64_t)ord > r->in->n_usage)
-			continue;
-		r->old[ord - 1] = twl_pg_int(r->bump, k, 1);
-		r->step[ord - 1] = U_GREW;
-	}
-}
-
 /* Contract: see store_pg_ingest.h. */
 int twl_pg_usage_send(struct twl_pg_report *r)
 {
+	int ret = 0;
+
 	r->use_serial = r->in->n_usage > 1 && ids_repeat(r->in, r->old);
-	if (r->use_serial || !r->in->n_usage)
-		return 0;
-	return bump_all_send(r);
+	for (size_t i = 0; !r->use_serial && !ret && i < r->in->n_usage; i++) {
+		r->step[i] = U_BUMPED;
+		ret = entry_send(r, i, "u_bump");
+	}
+	return ret;
 }
 
 /* Entry @i alone, from its u_bump on, as it was before pipelines. */
@@ -497,10 +364,8 @@ int twl_pg_usage_finish(struct twl_pg_report *r)
 	const struct twl_ingest *in = r->in;
 	int ret = 0;
 
-	if (!r->use_serial) {
-		bump_all_read(r); /* the entries still U_BUMPED: not found */
+	if (!r->use_serial)
 		ret = entries_settle(r, 0, in->n_usage);
-	}
 	for (size_t i = 0; !ret && i < in->n_usage; i++) {
 		const struct twl_wire_usage *u = &in->usage[i];
 
