@@ -179,6 +179,8 @@ int twl_pg_write_end(struct twl_store *s, bool commit)
 
 	tail_settle(p);
 	if (commit)
+		ret = twl_pg_rollup_fold(p);
+	if (commit && !ret)
 		ret = twl_pg_exec(p->wconn, "COMMIT", 0, NULL, NULL);
 	if (!commit || ret)
 		twl_pg_exec(p->wconn, "ROLLBACK", 0, NULL, NULL);

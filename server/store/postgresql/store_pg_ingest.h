@@ -127,4 +127,12 @@ int twl_pg_rollup(struct twl_pg_report *r, const char *feature, int64_t first,
 		  int64_t last, int kind, int64_t n);
 int twl_pg_rollup_flush(struct twl_pg_report *r);
 
+/*
+ * twl_pg_rollup_fold - the feature_day additions of the group's reports
+ * (day_pending, store_pg_rollup.c) summed into feature_day: run by
+ * twl_pg_write_end() before its COMMIT, every report's tail settled.
+ * 0 or -errno (the group then rolls back).
+ */
+int twl_pg_rollup_fold(struct twl_pg *p);
+
 #endif /* TWL_SERVER_STORE_PG_INGEST_H */
