@@ -149,6 +149,17 @@ int twl_pg_write_begin(struct twl_store *s)
 }
 
 /*
+ * Undo the report whose statements failed on @pp: a fresh pipe on @conn,
+ * ROLLBACK TO its savepoint and RELEASE it (one round trip).
+ */
+static void savepoint_undo(struct twl_pg_pipe *pp, PGconn *conn)
+{
+	twl_pg_pipe_init(pp, conn);
+	twl_pg_pipe_send(pp, "w_sp_rollback", NULL, NULL);
+	twl_pg_pipe_run(pp, "w_sp_release", NULL, NULL);
+}
+
+/*
  * Sync the last report's tail, if one is waiting: when it failed, its
  * result is that failure and it rolls back to its savepoint (no later
  * report was sent after it).
@@ -163,9 +174,7 @@ static void tail_settle(struct twl_pg *p)
 	ret = twl_pg_pipe_sync(pp);
 	if (ret) {
 		*p->wpend_result = ret;
-		twl_pg_pipe_init(pp, p->wconn);
-		twl_pg_pipe_send(pp, "w_sp_rollback", NULL, NULL);
-		twl_pg_pipe_run(pp, "w_sp_release", NULL, NULL);
+		savepoint_undo(pp, p->wconn);
 	}
 	p->wpend_result = NULL;
 	p->wpend = 0;
@@ -472,9 +481,7 @@ static int prev_settle(struct twl_pg_report *r)
 	if (r->pipe.failed_at >= r->prev_n)
 		return 0; /* the tail and its RELEASE ran: @r failed */
 	*res = r->pipe.err;
-	twl_pg_pipe_init(&r->pipe, r->p->wconn);
-	twl_pg_pipe_send(&r->pipe, "w_sp_rollback", NULL, NULL);
-	twl_pg_pipe_run(&r->pipe, "w_sp_release", NULL, NULL);
+	savepoint_undo(&r->pipe, r->p->wconn);
 	r->redo = true;
 	return 1;
 }
@@ -583,9 +590,7 @@ static int report_end(struct twl_pg_report *r, int ret, int *result)
 		ret = rc;
 	}
 	twl_pg_pipe_sync(&r->pipe); /* what was sent before the failure */
-	twl_pg_pipe_init(&r->pipe, r->p->wconn);
-	twl_pg_pipe_send(&r->pipe, "w_sp_rollback", NULL, NULL);
-	twl_pg_pipe_run(&r->pipe, "w_sp_release", NULL, NULL);
+	savepoint_undo(&r->pipe, r->p->wconn);
 	return ret;
 }
 

@@ -287,6 +287,23 @@ static void test_nested(void **state)
 	twl_store_close(s);
 }
 
+/* Inserts into feature_host of h2 and into usage of h3 fail (both stores). */
+static void boom_triggers(void)
+{
+	bexec("CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
+	      " WHEN NEW.host_id = 'h2' BEGIN SELECT RAISE(ABORT, 'boom'); END;"
+	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
+	      " WHEN NEW.host_id = 'h3' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+	      "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
+	      " $$BEGIN IF (TG_TABLE_NAME, NEW.host_id) IN"
+	      " (('feature_host', 'h2'), ('usage', 'h3')) THEN"
+	      " RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END$$;"
+	      " CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
+	      " FOR EACH ROW EXECUTE FUNCTION boom();"
+	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
+	      " FOR EACH ROW EXECUTE FUNCTION boom()");
+}
+
 /*
  * Reports that fail late roll back alone too: on PostgreSQL a report's
  * statements go in few round trips (store/postgresql/README.md), so h3's
@@ -301,18 +318,7 @@ static void test_nested_late(void **state)
 	json_t *c = report("h1", "aa03");
 	json_t *late = report("h2", "bb01"), *mid = report("h3", "cc01");
 
-	bexec("CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
-	      " WHEN NEW.host_id = 'h2' BEGIN SELECT RAISE(ABORT, 'boom'); END;"
-	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
-	      " WHEN NEW.host_id = 'h3' BEGIN SELECT RAISE(ABORT, 'boom'); END",
-	      "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
-	      " $$BEGIN IF (TG_TABLE_NAME, NEW.host_id) IN"
-	      " (('feature_host', 'h2'), ('usage', 'h3')) THEN"
-	      " RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END$$;"
-	      " CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
-	      " FOR EACH ROW EXECUTE FUNCTION boom();"
-	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
-	      " FOR EACH ROW EXECUTE FUNCTION boom()");
+	boom_triggers();
 	json_object_set_new(b, "seq", json_integer(2));
 	json_object_set_new(c, "seq", json_integer(3));
 	assert_int_equal(twl_store_write_begin(s), 0);
@@ -372,18 +378,7 @@ static void test_nested_deferred(void **state)
 	json_t *r[6];
 	int res[6];
 
-	bexec("CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
-	      " WHEN NEW.host_id = 'h2' BEGIN SELECT RAISE(ABORT, 'boom'); END;"
-	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
-	      " WHEN NEW.host_id = 'h3' BEGIN SELECT RAISE(ABORT, 'boom'); END",
-	      "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
-	      " $$BEGIN IF (TG_TABLE_NAME, NEW.host_id) IN"
-	      " (('feature_host', 'h2'), ('usage', 'h3')) THEN"
-	      " RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END$$;"
-	      " CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
-	      " FOR EACH ROW EXECUTE FUNCTION boom();"
-	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
-	      " FOR EACH ROW EXECUTE FUNCTION boom()");
+	boom_triggers();
 	for (int i = 0; i < 6; i++) {
 		r[i] = report(host[i], id[i]);
 		json_object_set_new(r[i], "seq", json_integer(i + 1));
