@@ -18,3 +18,25 @@ twl_kmsg_mark() {
 twl_kmsg_dump() {
 	dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null >"$1" || true
 }
+
+# twl_describe PID LOG [DIR...]: what a process that seems to hang is
+# doing, on the console: its state and signal masks, every thread's wchan,
+# syscall and kernel stack, a listing of each DIR (its pins, spool or
+# state) and the last 60 lines of LOG.
+twl_describe() {
+	pid=$1
+	log=$2
+	shift 2
+	echo "--- process $pid ($(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null))"
+	grep -E '^(State|Threads|SigPnd|ShdPnd|SigBlk)' /proc/$pid/status 2>&1
+	for t in /proc/$pid/task/*; do
+		echo "--- thread ${t##*/}: wchan $(cat $t/wchan 2>&1), syscall $(cat $t/syscall 2>&1)"
+		cat $t/stack 2>&1
+	done
+	for d in "$@"; do
+		echo "--- $d"
+		ls -la "$d" 2>&1
+	done
+	echo "--- $log (last 60 lines)"
+	tail -n 60 "$log" 2>&1
+}

@@ -220,7 +220,7 @@ fleet_wait_hosts() {
 		fi
 		for g in "$@"; do
 			if fleet_console "$g" | grep -q '^FLEET-FAIL'; then
-				fleet_console "$g" | sed -n '/^FLEET-FAIL/,$p' | head -n 50 >&2
+				fleet_console "$g" | sed -n '/^FLEET-FAIL/,$p' | head -n 200 >&2
 				fleet_die "guest $g failed"
 				return 1
 			fi

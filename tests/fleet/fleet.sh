@@ -178,7 +178,8 @@ fleet_api() {
 
 # fleet_guest_start NAME ROLE [VAR=VALUE...] [-- CONF-LINE...]: boot a
 # guest in the background. VAR=VALUE go to /etc/twilight/guest.env, CONF
-# lines are appended to its agent.conf (e.g. "backoff-base = 200ms").
+# lines are appended to its agent.conf (e.g. "backoff-base = 200ms";
+# "log-level = debug" replaces the default info).
 fleet_guest_start() {
 	local name=$1 role=$2
 	shift 2
@@ -204,8 +205,10 @@ fleet_guest_start() {
 		echo "state-dir = /var/lib/twilight-agent"
 		echo "spool-dir = /var/spool/twilight-agent"
 		echo "batch-interval = 1s"
-		echo "log-level = info"
 		echo "bpf = true"
+		# a CONF line "log-level = ..." replaces the default (a key
+		# given twice is a configuration error)
+		case " $* " in *" log-level = "*) ;; *) echo "log-level = info" ;; esac
 		for line in "$@"; do
 			echo "$line"
 		done
@@ -239,7 +242,7 @@ fleet_wait_console() {
 			return 0
 		fi
 		if fleet_console "$name" | grep -q '^FLEET-FAIL'; then
-			fleet_console "$name" | sed -n '/^FLEET-FAIL/,$p' | head -n 50 >&2
+			fleet_console "$name" | sed -n '/^FLEET-FAIL/,$p' | head -n 200 >&2
 			fleet_die "guest $name failed"
 			return 1
 		fi

@@ -42,10 +42,17 @@ U=/sys/fs/cgroup/unified
 AGENT=""
 STARTS=0
 
+# fail REASON: the guest's failure; a running agent (one that seems to
+# hang: a start that never logs "started:", a spool that never drains)
+# is described first, its threads' kernel stacks, spool and state included.
 fail() {
 	echo "FLEET-FAIL $*"
-	echo "--- agent log"
-	tail -n 40 /tmp/agent.log 2>&1
+	if [ -n "$AGENT" ] && kill -0 "$AGENT" 2>/dev/null; then
+		twl_describe "$AGENT" /tmp/agent.log $SPOOL $STATE
+	else
+		echo "--- agent log"
+		tail -n 40 /tmp/agent.log 2>&1
+	fi
 	exit 3
 }
 

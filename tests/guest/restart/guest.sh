@@ -39,22 +39,9 @@ AGENT=""
 STARTS=0
 BEFORE=0
 
-# describe PID: what a start that hangs is doing.
-describe() {
-	echo "--- agent $1 ($(tr '\0' ' ' </proc/$1/cmdline 2>/dev/null))"
-	grep -E '^(State|Threads|SigPnd|ShdPnd|SigBlk)' /proc/$1/status 2>&1
-	for t in /proc/$1/task/*; do
-		echo "--- thread ${t##*/}: wchan $(cat $t/wchan 2>&1), syscall $(cat $t/syscall 2>&1)"
-		cat $t/stack 2>&1
-	done
-	echo "--- pins: $(ls $PIN 2>&1 | tr '\n' ' ')"
-	echo "--- agent log (last 60 lines)"
-	tail -n 60 $LOG
-}
-
 fail() {
 	echo "RESTART-FAIL $*"
-	[ -z "$AGENT" ] || ! alive || describe "$AGENT"
+	[ -z "$AGENT" ] || ! alive || twl_describe "$AGENT" $LOG $PIN
 	twl_export agent.log $LOG
 	exit 3
 }
