@@ -26,42 +26,17 @@
 /*
  * One feature's sums ($1 feature, $2 host, $3 first, $4 last use, $5
  * uses, $6 reads, $7 warnings, $8 kinds; $9 the last use feature_day
- * keeps, NULL for reads only), in one statement of three parts of which
- * either the first two or the last write:
- * - t: the common case, the row exists, its first use is not later
- *   than this batch's, its last use stays in its hour and the batch
- *   adds no kind of use; it fires no trigger,
- * - d: then what t added is noted for feature_day (day_pending), as
- *   its trigger would have added it,
+ * keeps, NULL for reads only), written by migration 006's function:
+ * - the common case first: the row exists, its first use is not later
+ *   than this batch's, its last use stays in its hour and the batch adds
+ *   no kind of use; it fires no trigger, and what it added is noted for
+ *   feature_day in day_pending, as its trigger would have added it;
  * - else the upsert, whose triggers keep feature_day and feature_hour.
- * A data-modifying WITH part runs to its end whether read or not.
  */
 static const struct twl_pg_stmt rsql[] = {
 	{ "r_write",
-	  "WITH t AS (UPDATE feature_host SET"
-	  " last_used = greatest(last_used, $4::bigint),"
-	  " uses = uses + $5::bigint, reads = reads + $6::bigint,"
-	  " warnings = warnings + $7::bigint"
-	  " WHERE feature_id = $1 AND host_id = $2 AND first_used <= $3::bigint"
-	  " AND last_hour = $4::bigint / 3600"
-	  " AND kinds | $8::bigint = kinds RETURNING 1),"
-	  " d AS (INSERT INTO pg_temp.day_pending(feature_id, day, uses,"
-	  " last_used, reads, warnings)"
-	  " SELECT $1, $4::bigint / 86400, $5::bigint, $9::bigint,"
-	  " $6::bigint, $7::bigint WHERE EXISTS (SELECT 1 FROM t))"
-	  " INSERT INTO feature_host(feature_id, host_id, first_used, last_used,"
-	  " uses, last_hour, reads, warnings, kinds)"
-	  " SELECT $1, $2, $3::bigint, $4::bigint, $5::bigint,"
-	  " $4::bigint / 3600, $6::bigint, $7::bigint, $8::bigint"
-	  " WHERE NOT EXISTS (SELECT 1 FROM t)"
-	  " ON CONFLICT (host_id, feature_id) DO UPDATE SET"
-	  " first_used = least(feature_host.first_used, excluded.first_used),"
-	  " last_used = greatest(feature_host.last_used, excluded.last_used),"
-	  " last_hour = greatest(feature_host.last_hour, excluded.last_hour),"
-	  " uses = feature_host.uses + excluded.uses,"
-	  " reads = feature_host.reads + excluded.reads,"
-	  " warnings = feature_host.warnings + excluded.warnings,"
-	  " kinds = feature_host.kinds | excluded.kinds" },
+	  "SELECT twl_feature_host_write($1, $2, $3::bigint, $4::bigint,"
+	  " $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9::bigint)" },
 	/* the group's day_pending summed into feature_day, before COMMIT */
 	{ "r_day_fold",
 	  "INSERT INTO feature_day(feature_id, day, hosts, uses, last_used,"
