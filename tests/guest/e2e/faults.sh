@@ -79,8 +79,8 @@ echo "server on 127.0.0.1:$FLEET_PORT, data on a 16 MiB tmpfs $DATA"
 
 BACKOFF=("backoff-base = 200ms" "backoff-cap = 2s")
 # fault-a's agent logs at debug level: its restart once hung for 600 s
-# (issue 23), and a failure then shows each send's schedule and back-off
-# beside the threads' stacks (tests/fleet/guest.sh, fail()).
+# (never seen since), and a failure then shows each send's schedule and
+# back-off beside the threads' stacks (tests/fleet/guest.sh, fail()).
 fleet_guest_start fault-a containers N=5 AGENT_KILL=1 PHASE_DELAY=4 -- "${BACKOFF[@]}" "log-level = debug"
 fleet_guest_start fault-b oomd N=5 PHASE_DELAY=4 -- "${BACKOFF[@]}"
 echo "=== boot to first report (s)"

@@ -191,9 +191,10 @@ static void test_copy(void **state)
 	assert_non_null(strstr(out, "usage: "));
 	/* the copy's statistics, gathered by the copy (not autovacuum) */
 	assert_int_equal(lines_with("planner statistics gathered"), 1);
-	assert_int_equal(pg_q(pguri, "SELECT count(*) FROM pg_stat_user_tables"
-				     " WHERE relname IN ('usage', 'hosts',"
-				     " 'feature_host') AND last_analyze IS NOT NULL"),
+	assert_int_equal(pg_q(pguri,
+			      "SELECT count(*) FROM pg_stat_user_tables"
+			      " WHERE relname IN ('usage', 'hosts',"
+			      " 'feature_host') AND last_analyze IS NOT NULL"),
 			 3);
 	pg_exec(pguri, "INSERT INTO tokens(name, role, token_hash, created)"
 		       " VALUES ('next', 'admin', 'ef56', 1)");
