@@ -169,9 +169,10 @@ static void notice(void *arg, const char *msg)
 }
 
 /* A connection to @uri in *@conn; 0 or a negative errno, logged. */
-static int connect_to(struct twl_pg *p, const char *uri, PGconn **conn)
+/* Contract: see store_pg_internal.h. */
+int twl_pg_connect(struct twl_pg *p, PGconn **conn)
 {
-	*conn = PQconnectdb(uri);
+	*conn = PQconnectdb(p->uri);
 	if (!*conn || PQstatus(*conn) != CONNECTION_OK) {
 		twl_log(LOG_ERR, "%s: cannot connect: %s", p->where,
 			*conn ? PQerrorMessage(*conn) : "out of memory");
@@ -245,8 +246,14 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->wlock, NULL);
 	pthread_mutex_init(&p->rlock, NULL);
+	pthread_mutex_init(&p->plock, NULL);
 	twl_uri_redact(uri, p->where, sizeof(p->where));
-	ret = connect_to(p, uri, &p->conn);
+	p->uri = strdup(uri);
+	if (!p->uri) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = twl_pg_connect(p, &p->conn);
 	if (ret)
 		goto fail;
 	ret = twl_pg_migrate(p->conn, err, sizeof(err));
@@ -254,9 +261,9 @@ int twl_pg_store_open(const char *uri, struct twl_store **out)
 		twl_log(LOG_ERR, "%s: %s", p->where, err);
 		goto fail;
 	}
-	ret = connect_to(p, uri, &p->wconn);
+	ret = twl_pg_connect(p, &p->wconn);
 	if (!ret)
-		ret = connect_to(p, uri, &p->rconn);
+		ret = twl_pg_connect(p, &p->rconn);
 	if (!ret)
 		ret = prepare_writer(p);
 	if (!ret)
@@ -274,9 +281,13 @@ static void pg_close(struct twl_store *s)
 {
 	struct twl_pg *p = twl_pg_of(s);
 
+	for (int i = 0; i < p->n_idle; i++)
+		PQfinish(p->idle[i]);
 	PQfinish(p->rconn);
 	PQfinish(p->wconn);
 	PQfinish(p->conn);
+	free(p->uri);
+	pthread_mutex_destroy(&p->plock);
 	pthread_mutex_destroy(&p->rlock);
 	pthread_mutex_destroy(&p->wlock);
 	pthread_mutex_destroy(&p->lock);

@@ -37,6 +37,9 @@ struct twl_store_ops;
 extern const struct twl_store_ops twl_pg_ops;
 
 /* What twl_pg_store_open() returns as a struct twl_store. */
+/* Idle connections of private read answers kept for reuse (twl_pg). */
+#define TWL_PG_PRIVATE_IDLE 4
+
 struct twl_pg {
 	const struct twl_store_ops *ops; /* &twl_pg_ops: keep it first */
 	pthread_mutex_t lock; /* held around every use of conn */
@@ -54,6 +57,14 @@ struct twl_pg {
 	int *wpend_result;
 	pthread_mutex_t rlock; /* held around every use of rconn */
 	PGconn *rconn;
+	/*
+	 * Idle connections of private answers (store_pg_rctx.c), kept for
+	 * the next one; @plock held around @idle and @n_idle.
+	 */
+	pthread_mutex_t plock;
+	PGconn *idle[TWL_PG_PRIVATE_IDLE];
+	int n_idle;
+	char *uri; /* as opened, for the private answers' connections */
 	char where[256]; /* the URI without its password (twl_uri_redact()) */
 };
 
@@ -125,6 +136,13 @@ int64_t twl_pg_int(const PGresult *r, int row, int col);
  * again (@p->wlock held): 0 when it is usable, or a negative errno.
  */
 int twl_pg_writer_reconnect(struct twl_pg *p);
+
+/*
+ * twl_pg_connect - a new connection to @p's database (@p->uri), its
+ * notices logged: 0 and *@conn, or a negative errno (logged) and *@conn
+ * to PQfinish().
+ */
+int twl_pg_connect(struct twl_pg *p, PGconn **conn);
 
 /*
  * twl_pg_lock - take @p->lock, and connect @p->conn again when it was

@@ -3,9 +3,15 @@
  * Read contexts of the read API on PostgreSQL (twl_pg_rq_io,
  * store_pg_read.h): one REPEATABLE READ READ ONLY transaction per answer,
  * so every query of it sees one snapshot while other servers and this
- * one's writer keep committing. On the store's read connection (@conn,
- * under its lock), never the writer's: an answer waits for no group
- * commit, and a group commit for no answer. PostgreSQL keeps one plan
+ * one's writer keep committing. Never on the writer's connection: an
+ * answer waits for no group commit, and a group commit for no answer.
+ * A short answer (priv false: summary, one host) runs on the store's read
+ * connection under its lock; a scan (priv true: feature detail, host
+ * lists, health, exports, readiness, the alert detector's) on a
+ * connection of its own, taken from a few idle ones kept for reuse or
+ * opened, as SQLite's private readers (store_sqlite_rctx.c). On one
+ * shared connection a detector's readiness scan held every read of the
+ * dashboard for minutes (10,000 hosts; bench/README.md). PostgreSQL keeps one plan
  * per query text itself; parameters are all text, which every query
  * casts, so a query leaves the ones it does not use unused.
  */
@@ -26,31 +32,77 @@
 
 struct rctx {
 	struct twl_pg *p;
+	PGconn *conn; /* p->rconn (its lock held), or a private one */
+	bool priv;
 	const char *label_key, *label_value; /* NULL: no label filter */
 };
+
+/* A private answer's connection: an idle one, or a new one. */
+static int private_take(struct twl_pg *p, PGconn **conn)
+{
+	*conn = NULL;
+	pthread_mutex_lock(&p->plock);
+	if (p->n_idle)
+		*conn = p->idle[--p->n_idle];
+	pthread_mutex_unlock(&p->plock);
+	if (*conn && PQstatus(*conn) != CONNECTION_OK)
+		PQreset(*conn); /* lost while idle: the server restarted, say */
+	if (*conn && PQstatus(*conn) == CONNECTION_OK)
+		return 0;
+	PQfinish(*conn);
+	return twl_pg_connect(p, conn);
+}
+
+/* A private answer's connection back among the idle, or closed. */
+static void private_give(struct twl_pg *p, PGconn *conn)
+{
+	pthread_mutex_lock(&p->plock);
+	if (conn && PQstatus(conn) == CONNECTION_OK &&
+	    p->n_idle < TWL_PG_PRIVATE_IDLE) {
+		p->idle[p->n_idle++] = conn;
+		conn = NULL;
+	}
+	pthread_mutex_unlock(&p->plock);
+	PQfinish(conn);
+}
+
+static void conn_give(struct rctx *c)
+{
+	if (c->priv)
+		private_give(c->p, c->conn);
+	else
+		pthread_mutex_unlock(&c->p->rlock);
+}
 
 static int rq_begin(struct twl_store *s, bool priv,
 		    const struct twl_read_filter *label, void **ctx)
 {
 	struct rctx *c = calloc(1, sizeof(*c));
-	int rc;
+	int rc = 0;
 
-	(void)priv; /* one read connection: a scan waits for the one before */
 	if (!c)
 		return -ENOMEM;
 	c->p = twl_pg_of(s);
+	c->priv = priv;
 	if (label && label->label_key[0]) {
 		c->label_key = label->label_key;
 		c->label_value = label->label_value;
 	}
-	pthread_mutex_lock(&c->p->rlock);
-	if (PQstatus(c->p->rconn) != CONNECTION_OK)
-		PQreset(c->p->rconn); /* lost: the server restarted, say */
-	rc = twl_pg_exec(c->p->rconn,
-			 "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0,
-			 NULL, NULL);
+	if (priv) {
+		rc = private_take(c->p, &c->conn);
+	} else {
+		pthread_mutex_lock(&c->p->rlock);
+		c->conn = c->p->rconn;
+		if (PQstatus(c->conn) != CONNECTION_OK)
+			PQreset(c->conn); /* lost: the server restarted, say */
+	}
+	if (!rc)
+		rc = twl_pg_exec(
+			c->conn,
+			"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0,
+			NULL, NULL);
 	if (rc) {
-		pthread_mutex_unlock(&c->p->rlock);
+		conn_give(c);
 		free(c);
 		return rc;
 	}
@@ -63,8 +115,8 @@ static void rq_end(void *ctx)
 	struct rctx *c = ctx;
 
 	/* nothing written: after a failed query this ends it the same way */
-	twl_pg_exec(c->p->rconn, "ROLLBACK", 0, NULL, NULL);
-	pthread_mutex_unlock(&c->p->rlock);
+	twl_pg_exec(c->conn, "ROLLBACK", 0, NULL, NULL);
+	conn_give(c);
 	free(c);
 }
 
@@ -130,9 +182,9 @@ static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
 		v[i] = a->v[i].text ? a->v[i].s : twl_pg_i64(num[i], a->v[i].i);
 	v[LABEL_KEY - 1] = c->label_key;
 	v[LABEL_KEY] = c->label_value;
-	r = PQexecParams(c->p->rconn, sql, NPARAMS, types, v, NULL, NULL, 0);
+	r = PQexecParams(c->conn, sql, NPARAMS, types, v, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-		rc = r ? twl_pg_errno(c->p->rconn, r) : -ENOMEM;
+		rc = r ? twl_pg_errno(c->conn, r) : -ENOMEM;
 		PQclear(r);
 		return rc;
 	}

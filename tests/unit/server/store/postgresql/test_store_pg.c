@@ -246,6 +246,46 @@ static void test_read_apart(void **state)
 	twl_store_close(s);
 }
 
+/*
+ * A scan (a private answer: feature detail, readiness, an export, the
+ * alert detector's) runs on a connection of its own: while two are open
+ * the shared read connection stays free and a short answer (the summary)
+ * runs; afterwards both connections wait idle for the next scans, which
+ * reuse them. On one shared connection a detector's readiness scan held
+ * the dashboard's summary for minutes.
+ */
+static void test_private_scans(void **state)
+{
+	struct twl_store *s = NULL;
+	struct twl_pg *p;
+	char uri[512];
+	void *scan1 = NULL, *scan2 = NULL, *quick = NULL;
+	json_t *doc = NULL;
+	PGconn *first;
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	p = twl_pg_of(s);
+	assert_int_equal(twl_pg_rq_io.begin(s, true, NULL, &scan1), 0);
+	assert_int_equal(pthread_mutex_trylock(&p->rlock), 0);
+	pthread_mutex_unlock(&p->rlock);
+	assert_int_equal(twl_pg_rq_io.begin(s, true, NULL, &scan2), 0);
+	assert_int_equal(twl_pg_rq_io.begin(s, false, NULL, &quick), 0);
+	twl_pg_rq_io.end(quick);
+	assert_int_equal(twl_read_summary(s, 86400, &doc), 0);
+	json_decref(doc);
+	twl_pg_rq_io.end(scan2);
+	twl_pg_rq_io.end(scan1);
+	assert_int_equal(p->n_idle, 2);
+	first = p->idle[1];
+	assert_int_equal(twl_pg_rq_io.begin(s, true, NULL, &scan1), 0);
+	assert_int_equal(p->n_idle, 1);
+	assert_ptr_not_equal(p->idle[0],
+			     first); /* the last one given back taken */
+	twl_pg_rq_io.end(scan1);
+	twl_store_close(s);
+}
+
 /* A server that is not there: the open fails, with nothing left open. */
 static void test_no_server(void **state)
 {
@@ -295,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_not_supported),
 		cmocka_unit_test(test_read_apart),
+		cmocka_unit_test(test_private_scans),
 		cmocka_unit_test(test_no_server),
 		cmocka_unit_test(test_redact),
 	};
