@@ -219,7 +219,7 @@ fleet_wait_hosts() {
 			return 1
 		fi
 		for g in "$@"; do
-			if fleet_console "$g" | grep -q '^FLEET-FAIL'; then
+			if fleet_console_has "$g" '^FLEET-FAIL'; then
 				fleet_console "$g" | sed -n '/^FLEET-FAIL/,$p' | head -n 200 >&2
 				fleet_die "guest $g failed"
 				return 1

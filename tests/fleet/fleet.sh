@@ -232,16 +232,25 @@ fleet_console() {
 	tr -d '\r' <"$FLEET_OUT/guests/$1/serial.log" 2>/dev/null
 }
 
+# fleet_console_has NAME REGEX: the console so far has a line matching
+# REGEX (grep -E). Not "| grep -q": under pipefail, grep -q's exit at the
+# first match can kill tr with SIGPIPE before its last write, and the
+# pipeline then fails although the line is there (15 in 1,000 on a 12 KB
+# console; a soak run failed "agent was not killed" on it).
+fleet_console_has() {
+	fleet_console "$1" | grep -E "$2" >/dev/null
+}
+
 # fleet_wait_console NAME REGEX TIMEOUT: wait for a console line matching
 # REGEX (grep -E); fails at once on FLEET-FAIL or when QEMU ended.
 fleet_wait_console() {
 	local name=$1 re=$2 timeout=$3 t0
 	t0=$(date +%s)
 	while :; do
-		if fleet_console "$name" | grep -qE "$re"; then
+		if fleet_console_has "$name" "$re"; then
 			return 0
 		fi
-		if fleet_console "$name" | grep -q '^FLEET-FAIL'; then
+		if fleet_console_has "$name" '^FLEET-FAIL'; then
 			fleet_console "$name" | sed -n '/^FLEET-FAIL/,$p' | head -n 200 >&2
 			fleet_die "guest $name failed"
 			return 1

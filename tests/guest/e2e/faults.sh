@@ -42,7 +42,7 @@ trap 'exit 130' INT TERM
 # not_yet NAME REGEX: the guest has not printed REGEX yet (the fault was in
 # place before the guest's workload).
 not_yet() {
-	! fleet_console "$1" | grep -qE "$2" ||
+	! fleet_console_has "$1" "$2" ||
 		fail "harness too slow: '$2' was printed before the fault was in place (raise PHASE_DELAY)"
 }
 # warnings_of FEATURE: kernel warnings stored for FEATURE (fleet-wide; the
@@ -165,8 +165,8 @@ echo "fault 5: ok (batch kept, new key issued, batches $((seq0 + 1))..$seq1 deli
 
 echo "=== agent kill -9 in fault-a"
 fleet_wait_console fault-a '^FLEET-DONE' 600 || fail "fault-a did not finish"
-fleet_console fault-a | grep -q '^FLEET-AGENT-KILLED' || fail "fault-a's agent was not killed"
-fleet_console fault-a | grep -q '^FLEET-AGENT-START 2 ' || fail "fault-a's agent was not restarted"
+fleet_console_has fault-a '^FLEET-AGENT-KILLED' || fail "fault-a's agent was not killed"
+fleet_console_has fault-a '^FLEET-AGENT-START 2 ' || fail "fault-a's agent was not restarted"
 echo "fault-a: agent killed -9 after phase 1, phase 2 ran without it, restarted"
 
 echo "=== exact counts"

@@ -62,7 +62,7 @@ done
 ADMIN=$(cat "$D/admin.token")
 AGENT=$(cat "$D/agent.token")
 # stored hashed: neither secret appears in the database
-sqlite3 "$D/twilight.db" .dump | grep -qF "$ADMIN" && fail "admin token stored in clear"
+sqlite3 "$D/twilight.db" .dump | grep -F "$ADMIN" >/dev/null && fail "admin token stored in clear"
 [ "$(sqlite3 "$D/twilight.db" "SELECT count(*) FROM tokens WHERE role IN ('admin','agent')")" = 2 ] ||
 	fail "bootstrap tokens missing from the database"
 

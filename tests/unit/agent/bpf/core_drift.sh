@@ -39,7 +39,7 @@ members() {
 errors=0
 need() {
 	local st=$1 field=$2
-	if ! members "$st" "$work/min.txt" | grep -qx -- "$field"; then
+	if ! members "$st" "$work/min.txt" | grep -x -- "$field" >/dev/null; then
 		echo "CHECK FAILED: $st.$field does not resolve against $BTF" >&2
 		errors=$((errors + 1))
 	fi
@@ -52,13 +52,13 @@ for sf in task_struct.cgroups css_set.subsys mem_cgroup.css file.f_mode \
 done
 
 # The parent pointer: whichever name this kernel has must be the one used.
-if members kernfs_node "$work/full.txt" | grep -qx __parent; then
+if members kernfs_node "$work/full.txt" | grep -x __parent >/dev/null; then
 	want=__parent other=parent
 else
 	want=parent other=__parent
 fi
 need kernfs_node "$want"
-if members kernfs_node "$work/min.txt" | grep -qx "$other"; then
+if members kernfs_node "$work/min.txt" | grep -x -- "$other" >/dev/null; then
 	echo "CHECK FAILED: kernfs_node.$other resolved too, on a kernel that has $want" >&2
 	errors=$((errors + 1))
 fi
