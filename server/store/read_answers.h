@@ -115,6 +115,10 @@ enum twl_rq_id {
 	 * warnings, its migration status (JSON object or NULL), hosts whose
 	 * only evidence is BPF reads; most hosts first, then feature id
 	 * (census knobs count as configuring).
+	 * READY_EV_TABLE, READY_EV_FILL, READY_EV_INDEX, run in this order
+	 * first, no rows: the answer's evidence, computed once into the
+	 * read context's temporary table ready_ev (host, feature, source,
+	 * op, count), which the queries after them read.
 	 * READY_BREAK_COUNT: the hosts that break.
 	 * READY_BREAK_HOSTS: limit of them by host id: host id, hostname,
 	 * kernel, cgroup mode, feature ids (JSON array, sorted), runtimes
@@ -127,6 +131,9 @@ enum twl_rq_id {
 	 * without it): value, hosts, breaking, ready, not measured; most
 	 * breaking first.
 	 */
+	TWL_RQ_READY_EV_TABLE,
+	TWL_RQ_READY_EV_FILL,
+	TWL_RQ_READY_EV_INDEX,
 	TWL_RQ_READY_FEATURES,
 	TWL_RQ_READY_BREAK_COUNT,
 	TWL_RQ_READY_BREAK_HOSTS,

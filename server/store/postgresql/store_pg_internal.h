@@ -85,6 +85,14 @@ int twl_pg_errno(PGconn *conn, const PGresult *r);
 int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
 		PGresult **res);
 
+/*
+ * twl_pg_ready_setup - make readiness's temporary table on @conn, a new
+ * private read connection (outside any transaction: a read-only one may
+ * not create it). 0 or a negative errno (the connection is not usable
+ * for readiness then).
+ */
+int twl_pg_ready_setup(PGconn *conn);
+
 /* twl_pg_i64 - @v as decimal text in @buf (21 bytes): a parameter. */
 const char *twl_pg_i64(char buf[21], int64_t v);
 

@@ -37,20 +37,35 @@ struct rctx {
 	const char *label_key, *label_value; /* NULL: no label filter */
 };
 
-/* A private answer's connection: an idle one, or a new one. */
+/*
+ * A private answer's connection: an idle one, or a new one, which gets
+ * the session's temporary tables (twl_pg_ready_setup()).
+ */
 static int private_take(struct twl_pg *p, PGconn **conn)
 {
+	int rc;
+
 	*conn = NULL;
 	pthread_mutex_lock(&p->plock);
 	if (p->n_idle)
 		*conn = p->idle[--p->n_idle];
 	pthread_mutex_unlock(&p->plock);
-	if (*conn && PQstatus(*conn) != CONNECTION_OK)
-		PQreset(*conn); /* lost while idle: the server restarted, say */
 	if (*conn && PQstatus(*conn) == CONNECTION_OK)
 		return 0;
-	PQfinish(*conn);
-	return twl_pg_connect(p, conn);
+	if (*conn)
+		PQreset(*conn); /* lost while idle: the server restarted, say */
+	if (*conn && PQstatus(*conn) != CONNECTION_OK) {
+		PQfinish(*conn);
+		*conn = NULL;
+	}
+	rc = *conn ? 0 : twl_pg_connect(p, conn);
+	if (!rc)
+		rc = twl_pg_ready_setup(*conn);
+	if (rc) {
+		PQfinish(*conn);
+		*conn = NULL;
+	}
+	return rc;
 }
 
 /* A private answer's connection back among the idle, or closed. */
@@ -183,6 +198,10 @@ static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
 	v[LABEL_KEY - 1] = c->label_key;
 	v[LABEL_KEY] = c->label_value;
 	r = PQexecParams(c->conn, sql, NPARAMS, types, v, NULL, NULL, 0);
+	if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+		PQclear(r); /* a statement that returns no rows */
+		return 0;
+	}
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		rc = r ? twl_pg_errno(c->conn, r) : -ENOMEM;
 		PQclear(r);

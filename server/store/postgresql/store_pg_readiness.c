@@ -8,6 +8,7 @@
  * order). census_json and health_json are text (migration 001) holding
  * the JSON ingest wrote; they are read as jsonb.
  */
+#include "store/postgresql/store_pg_internal.h"
 #include "store/postgresql/store_pg_read.h"
 #include "store/read_answers.h"
 #include "store/read_readiness.h"
@@ -62,8 +63,45 @@
 	"json_build_object('status', m.status, 'reason', m.reason, 'owner'," \
 	" m.owner, 'date', m.date)"
 
-static const char q_features[] = EV_CTE
-	" SELECT feature_id, count(DISTINCT host_id),"
+/*
+ * The evidence, once per answer (read_readiness.c), into the temporary
+ * table ready_ev of the answer's private connection: a row per host,
+ * feature, source and op, its counts summed, which answers every query
+ * below as the evidence rows themselves did. A read-only transaction
+ * may write a temporary table but not create one, so the table is made
+ * when the connection is (twl_pg_ready_setup()), and every COMMIT or
+ * ROLLBACK empties it. Its statistics are taken before it is read: the
+ * planner has no other idea of its size.
+ */
+static const char q_ev_table[] = "DELETE FROM ready_ev";
+
+static const char q_ev_fill[] = "INSERT INTO ready_ev " EV_CTE
+				" SELECT host_id, feature_id, src, op, sum(n)"
+				" FROM ev GROUP BY 1, 2, 3, 4";
+
+static const char q_ev_index[] = "ANALYZE ready_ev";
+
+static const char *const ev_setup[] = {
+	"CREATE TEMP TABLE IF NOT EXISTS ready_ev (host_id text NOT NULL,"
+	" feature_id text NOT NULL, src text NOT NULL, op text NOT NULL,"
+	" n numeric NOT NULL, PRIMARY KEY (host_id, feature_id, src, op))"
+	" ON COMMIT DELETE ROWS",
+	"CREATE INDEX IF NOT EXISTS ready_ev_feature"
+	" ON ready_ev(feature_id, host_id)",
+};
+
+/* Contract: see store_pg_read.h. */
+int twl_pg_ready_setup(PGconn *conn)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(ev_setup) / sizeof(*ev_setup); i++)
+		rc = twl_pg_exec(conn, ev_setup[i], 0, NULL, NULL);
+	return rc;
+}
+
+static const char q_features[] =
+	"SELECT feature_id, count(DISTINCT host_id),"
 	" count(DISTINCT CASE WHEN op = 'write' THEN host_id END),"
 	" count(DISTINCT CASE WHEN op = 'register_event' THEN host_id END),"
 	" count(DISTINCT CASE WHEN op IN ('read', 'open') THEN host_id END),"
@@ -74,40 +112,41 @@ static const char q_features[] = EV_CTE
 	" count(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END),"
 	" (SELECT " MIGRATION_JSON " FROM migration_status m"
 	"  WHERE m.feature_id = ev.feature_id AND m.workload = ''),"
-	" (SELECT count(*) FROM (SELECT 1 FROM ev e2"
+	" (SELECT count(*) FROM (SELECT 1 FROM ready_ev e2"
 	"  WHERE e2.feature_id = ev.feature_id GROUP BY e2.host_id"
 	"  HAVING bool_and(e2.src = 'bpf' AND e2.op IN ('read', 'open'))) ro)"
-	" FROM ev GROUP BY feature_id ORDER BY 2 DESC, feature_id" TWL_PG_C;
+	" FROM ready_ev ev GROUP BY feature_id"
+	" ORDER BY 2 DESC, feature_id" TWL_PG_C;
 
-static const char q_break_count[] = EV_CTE
-	" SELECT count(DISTINCT host_id) FROM ev";
+static const char q_break_count[] =
+	"SELECT count(DISTINCT host_id) FROM ready_ev";
 
-static const char q_break_hosts[] = EV_CTE
-	" SELECT h.host_id, h.hostname, h.kernel, h.cgroup_mode,"
+static const char q_break_hosts[] =
+	"SELECT h.host_id, h.hostname, h.kernel, h.cgroup_mode,"
 	" (SELECT json_agg(f ORDER BY f" TWL_PG_C ") FROM (SELECT DISTINCT"
-	"  feature_id AS f FROM ev e2 WHERE e2.host_id = h.host_id) x),"
+	"  feature_id AS f FROM ready_ev e2 WHERE e2.host_id = h.host_id) x),"
 	" (SELECT json_agg(json_build_object('name', r.name, 'version',"
 	"  r.version, 'cgroup_driver', r.cgroup_driver)"
 	"  ORDER BY r.name" TWL_PG_C ", r.version" TWL_PG_C ")"
 	"  FROM host_runtimes r WHERE r.host_id = h.host_id)"
-	" FROM hosts h WHERE h.host_id IN (SELECT host_id FROM ev)"
+	" FROM hosts h WHERE h.host_id IN (SELECT host_id FROM ready_ev)"
 	" ORDER BY h.host_id" TWL_PG_C " LIMIT $4::bigint";
 
 /* the hosts that break on nothing: v2, measured, or neither */
-#define REST_CTE                                                           \
-	EV_CTE ", rest AS (SELECT h.host_id, h.hostname, h.kernel,"        \
-	       " h.cgroup_mode, h.cgroup_mode = 'v2' AS v2,"               \
-	       " (h.census_json IS NOT NULL"                               \
-	       " OR EXISTS (SELECT 1 FROM host_coverage c"                 \
-	       "  WHERE c.host_id = h.host_id AND c.facts & 31 <> 0)"      \
-	       " OR EXISTS (SELECT 1 FROM usage u"                         \
-	       "  WHERE u.host_id = h.host_id)"                            \
-	       " OR EXISTS (SELECT 1 FROM jsonb_array_elements("           \
-	       "  h.health_json::jsonb -> 'probes') p(v)"                  \
-	       "  WHERE p.v ->> 'state' = 'attached'))"                    \
-	       " AS measured FROM hosts h WHERE h.last_seen >= $3::bigint" \
-	       " AND" LABELED                                              \
-	       " AND h.host_id NOT IN (SELECT host_id FROM ev))"
+#define REST_CTE                                                    \
+	"WITH rest AS (SELECT h.host_id, h.hostname, h.kernel,"     \
+	" h.cgroup_mode, h.cgroup_mode = 'v2' AS v2,"               \
+	" (h.census_json IS NOT NULL"                               \
+	" OR EXISTS (SELECT 1 FROM host_coverage c"                 \
+	"  WHERE c.host_id = h.host_id AND c.facts & 31 <> 0)"      \
+	" OR EXISTS (SELECT 1 FROM usage u"                         \
+	"  WHERE u.host_id = h.host_id)"                            \
+	" OR EXISTS (SELECT 1 FROM jsonb_array_elements("           \
+	"  h.health_json::jsonb -> 'probes') p(v)"                  \
+	"  WHERE p.v ->> 'state' = 'attached'))"                    \
+	" AS measured FROM hosts h WHERE h.last_seen >= $3::bigint" \
+	" AND" LABELED " AND NOT EXISTS (SELECT 1 FROM ready_ev e"  \
+	"  WHERE e.host_id = h.host_id))"
 
 static const char q_rest_count[] = REST_CTE
 	" SELECT count(*) FILTER (WHERE v2 OR measured),"
@@ -160,6 +199,9 @@ static const char q_runtime[] =
 
 /* Contract: see store_pg_read.h. */
 const char *const twl_pg_readiness_sql[TWL_RQ_N] = {
+	[TWL_RQ_READY_EV_TABLE] = q_ev_table,
+	[TWL_RQ_READY_EV_FILL] = q_ev_fill,
+	[TWL_RQ_READY_EV_INDEX] = q_ev_index,
 	[TWL_RQ_READY_FEATURES] = q_features,
 	[TWL_RQ_READY_BREAK_COUNT] = q_break_count,
 	[TWL_RQ_READY_BREAK_HOSTS] = q_break_hosts,

@@ -57,8 +57,29 @@
 	"json_object('status', m.status, 'reason', m.reason, 'owner'," \
 	" m.owner, 'date', m.date)"
 
-static const char q_features[] = EV_CTE
-	" SELECT feature_id, COUNT(DISTINCT host_id),"
+/*
+ * The evidence, once per answer (read_readiness.c), into a temporary
+ * table of the answer's private connection (opened read-only for the
+ * answer and closed after it, so the table is new each time; SQLite
+ * writes temporary tables on read-only connections): a row per host,
+ * feature, source and op, its counts summed, which answers every
+ * query below as the evidence rows themselves did.
+ */
+static const char q_ev_table[] =
+	"CREATE TEMP TABLE ready_ev (host_id TEXT NOT NULL,"
+	" feature_id TEXT NOT NULL, src TEXT NOT NULL, op TEXT NOT NULL,"
+	" n REAL NOT NULL, PRIMARY KEY (host_id, feature_id, src, op))"
+	" WITHOUT ROWID";
+
+static const char q_ev_fill[] = "INSERT INTO ready_ev " EV_CTE
+				" SELECT host_id, feature_id, src, op, TOTAL(n)"
+				" FROM ev GROUP BY 1, 2, 3, 4";
+
+static const char q_ev_index[] =
+	"CREATE INDEX temp.ready_ev_feature ON ready_ev(feature_id, host_id)";
+
+static const char q_features[] =
+	"SELECT feature_id, COUNT(DISTINCT host_id),"
 	" COUNT(DISTINCT CASE WHEN op = 'write' THEN host_id END),"
 	" COUNT(DISTINCT CASE WHEN op = 'register_event' THEN host_id END),"
 	" COUNT(DISTINCT CASE WHEN op IN ('read', 'open') THEN host_id END),"
@@ -69,38 +90,39 @@ static const char q_features[] = EV_CTE
 	" COUNT(DISTINCT CASE WHEN src = 'kmsg' THEN host_id END),"
 	" (SELECT " MIGRATION_JSON " FROM migration_status m"
 	"  WHERE m.feature_id = ev.feature_id AND m.workload = ''),"
-	" (SELECT COUNT(*) FROM (SELECT 1 FROM ev e2"
+	" (SELECT COUNT(*) FROM (SELECT 1 FROM ready_ev e2"
 	"  WHERE e2.feature_id = ev.feature_id GROUP BY e2.host_id"
 	"  HAVING MIN(e2.src = 'bpf' AND e2.op IN ('read', 'open'))))"
-	" FROM ev GROUP BY feature_id ORDER BY 2 DESC, 1";
+	" FROM ready_ev ev GROUP BY feature_id ORDER BY 2 DESC, 1";
 
-static const char q_break_count[] = EV_CTE
-	" SELECT COUNT(DISTINCT host_id) FROM ev";
+static const char q_break_count[] =
+	"SELECT COUNT(DISTINCT host_id) FROM ready_ev";
 
-static const char q_break_hosts[] = EV_CTE
-	" SELECT h.host_id, h.hostname, h.kernel, h.cgroup_mode,"
+static const char q_break_hosts[] =
+	"SELECT h.host_id, h.hostname, h.kernel, h.cgroup_mode,"
 	" (SELECT json_group_array(feature_id) FROM (SELECT DISTINCT"
-	"  feature_id FROM ev e2 WHERE e2.host_id = h.host_id ORDER BY 1)),"
+	"  feature_id FROM ready_ev e2 WHERE e2.host_id = h.host_id"
+	"  ORDER BY 1)),"
 	" (SELECT json_group_array(json_object('name', r.name, 'version',"
 	"  r.version, 'cgroup_driver', r.cgroup_driver)) FROM (SELECT *"
 	"  FROM host_runtimes r1 WHERE r1.host_id = h.host_id"
 	"  ORDER BY r1.name, r1.version) r)"
-	" FROM hosts h WHERE h.host_id IN (SELECT host_id FROM ev)"
+	" FROM hosts h WHERE h.host_id IN (SELECT host_id FROM ready_ev)"
 	" ORDER BY h.host_id LIMIT ?4";
 
 /* the hosts that break on nothing: v2, measured, or neither */
-#define REST_CTE                                                                \
-	EV_CTE ", rest AS (SELECT h.host_id, h.hostname, h.kernel,"             \
-	       " h.cgroup_mode, h.cgroup_mode = 'v2' AS v2,"                    \
-	       " (h.census_json IS NOT NULL"                                    \
-	       " OR EXISTS (SELECT 1 FROM host_coverage c"                      \
-	       "  WHERE c.host_id = h.host_id AND c.facts & 31)"                \
-	       " OR EXISTS (SELECT 1 FROM usage u WHERE u.host_id = h.host_id)" \
-	       " OR (json_valid(h.health_json) AND EXISTS (SELECT 1"            \
-	       "  FROM json_each(h.health_json, '$.probes') p"                  \
-	       "  WHERE json_extract(p.value, '$.state') = 'attached')))"       \
-	       " AS measured FROM hosts h WHERE h.last_seen >= ?3 AND" LABELED  \
-	       " AND h.host_id NOT IN (SELECT host_id FROM ev))"
+#define REST_CTE                                                         \
+	"WITH rest AS (SELECT h.host_id, h.hostname, h.kernel,"          \
+	" h.cgroup_mode, h.cgroup_mode = 'v2' AS v2,"                    \
+	" (h.census_json IS NOT NULL"                                    \
+	" OR EXISTS (SELECT 1 FROM host_coverage c"                      \
+	"  WHERE c.host_id = h.host_id AND c.facts & 31)"                \
+	" OR EXISTS (SELECT 1 FROM usage u WHERE u.host_id = h.host_id)" \
+	" OR (json_valid(h.health_json) AND EXISTS (SELECT 1"            \
+	"  FROM json_each(h.health_json, '$.probes') p"                  \
+	"  WHERE json_extract(p.value, '$.state') = 'attached')))"       \
+	" AS measured FROM hosts h WHERE h.last_seen >= ?3 AND" LABELED  \
+	" AND h.host_id NOT IN (SELECT host_id FROM ready_ev))"
 
 static const char q_rest_count[] = REST_CTE
 	" SELECT TOTAL(v2 OR measured), TOTAL(NOT v2 AND NOT measured)"
@@ -166,6 +188,9 @@ static const char q_runtime[] =
 
 /* Contract: see store_sqlite_internal.h (read_readiness.c). */
 const char *const twl_sqlite_readiness_sql[TWL_RQ_N] = {
+	[TWL_RQ_READY_EV_TABLE] = q_ev_table,
+	[TWL_RQ_READY_EV_FILL] = q_ev_fill,
+	[TWL_RQ_READY_EV_INDEX] = q_ev_index,
 	[TWL_RQ_READY_FEATURES] = q_features,
 	[TWL_RQ_READY_BREAK_COUNT] = q_break_count,
 	[TWL_RQ_READY_BREAK_HOSTS] = q_break_hosts,
