@@ -58,6 +58,13 @@ struct twl_pg {
 	pthread_mutex_t rlock; /* held around every use of rconn */
 	PGconn *rconn;
 	/*
+	 * The read queries prepared on @rconn (bit per enum twl_rq_id,
+	 * store_pg_rctx.c), cleared when it is reset; @rstale: one failed,
+	 * all are dropped (DEALLOCATE ALL) before the next answer.
+	 */
+	uint64_t rprepared[4];
+	bool rstale;
+	/*
 	 * Idle connections of private answers (store_pg_rctx.c), kept for
 	 * the next one; @plock held around @idle and @n_idle.
 	 */

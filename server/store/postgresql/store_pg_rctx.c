@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,8 +109,15 @@ static int rq_begin(struct twl_store *s, bool priv,
 	} else {
 		pthread_mutex_lock(&c->p->rlock);
 		c->conn = c->p->rconn;
-		if (PQstatus(c->conn) != CONNECTION_OK)
+		if (PQstatus(c->conn) != CONNECTION_OK) {
 			PQreset(c->conn); /* lost: the server restarted, say */
+			memset(c->p->rprepared, 0, sizeof(c->p->rprepared));
+		}
+		if (c->p->rstale &&
+		    !twl_pg_exec(c->conn, "DEALLOCATE ALL", 0, NULL, NULL)) {
+			memset(c->p->rprepared, 0, sizeof(c->p->rprepared));
+			c->p->rstale = false;
+		}
 	}
 	if (!rc)
 		rc = twl_pg_exec(
@@ -179,6 +187,50 @@ static int each_row(PGresult *r, twl_rq_row_fn fn, void *arg)
 	return rc < 0 ? rc : 0;
 }
 
+_Static_assert(TWL_RQ_N <= 64 * sizeof(((struct twl_pg *)0)->rprepared) /
+				   sizeof(uint64_t),
+	       "a bit of twl_pg.rprepared per read query");
+
+/*
+ * Query @q with parameters @v on context @c. On the shared read
+ * connection as a statement prepared once ("rq" and its number): a short
+ * answer is many small queries (the fleet summary about 200 at 20
+ * features), and parsing and planning each again cost more than running
+ * it (10,000 hosts: 40-47 ms a summary, bench/README.md). A private
+ * answer's connection is new or reused at random and its queries scan:
+ * they are sent as they are.
+ */
+static PGresult *rq_exec(struct rctx *c, enum twl_rq_id q, const char *sql,
+			 const char *const *v, const Oid *types)
+{
+	uint64_t *word = &c->p->rprepared[q / 64], bit = 1ULL << (q % 64);
+	char name[16];
+	PGresult *r;
+
+	if (c->priv)
+		return PQexecParams(c->conn, sql, NPARAMS, types, v, NULL, NULL,
+				    0);
+	snprintf(name, sizeof(name), "rq%d", (int)q);
+	if (!(*word & bit)) {
+		r = PQprepare(c->conn, name, sql, NPARAMS, types);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+			c->p->rstale = true;
+			return r;
+		}
+		PQclear(r);
+		*word |= bit;
+	}
+	r = PQexecPrepared(c->conn, name, NPARAMS, v, NULL, NULL, 0);
+	/*
+	 * Whatever failed (a schema another server migrated, say), the
+	 * statements are prepared again for the next answer.
+	 */
+	if (PQresultStatus(r) != PGRES_TUPLES_OK &&
+	    PQresultStatus(r) != PGRES_COMMAND_OK)
+		c->p->rstale = true;
+	return r;
+}
+
 static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
 		  twl_rq_row_fn fn, void *arg)
 {
@@ -197,7 +249,7 @@ static int rq_run(void *ctx, enum twl_rq_id q, const struct twl_rq_args *a,
 		v[i] = a->v[i].text ? a->v[i].s : twl_pg_i64(num[i], a->v[i].i);
 	v[LABEL_KEY - 1] = c->label_key;
 	v[LABEL_KEY] = c->label_value;
-	r = PQexecParams(c->conn, sql, NPARAMS, types, v, NULL, NULL, 0);
+	r = rq_exec(c, q, sql, v, types);
 	if (PQresultStatus(r) == PGRES_COMMAND_OK) {
 		PQclear(r); /* a statement that returns no rows */
 		return 0;

@@ -286,6 +286,42 @@ static void test_private_scans(void **state)
 	twl_store_close(s);
 }
 
+/*
+ * Short answers run prepared statements on the shared read connection;
+ * one that fails (here: a column's type changed under it, as another
+ * server's migration could) has every statement prepared again for the
+ * next answer instead of failing every answer after it.
+ */
+static void test_prepared_reads(void **state)
+{
+	struct twl_store *s = NULL;
+	struct twl_pg *p;
+	char uri[512];
+	json_t *doc = NULL;
+	PGconn *other;
+	PGresult *r;
+
+	pg_fixture_db(uri, sizeof(uri));
+	assert_int_equal(twl_store_open(uri, &s), 0);
+	p = twl_pg_of(s);
+	assert_int_equal(twl_read_summary(s, 86400, &doc), 0);
+	json_decref(doc);
+	assert_true(p->rprepared[TWL_RQ_TIMELINE / 64] &
+		    (1ULL << (TWL_RQ_TIMELINE % 64)));
+	other = PQconnectdb(uri);
+	assert_int_equal(PQstatus(other), CONNECTION_OK);
+	r = PQexec(other,
+		   "ALTER TABLE feature_day ALTER COLUMN uses TYPE numeric");
+	assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+	PQclear(r);
+	PQfinish(other);
+	doc = NULL;
+	assert_int_not_equal(twl_read_summary(s, 86400, &doc), 0);
+	assert_int_equal(twl_read_summary(s, 86400, &doc), 0);
+	json_decref(doc);
+	twl_store_close(s);
+}
+
 /* A server that is not there: the open fails, with nothing left open. */
 static void test_no_server(void **state)
 {
@@ -336,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_not_supported),
 		cmocka_unit_test(test_read_apart),
 		cmocka_unit_test(test_private_scans),
+		cmocka_unit_test(test_prepared_reads),
 		cmocka_unit_test(test_no_server),
 		cmocka_unit_test(test_redact),
 	};
