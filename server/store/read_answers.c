@@ -128,24 +128,20 @@ int twl_answer_in(const struct twl_rq_io *io, struct twl_store *s, bool priv,
 /* ---- summary ----------------------------------------------------------- */
 
 /*
- * Hosts whose last use (feature_host) or report (hosts) is at or after
- * the start of @since's hour: hosts (@key NULL), hosts of cgroup mode
- * @key (@feature false), or hosts using feature @key (@feature true).
- * From the hour bucket tables alone: the summary counts whole hours
- * (docs/api.md).
+ * Hosts whose report (hosts) is at or after the start of @since's hour:
+ * all (@mode NULL), or of cgroup mode @mode. From the hour bucket tables
+ * alone: the summary counts whole hours (docs/api.md).
  */
-static int window_count(const struct twl_rq_on *on, const char *key,
-			bool feature, int64_t since, int64_t *out)
+static int window_count(const struct twl_rq_on *on, const char *mode,
+			int64_t since, int64_t *out)
 {
 	struct twl_rq_args a = { 0 };
 
-	if (key)
-		twl_rq_text(&a, key);
+	if (mode)
+		twl_rq_text(&a, mode);
 	twl_rq_i64(&a, since / HOUR);
 	return twl_rq_int(on,
-			  feature ? TWL_RQ_FHOUR_SUM :
-			  key	  ? TWL_RQ_HOSTHOUR_MODE_SUM :
-				    TWL_RQ_HOSTHOUR_SUM,
+			  mode ? TWL_RQ_HOSTHOUR_MODE_SUM : TWL_RQ_HOSTHOUR_SUM,
 			  &a, out);
 }
 
@@ -165,8 +161,8 @@ static int summary_hosts(const struct twl_rq_on *on, int64_t now, json_t *hosts,
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < 4; i++) {
-		rc = window_count(on, NULL, false,
-				  i ? now - days[i] * DAY : INT64_MIN, &n[i]);
+		rc = window_count(on, NULL, i ? now - days[i] * DAY : INT64_MIN,
+				  &n[i]);
 		if (!rc)
 			rc = twl_jset(hosts, win[i], json_integer(n[i]));
 	}
@@ -174,7 +170,7 @@ static int summary_hosts(const struct twl_rq_on *on, int64_t now, json_t *hosts,
 		rc = twl_jset(hosts, "by_cgroup_mode", bymode = json_object());
 	*v1hosts = 0;
 	for (size_t i = 0; !rc && i < 3; i++) {
-		rc = window_count(on, modes[i], false, now - 30 * DAY, &v);
+		rc = window_count(on, modes[i], now - 30 * DAY, &v);
 		if (!rc)
 			rc = twl_jset(bymode, modes[i], json_integer(v));
 		known += v;
@@ -185,69 +181,49 @@ static int summary_hosts(const struct twl_rq_on *on, int64_t now, json_t *hosts,
 		    twl_jset(bymode, "unknown", json_integer(n[3] - known));
 }
 
-/* Feature @id's query @q (feature, then @n of @x) as @r into @obj. */
-static int feature_row(const struct twl_rq_on *on, enum twl_rq_id q,
-		       const char *id, int n, const int64_t *x,
-		       const struct twl_row *r, json_t *obj)
-{
-	struct twl_rq_args a = { 0 };
-
-	twl_rq_text(&a, id);
-	for (int i = 0; i < n; i++)
-		twl_rq_i64(&a, x[i]);
-	return r ? twl_rq_row(on, q, &a, r, obj) :
-		   twl_rq_rows(on, q, &a, &twl_timeline_row, obj, SIZE_MAX,
-			       NULL);
-}
-
 /*
- * Feature @id's members per kind of use into @o: hosts configuring,
- * listening, reading only in 30 days (whole hours, as hosts_30d), reads,
- * warnings, and the processes (workloads) using, configuring, listening,
- * reading only.
+ * TWL_RQ_FEATURE_SUMMARY's columns, in the order a feature's object has
+ * them (share_v1_30d is put after workloads_reading_only). One query a
+ * feature: on PostgreSQL every query is a round trip, and the summary
+ * was ten a feature (bench/README.md).
  */
-static int summary_kinds(const struct twl_rq_on *on, const char *id,
-			 int64_t now, json_t *o)
-{
-	/* whole hours, as the summary's other windows (window_count()) */
-	int64_t hour30 = (now - 30 * DAY) / HOUR,
-		all[] = { 0, INT64_MAX / DAY };
-	int rc;
+static const struct twl_col fsum_cols[] = {
+	{ "hosts_1d", 0, TWL_COL_INT },
+	{ "hosts_7d", 1, TWL_COL_INT },
+	{ "hosts_30d", 2, TWL_COL_INT },
+	{ "uses", 3, TWL_COL_INT },
+	{ "hosts_configuring_30d", 4, TWL_COL_INT },
+	{ "hosts_listening_30d", 5, TWL_COL_INT },
+	{ "hosts_reading_only_30d", 6, TWL_COL_INT },
+	{ "reads", 7, TWL_COL_INT },
+	{ "warnings", 8, TWL_COL_INT },
+	{ "workloads", 9, TWL_COL_INT },
+	{ "workloads_configuring", 10, TWL_COL_INT },
+	{ "workloads_listening", 11, TWL_COL_INT },
+	{ "workloads_reading_only", 12, TWL_COL_INT },
+	{ "first_seen", 13, TWL_COL_INT_NULL },
+	{ "last_seen", 14, TWL_COL_INT_NULL },
+};
+static const struct twl_row fsum_row = TWL_ROW(fsum_cols);
 
-	rc = feature_row(on, TWL_RQ_FHOUR_KINDS, id, 1, &hour30,
-			 &twl_hour_kind_row, o);
-	if (!rc)
-		rc = feature_row(on, TWL_RQ_DAY_COUNTS, id, 2, all,
-				 &twl_day_count_row, o);
-	if (!rc)
-		rc = feature_row(on, TWL_RQ_COMM_KINDS, id, 0, NULL,
-				 &twl_comm_flat_row, o);
-	return rc;
-}
-
-/* Feature @id's first and last use (null: never) and 30 days' trend. */
-static int summary_ends(const struct twl_rq_on *on, const char *id, int64_t now,
-			json_t *o)
+/* @t's members into @o in fsum_cols' order, share_v1_30d among them. */
+static int fsum_into(json_t *o, json_t *t, int64_t v1hosts)
 {
-	static const enum twl_rq_id ends[] = { TWL_RQ_FH_FIRST,
-					       TWL_RQ_FH_LAST };
-	static const char *const key[] = { "first_seen", "last_seen" };
-	int64_t trend[] = { now / DAY - 29, now / DAY }, v = 0;
-	struct twl_rq_args a = { 0 };
-	json_t *arr = NULL;
+	json_int_t h30 = json_integer_value(json_object_get(t, "hosts_30d"));
 	int rc = 0;
 
-	twl_rq_text(&a, id);
-	for (size_t i = 0; !rc && i < 2; i++) {
-		rc = twl_rq_int(on, ends[i], &a, &v);
-		if (!rc)
-			rc = twl_jset(o, key[i],
-				      v ? json_integer(v) : json_null());
+	for (size_t i = 0; !rc && i < sizeof(fsum_cols) / sizeof(*fsum_cols);
+	     i++) {
+		rc = twl_jset(
+			o, fsum_cols[i].name,
+			json_incref(json_object_get(t, fsum_cols[i].name)));
+		if (!rc && !strcmp(fsum_cols[i].name, "workloads_reading_only"))
+			rc = twl_jset(o, "share_v1_30d",
+				      v1hosts ? json_real((double)h30 /
+							  (double)v1hosts) :
+						json_null());
 	}
-	if (!rc)
-		rc = twl_jset(o, "trend", arr = json_array());
-	return rc ? rc :
-		    feature_row(on, TWL_RQ_TIMELINE, id, 2, trend, NULL, arr);
+	return rc;
 }
 
 /* Catalog feature @f's summary appended to @feats. */
@@ -255,35 +231,35 @@ static int summary_feature(const struct twl_rq_on *on,
 			   const struct twl_feature *f, int64_t now,
 			   int64_t v1hosts, json_t *feats)
 {
-	static const int64_t days[] = { 1, 7, 30 };
 	struct twl_rq_args a = { 0 };
-	int64_t h[3] = { 0 }, uses = 0;
-	json_t *o;
-	int rc = 0;
+	json_t *o, *t = json_object(), *arr = NULL;
+	int rc = t ? 0 : -ENOMEM;
 
-	for (size_t i = 0; !rc && i < 3; i++)
-		rc = window_count(on, f->id, true, now - days[i] * DAY, &h[i]);
 	twl_rq_text(&a, f->id);
+	twl_rq_i64(&a, (now - DAY) / HOUR);
+	twl_rq_i64(&a, (now - 7 * DAY) / HOUR);
+	twl_rq_i64(&a, (now - 30 * DAY) / HOUR);
 	twl_rq_i64(&a, 0);
 	twl_rq_i64(&a, INT64_MAX / DAY);
 	if (!rc)
-		rc = twl_rq_int(on, TWL_RQ_DAY_USES, &a, &uses);
-	if (rc)
-		return rc;
-	o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I}", "id", f->id,
-		      "title", f->title, "status", f->status, "replacement",
-		      f->replacement, "hosts_1d", (json_int_t)h[0], "hosts_7d",
-		      (json_int_t)h[1], "hosts_30d", (json_int_t)h[2], "uses",
-		      (json_int_t)uses);
-	rc = twl_jpush(feats, o);
+		rc = twl_rq_row(on, TWL_RQ_FEATURE_SUMMARY, &a, &fsum_row, t);
+	o = json_pack("{s:s, s:s, s:s, s:s?}", "id", f->id, "title", f->title,
+		      "status", f->status, "replacement", f->replacement);
 	if (!rc)
-		rc = summary_kinds(on, f->id, now, o);
+		rc = twl_jpush(feats, o);
+	else
+		json_decref(o);
 	if (!rc)
-		rc = twl_jset(
-			o, "share_v1_30d",
-			v1hosts ? json_real((double)h[2] / (double)v1hosts) :
-				  json_null());
-	return rc ? rc : summary_ends(on, f->id, now, o);
+		rc = fsum_into(o, t, v1hosts);
+	json_decref(t);
+	if (!rc)
+		rc = twl_jset(o, "trend", arr = json_array());
+	a.n = 1;
+	twl_rq_i64(&a, now / DAY - 29);
+	twl_rq_i64(&a, now / DAY);
+	return rc ? rc :
+		    twl_rq_rows(on, TWL_RQ_TIMELINE, &a, &twl_timeline_row, arr,
+				SIZE_MAX, NULL);
 }
 
 /* Contract: see read_answers.h. */

@@ -29,11 +29,17 @@ struct twl_alert_page;
 enum twl_rq_id {
 	TWL_RQ_HOSTHOUR_SUM, /* hour: hosts reporting since */
 	TWL_RQ_HOSTHOUR_MODE_SUM, /* cgroup mode, hour: the same of a mode */
-	TWL_RQ_FHOUR_SUM, /* feature, hour: hosts using it since */
+	/*
+	 * feature, hours of 1, 7 and 30 days ago, day from, day to: the
+	 * fleet summary's figures of a feature, one row: hosts using it
+	 * since each hour, uses in the days, hosts configuring, listening,
+	 * reading only since the third hour, reads and warnings in the
+	 * days, its processes using, configuring, listening, reading only
+	 * (feature_comm), first and last use (NULL: none)
+	 */
+	TWL_RQ_FEATURE_SUMMARY,
 	TWL_RQ_DAY_USES, /* feature, day from, day to: its uses */
-	TWL_RQ_FHOUR_KINDS, /* feature, hour: twl_hour_kind_row */
-	TWL_RQ_DAY_COUNTS, /* feature, day from, day to: twl_day_count_row */
-	TWL_RQ_COMM_KINDS, /* feature: twl_comm_flat_row */
+	TWL_RQ_COMM_KINDS, /* feature: processes using, configuring, listening, reading only */
 	TWL_RQ_FH_FIRST, /* feature: its first use (a host using it) */
 	TWL_RQ_FH_LAST, /* feature: its last use */
 	TWL_RQ_TIMELINE, /* feature, day from, day to: twl_timeline_row */

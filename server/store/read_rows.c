@@ -186,27 +186,6 @@ static const struct twl_col annotation_cols[] = {
 };
 const struct twl_row twl_annotation_row = TWL_ROW(annotation_cols);
 
-static const struct twl_col hour_kind_cols[] = {
-	{ "hosts_configuring_30d", 0, TWL_COL_INT },
-	{ "hosts_listening_30d", 1, TWL_COL_INT },
-	{ "hosts_reading_only_30d", 2, TWL_COL_INT },
-};
-const struct twl_row twl_hour_kind_row = TWL_ROW(hour_kind_cols);
-
-static const struct twl_col day_count_cols[] = {
-	{ "reads", 0, TWL_COL_INT },
-	{ "warnings", 1, TWL_COL_INT },
-};
-const struct twl_row twl_day_count_row = TWL_ROW(day_count_cols);
-
-static const struct twl_col comm_flat_cols[] = {
-	{ "workloads", 0, TWL_COL_INT },
-	{ "workloads_configuring", 1, TWL_COL_INT },
-	{ "workloads_listening", 2, TWL_COL_INT },
-	{ "workloads_reading_only", 3, TWL_COL_INT },
-};
-const struct twl_row twl_comm_flat_row = TWL_ROW(comm_flat_cols);
-
 static const struct twl_col unknown_cols[] = {
 	{ "text", 0, TWL_COL_TEXT },
 	{ "hosts", 1, TWL_COL_INT },

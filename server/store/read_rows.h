@@ -126,14 +126,6 @@ extern const struct twl_row twl_kernel_row;
 extern const struct twl_row twl_annotation_row;
 
 /*
- * The summary's kinds (read_answers.c): hosts configuring,
- * listening, reading only (feature_hour); reads, warnings (feature_day);
- * workloads using, configuring, listening, reading only (feature_comm).
- */
-extern const struct twl_row twl_hour_kind_row, twl_day_count_row,
-	twl_comm_flat_row;
-
-/*
  * Unknown texts fleet-wide: text, hosts, count, first_seen, last_seen,
  * matched_feature_id, feature_id, kernels (a JSON array).
  */

@@ -29,8 +29,37 @@ const char *const twl_pg_read_sql[TWL_RQ_N] = {
 	[TWL_RQ_HOSTHOUR_MODE_SUM] =
 		"SELECT coalesce(sum(hosts), 0) FROM host_hour"
 		" WHERE cgroup_mode = $1 AND hour >= $2::bigint",
-	[TWL_RQ_FHOUR_SUM] = "SELECT coalesce(sum(hosts), 0) FROM feature_hour"
-			     " WHERE feature_id = $1 AND hour >= $2::bigint",
+	/*
+	 * A feature's summary in one row, SQLite's q_feature_summary: one
+	 * round trip a feature instead of ten.
+	 */
+	[TWL_RQ_FEATURE_SUMMARY] =
+		"SELECT h.h1, h.h7, h.h30, d.uses, h.conf, h.listen, h.ro,"
+		" d.reads, d.warnings, c.*,"
+		" (SELECT first_used FROM feature_host WHERE feature_id = $1"
+		"  AND (kinds & 27) != 0 ORDER BY first_used LIMIT 1),"
+		" d.last FROM"
+		" (SELECT coalesce(sum(hosts) FILTER (WHERE hour >= $2::bigint),"
+		"  0) h1,"
+		"  coalesce(sum(hosts) FILTER (WHERE hour >= $3::bigint), 0) h7,"
+		"  coalesce(sum(hosts), 0) h30,"
+		"  coalesce(sum(configuring), 0) conf,"
+		"  coalesce(sum(listening), 0) listen,"
+		"  coalesce(sum(reading_only), 0) ro FROM feature_hour"
+		"  WHERE feature_id = $1 AND hour >= $4::bigint) h,"
+		" (SELECT coalesce(sum(uses) FILTER (WHERE day BETWEEN"
+		"  $5::bigint AND $6::bigint), 0) uses,"
+		"  coalesce(sum(reads) FILTER (WHERE day BETWEEN $5::bigint"
+		"  AND $6::bigint), 0) reads,"
+		"  coalesce(sum(warnings) FILTER (WHERE day BETWEEN $5::bigint"
+		"  AND $6::bigint), 0) warnings,"
+		"  nullif(max(last_used), 0) last FROM feature_day"
+		"  WHERE feature_id = $1) d,"
+		" (SELECT count(*) FILTER (WHERE configures + listens > 0),"
+		"  count(*) FILTER (WHERE configures > 0),"
+		"  count(*) FILTER (WHERE listens > 0),"
+		"  count(*) FILTER (WHERE configures + listens = 0"
+		"  AND reads > 0) FROM feature_comm WHERE feature_id = $1) c",
 	/*
 	 * Uses from $2 to $3 (days): feature_day's; under a label filter the
 	 * labelled hosts' usage rows last seen in those days.
@@ -43,15 +72,6 @@ const char *const twl_pg_read_sql[TWL_RQ_N] = {
 		" WHERE feature_id = $1 AND op != 'read' AND last_seen / 86400"
 		" BETWEEN $2::bigint AND $3::bigint" TWL_PG_LABELED(
 			"host_id") ") END",
-	/* hosts per kind whose last evidence is at or after the start of an hour */
-	[TWL_RQ_FHOUR_KINDS] =
-		"SELECT coalesce(sum(configuring), 0), coalesce(sum(listening), 0),"
-		" coalesce(sum(reading_only), 0) FROM feature_hour"
-		" WHERE feature_id = $1 AND hour >= $2::bigint",
-	[TWL_RQ_DAY_COUNTS] =
-		"SELECT coalesce(sum(reads), 0), coalesce(sum(warnings), 0)"
-		" FROM feature_day WHERE feature_id = $1"
-		" AND day BETWEEN $2::bigint AND $3::bigint",
 	/* a process that configures or listens is never a read-only one */
 	[TWL_RQ_COMM_KINDS] =
 		"SELECT count(*) FILTER (WHERE configures + listens > 0),"

@@ -9,16 +9,6 @@
 #include "store/read_answers.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
-/* hosts per kind whose last evidence is at or after the start of an hour */
-static const char q_fhour_kinds[] =
-	"SELECT coalesce(sum(configuring), 0), coalesce(sum(listening), 0),"
-	" coalesce(sum(reading_only), 0) FROM feature_hour"
-	" WHERE feature_id = ?1 AND hour >= ?2";
-
-static const char q_day_counts[] =
-	"SELECT coalesce(sum(reads), 0), coalesce(sum(warnings), 0)"
-	" FROM feature_day WHERE feature_id = ?1 AND day BETWEEN ?2 AND ?3";
-
 /*
  * Feature detail's reads on days ?2..?3: feature_day's, whose days are
  * the fleet's; under a label filter the labelled hosts' read rows last
@@ -57,8 +47,6 @@ static const char q_comm_kinds_labeled[] =
 
 /* Contract: see store_sqlite_internal.h (read_answers.c, read_feature.c). */
 const char *const twl_sqlite_kinds_sql[TWL_RQ_N] = {
-	[TWL_RQ_FHOUR_KINDS] = q_fhour_kinds,
-	[TWL_RQ_DAY_COUNTS] = q_day_counts,
 	[TWL_RQ_COMM_KINDS] = q_comm_kinds,
 	[TWL_RQ_DAY_READS] = q_day_reads,
 	[TWL_RQ_COMM_KINDS_LABELED] = q_comm_kinds_labeled,

@@ -34,9 +34,37 @@ static const char q_hosthour_mode_sum[] =
 	"SELECT coalesce(sum(hosts), 0) FROM host_hour"
 	" WHERE cgroup_mode = ?1 AND hour >= ?2";
 
-static const char q_fhour_sum[] =
-	"SELECT coalesce(sum(hosts), 0) FROM feature_hour"
-	" WHERE feature_id = ?1 AND hour >= ?2";
+/*
+ * A feature's summary in one row (TWL_RQ_FEATURE_SUMMARY): its hour
+ * buckets since ?4 (the 30-day hour; ?2, ?3 the 1- and 7-day ones), its
+ * days ?5..?6, its last use from feature_day, its processes from
+ * feature_comm, its first use from feature_host (a read-only host is no
+ * first use, migration 015). Each part is an aggregate without GROUP BY,
+ * so one row.
+ */
+static const char q_feature_summary[] =
+	"SELECT h.h1, h.h7, h.h30, d.uses, h.conf, h.listen, h.ro, d.reads,"
+	" d.warnings, c.*,"
+	" (SELECT first_used FROM feature_host INDEXED BY feature_host_first"
+	"  WHERE feature_id = ?1 AND kinds & 27 ORDER BY first_used LIMIT 1),"
+	" d.last FROM"
+	" (SELECT coalesce(sum(hosts) FILTER (WHERE hour >= ?2), 0) h1,"
+	"  coalesce(sum(hosts) FILTER (WHERE hour >= ?3), 0) h7,"
+	"  coalesce(sum(hosts), 0) h30, coalesce(sum(configuring), 0) conf,"
+	"  coalesce(sum(listening), 0) listen,"
+	"  coalesce(sum(reading_only), 0) ro FROM feature_hour"
+	"  WHERE feature_id = ?1 AND hour >= ?4) h,"
+	" (SELECT coalesce(sum(uses) FILTER (WHERE day BETWEEN ?5 AND ?6), 0)"
+	"  uses, coalesce(sum(reads) FILTER (WHERE day BETWEEN ?5 AND ?6), 0)"
+	"  reads,"
+	"  coalesce(sum(warnings) FILTER (WHERE day BETWEEN ?5 AND ?6), 0)"
+	"  warnings, nullif(max(last_used), 0) last FROM feature_day"
+	"  WHERE feature_id = ?1) d,"
+	" (SELECT count(*) FILTER (WHERE configures + listens > 0),"
+	"  count(*) FILTER (WHERE configures > 0),"
+	"  count(*) FILTER (WHERE listens > 0),"
+	"  count(*) FILTER (WHERE configures + listens = 0 AND reads > 0)"
+	"  FROM feature_comm WHERE feature_id = ?1) c";
 
 /* hosts using it: a read-only host is no first use (migration 015) */
 static const char q_fh_first[] =
@@ -179,7 +207,7 @@ static const char q_host_keys[] =
 const char *const twl_sqlite_read_sql[TWL_RQ_N] = {
 	[TWL_RQ_HOSTHOUR_SUM] = q_hosthour_sum,
 	[TWL_RQ_HOSTHOUR_MODE_SUM] = q_hosthour_mode_sum,
-	[TWL_RQ_FHOUR_SUM] = q_fhour_sum,
+	[TWL_RQ_FEATURE_SUMMARY] = q_feature_summary,
 	[TWL_RQ_DAY_USES] = q_day_uses,
 	[TWL_RQ_FH_FIRST] = q_fh_first,
 	[TWL_RQ_FH_LAST] = q_fh_last,
