@@ -11,9 +11,10 @@
  * connection of its own, taken from a few idle ones kept for reuse or
  * opened, as SQLite's private readers (store_sqlite_rctx.c). On one
  * shared connection a detector's readiness scan held every read of the
- * dashboard for minutes (10,000 hosts; bench/README.md). PostgreSQL keeps one plan
- * per query text itself; parameters are all text, which every query
- * casts, so a query leaves the ones it does not use unused.
+ * dashboard for minutes (10,000 hosts; bench/README.md). A short
+ * answer's queries are prepared once on the shared connection (rq_exec());
+ * a scan's are sent as they are. Parameters are all text, which every
+ * query casts, so a query leaves the ones it does not use unused.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -194,11 +195,11 @@ _Static_assert(TWL_RQ_N <= 64 * sizeof(((struct twl_pg *)0)->rprepared) /
 /*
  * Query @q with parameters @v on context @c. On the shared read
  * connection as a statement prepared once ("rq" and its number): a short
- * answer is many small queries (the fleet summary about 200 at 20
- * features), and parsing and planning each again cost more than running
- * it (10,000 hosts: 40-47 ms a summary, bench/README.md). A private
- * answer's connection is new or reused at random and its queries scan:
- * they are sent as they are.
+ * answer is many small queries (the fleet summary two a feature), and
+ * parsing and planning each again cost more than running it (10,000
+ * hosts: the summary's p50 46-50 ms before, 16-21 ms after, when it was
+ * ten a feature; bench/README.md). A private answer's connection is new
+ * or reused at random and its queries scan: they are sent as they are.
  */
 static PGresult *rq_exec(struct rctx *c, enum twl_rq_id q, const char *sql,
 			 const char *const *v, const Oid *types)
