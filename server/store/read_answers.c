@@ -183,11 +183,11 @@ static int summary_hosts(const struct twl_rq_on *on, int64_t now, json_t *hosts,
 
 /*
  * TWL_RQ_FEATURE_SUMMARY's columns, in the order a feature's object has
- * them (share_v1_30d is put after workloads_reading_only). One query a
- * feature: on PostgreSQL every query is a round trip, and the summary
- * was ten a feature (bench/README.md).
+ * them: share_v1_30d goes between the two parts. One query a feature: on
+ * PostgreSQL every query is a round trip, and the summary was ten a
+ * feature (bench/README.md).
  */
-static const struct twl_col fsum_cols[] = {
+static const struct twl_col fsum_head_cols[] = {
 	{ "hosts_1d", 0, TWL_COL_INT },
 	{ "hosts_7d", 1, TWL_COL_INT },
 	{ "hosts_30d", 2, TWL_COL_INT },
@@ -201,29 +201,36 @@ static const struct twl_col fsum_cols[] = {
 	{ "workloads_configuring", 10, TWL_COL_INT },
 	{ "workloads_listening", 11, TWL_COL_INT },
 	{ "workloads_reading_only", 12, TWL_COL_INT },
+};
+static const struct twl_row fsum_head = TWL_ROW(fsum_head_cols);
+
+static const struct twl_col fsum_end_cols[] = {
 	{ "first_seen", 13, TWL_COL_INT_NULL },
 	{ "last_seen", 14, TWL_COL_INT_NULL },
 };
-static const struct twl_row fsum_row = TWL_ROW(fsum_cols);
+static const struct twl_row fsum_end = TWL_ROW(fsum_end_cols);
 
-/* @t's members into @o in fsum_cols' order, share_v1_30d among them. */
-static int fsum_into(json_t *o, json_t *t, int64_t v1hosts)
+/* A feature's object and the v1 and hybrid hosts of 30 days. */
+struct fsum {
+	json_t *o;
+	int64_t v1hosts;
+};
+
+/* TWL_RQ_FEATURE_SUMMARY's row into the feature's object; 1: the only. */
+static int fsum_of(void *arg, const struct twl_cells *row)
 {
-	json_int_t h30 = json_integer_value(json_object_get(t, "hosts_30d"));
-	int rc = 0;
+	const struct fsum *f = arg;
+	int64_t h30 = row->i64(row->src, row->row, 2);
+	int rc = twl_cells_set(row, &fsum_head, f->o);
 
-	for (size_t i = 0; !rc && i < sizeof(fsum_cols) / sizeof(*fsum_cols);
-	     i++) {
-		rc = twl_jset(
-			o, fsum_cols[i].name,
-			json_incref(json_object_get(t, fsum_cols[i].name)));
-		if (!rc && !strcmp(fsum_cols[i].name, "workloads_reading_only"))
-			rc = twl_jset(o, "share_v1_30d",
-				      v1hosts ? json_real((double)h30 /
-							  (double)v1hosts) :
-						json_null());
-	}
-	return rc;
+	if (!rc)
+		rc = twl_jset(f->o, "share_v1_30d",
+			      f->v1hosts ? json_real((double)h30 /
+						     (double)f->v1hosts) :
+					   json_null());
+	if (!rc)
+		rc = twl_cells_set(row, &fsum_end, f->o);
+	return rc ? rc : 1;
 }
 
 /* Catalog feature @f's summary appended to @feats. */
@@ -232,9 +239,14 @@ static int summary_feature(const struct twl_rq_on *on,
 			   int64_t v1hosts, json_t *feats)
 {
 	struct twl_rq_args a = { 0 };
-	json_t *o, *t = json_object(), *arr = NULL;
-	int rc = t ? 0 : -ENOMEM;
+	struct fsum fs = { NULL, v1hosts };
+	json_t *arr = NULL;
+	int rc;
 
+	fs.o = json_pack("{s:s, s:s, s:s, s:s?}", "id", f->id, "title",
+			 f->title, "status", f->status, "replacement",
+			 f->replacement);
+	rc = twl_jpush(feats, fs.o);
 	twl_rq_text(&a, f->id);
 	twl_rq_i64(&a, (now - DAY) / HOUR);
 	twl_rq_i64(&a, (now - 7 * DAY) / HOUR);
@@ -242,18 +254,10 @@ static int summary_feature(const struct twl_rq_on *on,
 	twl_rq_i64(&a, 0);
 	twl_rq_i64(&a, INT64_MAX / DAY);
 	if (!rc)
-		rc = twl_rq_row(on, TWL_RQ_FEATURE_SUMMARY, &a, &fsum_row, t);
-	o = json_pack("{s:s, s:s, s:s, s:s?}", "id", f->id, "title", f->title,
-		      "status", f->status, "replacement", f->replacement);
+		rc = on->io->run(on->ctx, TWL_RQ_FEATURE_SUMMARY, &a, fsum_of,
+				 &fs);
 	if (!rc)
-		rc = twl_jpush(feats, o);
-	else
-		json_decref(o);
-	if (!rc)
-		rc = fsum_into(o, t, v1hosts);
-	json_decref(t);
-	if (!rc)
-		rc = twl_jset(o, "trend", arr = json_array());
+		rc = twl_jset(fs.o, "trend", arr = json_array());
 	a.n = 1;
 	twl_rq_i64(&a, now / DAY - 29);
 	twl_rq_i64(&a, now / DAY);

@@ -282,7 +282,6 @@ static int build(const struct twl_rq_on *on, const void *arg, json_t *doc)
 
 	if (!rc)
 		rc = breaks(on, q, doc);
-
 	if (!rc)
 		rc = rest(on, q, doc);
 	if (!rc)

@@ -168,7 +168,6 @@ static void notice(void *arg, const char *msg)
 	twl_log(LOG_DEBUG, "%s: %s", (const char *)arg, msg);
 }
 
-/* A connection to @uri in *@conn; 0 or a negative errno, logged. */
 /* Contract: see store_pg_internal.h. */
 int twl_pg_connect(struct twl_pg *p, PGconn **conn)
 {

@@ -36,10 +36,10 @@ struct twl_store_ops;
 /* The PostgreSQL backend's table of functions (store_pg.c). */
 extern const struct twl_store_ops twl_pg_ops;
 
-/* What twl_pg_store_open() returns as a struct twl_store. */
 /* Idle connections of private read answers kept for reuse (twl_pg). */
 #define TWL_PG_PRIVATE_IDLE 4
 
+/* What twl_pg_store_open() returns as a struct twl_store. */
 struct twl_pg {
 	const struct twl_store_ops *ops; /* &twl_pg_ops: keep it first */
 	pthread_mutex_t lock; /* held around every use of conn */

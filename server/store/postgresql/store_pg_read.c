@@ -36,8 +36,9 @@ const char *const twl_pg_read_sql[TWL_RQ_N] = {
 	[TWL_RQ_FEATURE_SUMMARY] =
 		"SELECT h.h1, h.h7, h.h30, d.uses, h.conf, h.listen, h.ro,"
 		" d.reads, d.warnings, c.*,"
-		" (SELECT first_used FROM feature_host WHERE feature_id = $1"
-		"  AND (kinds & 27) != 0 ORDER BY first_used LIMIT 1),"
+		" nullif((SELECT first_used FROM feature_host"
+		"  WHERE feature_id = $1 AND (kinds & 27) != 0"
+		"  ORDER BY first_used LIMIT 1), 0),"
 		" d.last FROM"
 		" (SELECT coalesce(sum(hosts) FILTER (WHERE hour >= $2::bigint),"
 		"  0) h1,"

@@ -45,8 +45,9 @@ static const char q_hosthour_mode_sum[] =
 static const char q_feature_summary[] =
 	"SELECT h.h1, h.h7, h.h30, d.uses, h.conf, h.listen, h.ro, d.reads,"
 	" d.warnings, c.*,"
-	" (SELECT first_used FROM feature_host INDEXED BY feature_host_first"
-	"  WHERE feature_id = ?1 AND kinds & 27 ORDER BY first_used LIMIT 1),"
+	" nullif((SELECT first_used FROM feature_host"
+	"  INDEXED BY feature_host_first WHERE feature_id = ?1 AND kinds & 27"
+	"  ORDER BY first_used LIMIT 1), 0),"
 	" d.last FROM"
 	" (SELECT coalesce(sum(hosts) FILTER (WHERE hour >= ?2), 0) h1,"
 	"  coalesce(sum(hosts) FILTER (WHERE hour >= ?3), 0) h7,"
