@@ -395,6 +395,24 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .arg = "FILE",
 	  .help = "CA certificates (PEM) that webhook receivers' certificates "
 		  "must chain to; default: the system's." },
+	{ .name = "slow-answer",
+	  .type = TWL_CFG_MILLIS,
+	  .def = "2s",
+	  OPT(slow_answer_ms),
+	  .min = 0,
+	  .max = 3600 * 1000,
+	  .help = "A feature's detail or the export's data that took at least "
+		  "this long to compute is kept and served again, computed "
+		  "again in the background after 20 times what it cost "
+		  "(answers carry an Age header); 0 keeps every such answer." },
+	{ .name = "slow-answer-max-age",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "1h",
+	  OPT(slow_answer_max_age_s),
+	  .min = 0,
+	  .max = 86400,
+	  .help = "A kept answer older than this is never served: it is "
+		  "computed while the client waits; 0 keeps no answer." },
 	{ .name = "export-show-hosts",
 	  .type = TWL_CFG_BOOL,
 	  .def = "false",

@@ -72,6 +72,10 @@ struct twl_config {
 	unsigned webhook_timeout_s; /* one attempt's deadline */
 	char webhook_ca_file[512]; /* receivers' CAs; "" = the system's */
 
+	/* slow answers kept and served again (api/answer_cache.h) */
+	unsigned slow_answer_ms; /* keep answers that took this long */
+	unsigned slow_answer_max_age_s; /* never serve older; 0 = keep none */
+
 	/* linux-mm export privacy, used by export.c */
 	bool export_show_hosts;
 	bool export_show_cgroups;

@@ -7,6 +7,7 @@
 #include <twilight/util.h>
 
 #include "alerts/alerts.h"
+#include "api/answer_cache.h"
 #include "api/api_app.h"
 #include "api/api_ingest.h"
 #include "http/server.h"
@@ -14,7 +15,26 @@
 struct api_state {
 	void *writer; /* twl_api_ingest_start()'s */
 	struct twl_alerts *alerts;
+	struct twl_answer_cache *answers;
 };
+
+/* Slow answers kept: at most this many, refreshed for a day after use. */
+#define ANSWERS_MAX 32
+#define ANSWERS_WARM_MS (86400 * 1000ull)
+
+/* The kept answers (answer_cache.h) from the server's configuration. */
+static struct twl_answer_cache *answers_new(struct twl_server *srv)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	struct twl_answer_cache_opts o = {
+		.slow_ms = cfg->slow_answer_ms,
+		.max_age_ms = cfg->slow_answer_max_age_s * 1000ull,
+		.max_entries = ANSWERS_MAX,
+		.keep_warm_ms = ANSWERS_WARM_MS,
+	};
+
+	return twl_answer_cache_new(srv, &o);
+}
 
 /* The alerts' settings from the server's configuration. */
 static void alerts_opts(const struct twl_config *cfg, struct twl_alerts_opts *o)
@@ -49,10 +69,13 @@ int twl_api_app_start(struct twl_server *srv, void **state)
 	}
 	alerts_opts(twl_server_config(srv), &o);
 	st->alerts = twl_alerts_new(twl_server_store(srv), &o);
-	if (!st->alerts) {
+	if (st->alerts)
+		st->answers = answers_new(srv);
+	if (!st->answers) {
 		rc = -(errno ? errno : ENOMEM);
-		twl_log(LOG_ERR, "cannot start the alert threads: %s",
+		twl_log(LOG_ERR, "cannot start the alert or answer threads: %s",
 			strerror(-rc));
+		twl_alerts_free(st->alerts);
 		twl_api_ingest_drain(st->writer);
 		twl_api_ingest_free(st->writer);
 		free(st);
@@ -78,6 +101,7 @@ void twl_api_app_free(void *state)
 
 	if (!st)
 		return;
+	twl_answer_cache_free(st->answers);
 	twl_alerts_free(st->alerts);
 	twl_api_ingest_free(st->writer);
 	free(st);
@@ -97,4 +121,25 @@ struct twl_alerts *twl_api_alerts(struct twl_server *srv)
 	struct api_state *st = twl_server_app_state(srv);
 
 	return st ? st->alerts : NULL;
+}
+
+/* Contract: see api_app.h. */
+int twl_api_answer(struct twl_server *srv, twl_answer_fn fn, const void *params,
+		   size_t len, json_t **out, uint64_t *age_ms)
+{
+	struct api_state *st = twl_server_app_state(srv);
+
+	*age_ms = 0;
+	if (!st || !st->answers)
+		return fn(srv, params, out);
+	return twl_answer_cache_get(st->answers, fn, params, len, out, age_ms);
+}
+
+/* Contract: see api_app.h. */
+void twl_api_answers_touch(struct twl_server *srv)
+{
+	struct api_state *st = twl_server_app_state(srv);
+
+	if (st)
+		twl_answer_cache_touch(st->answers);
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twilight's application state (http/server.h, struct twl_app): the
- * ingest writer (api_ingest.h) and the alerts (alerts/alerts.h), started
+ * ingest writer (api_ingest.h), the alerts (alerts/alerts.h) and the
+ * slow answers kept (answer_cache.h), started
  * together before the first connection and stopped after the last.
  */
 #ifndef TWL_SERVER_API_APP_H
 #define TWL_SERVER_API_APP_H
+
+#include "api/answer_cache.h"
 
 struct twl_server;
 struct twl_alerts;
@@ -26,5 +29,18 @@ void twl_api_app_free(void *state);
  * serving other routes.
  */
 struct twl_alerts *twl_api_alerts(struct twl_server *srv);
+
+/*
+ * twl_api_answer - @fn's answer for @params (twl_answer_cache_get()) from
+ * the server's kept answers, @fn's context being @srv; computed each time
+ * on a server without them. 1 for a kept answer (*@age_ms old), 0 for
+ * one computed now, or a negative errno.
+ * twl_api_answers_touch - after an admin's change that a kept answer
+ * shows (annotations, targets, migration status): compute them again
+ * (twl_answer_cache_touch()).
+ */
+int twl_api_answer(struct twl_server *srv, twl_answer_fn fn, const void *params,
+		   size_t len, json_t **out, uint64_t *age_ms);
+void twl_api_answers_touch(struct twl_server *srv);
 
 #endif /* TWL_SERVER_API_APP_H */

@@ -12,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include <twilight/catalog.h>
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
+#include "api/api_app.h"
 #include "api/api_read.h"
 #include "api/export.h"
 #include "api/readiness.h"
@@ -153,58 +157,143 @@ static int answer_one(struct twl_response *resp,
 	return rc;
 }
 
-/* Contract: see api_read.h. */
-int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
-			struct twl_response *resp, json_t **red)
-{
-	const struct twl_config *cfg = twl_server_config(srv);
-	const char *feature = twl_request_query(req, "feature");
-	struct twl_export_opts opts = { 0 };
-	struct twl_read_filter lf;
-	const char *group;
-	json_t *data = NULL;
+/*
+ * What the export's data depends on, as plain bytes for the kept answers
+ * (answer_cache.h); the rest of the options only redact it.
+ */
+struct export_params {
 	unsigned days;
+	char feature[64];
+	bool show_hosts, full_cgroups, show_images, has_group, has_label;
+	char group_label[TWL_WIRE_MAX_LABEL_KEY + 1];
+	char label_key[TWL_WIRE_MAX_LABEL_KEY + 1];
+	char label_value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+};
+
+/* twl_answer_fn: the export's data, readiness included, now. */
+static int export_answer(void *srv, const void *params, json_t **out)
+{
+	const struct export_params *p = params;
+	const struct twl_config *cfg = twl_server_config(srv);
+	struct twl_export_opts opts = {
+		.show_hosts = p->show_hosts,
+		.full_cgroups = p->full_cgroups,
+		.show_images = p->show_images,
+		.group_label = p->has_group ? p->group_label : NULL,
+		.label_key = p->has_label ? p->label_key : NULL,
+		.label_value = p->has_label ? p->label_value : NULL,
+	};
+	int64_t now = time(NULL);
 	int rc;
 
-	*red = NULL;
-	if (cfg) {
-		opts.show_hosts = cfg->export_show_hosts;
-		opts.full_cgroups = cfg->export_show_cgroups;
-		opts.show_values = cfg->export_show_values;
-		opts.show_images = cfg->export_show_images;
-		opts.show_labels = cfg->export_show_labels;
-		opts.show_teams = cfg->export_show_teams;
-		opts.group_label = cfg->export_group_label;
+	rc = twl_read_export_data(twl_server_store(srv), now, p->days,
+				  p->feature[0] ? p->feature : NULL, &opts,
+				  out);
+	if (!rc && cfg)
+		rc = export_readiness(srv, cfg, now - (int64_t)p->days * 86400,
+				      &opts, *out);
+	if (rc && *out) {
+		json_decref(*out);
+		*out = NULL;
 	}
-	if (query_opts(req, resp, &opts, &days))
+	return rc;
+}
+
+/* @p from the request's options; -EINVAL if a string does not fit. */
+static int export_params_of(struct export_params *p, unsigned days,
+			    const char *feature,
+			    const struct twl_export_opts *opts)
+{
+	memset(p, 0, sizeof(*p));
+	p->days = days;
+	p->show_hosts = opts->show_hosts;
+	p->full_cgroups = opts->full_cgroups;
+	p->show_images = opts->show_images;
+	p->has_group = opts->group_label != NULL;
+	p->has_label = opts->label_key != NULL;
+	if (snprintf(p->feature, sizeof(p->feature), "%s",
+		     feature ? feature : "") >= (int)sizeof(p->feature) ||
+	    snprintf(p->group_label, sizeof(p->group_label), "%s",
+		     p->has_group ? opts->group_label : "") >=
+		    (int)sizeof(p->group_label) ||
+	    snprintf(p->label_key, sizeof(p->label_key), "%s",
+		     p->has_label ? opts->label_key : "") >=
+		    (int)sizeof(p->label_key) ||
+	    snprintf(p->label_value, sizeof(p->label_value), "%s",
+		     p->has_label && opts->label_value ?
+			     opts->label_value :
+			     "") >= (int)sizeof(p->label_value))
+		return -EINVAL;
+	return 0;
+}
+
+/* The request's options and window into @opts, @days; 1 after a 400. */
+static int request_opts(struct twl_server *srv, const struct twl_request *req,
+			struct twl_response *resp, struct twl_export_opts *opts,
+			struct twl_read_filter *lf, unsigned *days)
+{
+	const struct twl_config *cfg = twl_server_config(srv);
+	const char *group;
+	int rc;
+
+	if (cfg) {
+		opts->show_hosts = cfg->export_show_hosts;
+		opts->full_cgroups = cfg->export_show_cgroups;
+		opts->show_values = cfg->export_show_values;
+		opts->show_images = cfg->export_show_images;
+		opts->show_labels = cfg->export_show_labels;
+		opts->show_teams = cfg->export_show_teams;
+		opts->group_label = cfg->export_group_label;
+	}
+	if (query_opts(req, resp, opts, days))
 		return 1;
 	rc = twl_api_group_label(req, resp, &group);
 	if (rc)
 		return rc;
 	if (group)
-		opts.group_label = group;
-	rc = twl_api_label_param(req, resp, &lf);
+		opts->group_label = group;
+	rc = twl_api_label_param(req, resp, lf);
 	if (rc)
 		return rc;
-	if (lf.label_key[0]) {
-		opts.label_key = lf.label_key;
-		opts.label_value = lf.label_value;
+	if (lf->label_key[0]) {
+		opts->label_key = lf->label_key;
+		opts->label_value = lf->label_value;
 	}
+	return 0;
+}
+
+/* Contract: see api_read.h. */
+int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
+			struct twl_response *resp, json_t **red)
+{
+	const char *feature = twl_request_query(req, "feature");
+	struct twl_export_opts opts = { 0 };
+	struct twl_read_filter lf;
+	struct export_params p;
+	json_t *data = NULL;
+	uint64_t age;
+	unsigned days;
+	int rc;
+
+	*red = NULL;
+	rc = request_opts(srv, req, resp, &opts, &lf, &days);
+	if (rc)
+		return rc;
 	if (feature && !twl_catalog_find(feature)) {
 		twl_response_error(resp, 400, "bad_parameter", "feature",
 				   "not a catalog feature id");
 		return 1;
 	}
-	rc = twl_read_export_data(twl_server_store(srv), req->now, days,
-				  feature, &opts, &data);
-	if (!rc && cfg)
-		rc = export_readiness(srv, cfg,
-				      req->now - (int64_t)days * 86400, &opts,
-				      data);
-	if (rc) {
+	rc = export_params_of(&p, days, feature, &opts);
+	if (!rc)
+		rc = twl_api_answer(srv, export_answer, &p, sizeof(p), &data,
+				    &age);
+	if (rc < 0) {
 		rc = twl_api_store_error(resp, rc, "feature");
 		return rc ? rc : 1;
 	}
+	if (rc)
+		twl_api_age(resp, age);
 	*red = twl_export_redact(data, &opts);
 	json_decref(data);
 	return *red ? 0 : -errno;

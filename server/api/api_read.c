@@ -15,6 +15,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "api/api_app.h"
 #include "api/api_read.h"
 #include "api/export.h"
 #include "api/measured.h"
@@ -231,10 +232,49 @@ static int h_summary(struct twl_server *srv, const struct twl_request *req,
 	return twl_response_json(resp, 200, doc);
 }
 
+/*
+ * What a feature's detail depends on, as plain bytes for the kept
+ * answers (answer_cache.h): its id, range and label filter.
+ */
+struct feature_params {
+	char id[64];
+	int64_t since, until;
+	char label_key[TWL_WIRE_MAX_LABEL_KEY + 1];
+	char label_value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+};
+
+/* twl_answer_fn: a feature's detail with its value classes. */
+static int feature_answer(void *srv, const void *params, json_t **out)
+{
+	const struct feature_params *p = params;
+	struct twl_read_filter f = { .since = p->since, .until = p->until };
+	int rc;
+
+	strcpy(f.label_key, p->label_key);
+	f.label_value = p->label_key[0] ? p->label_value : NULL;
+	rc = twl_read_feature(twl_server_store(srv), p->id, &f, out);
+	if (!rc)
+		rc = twl_value_classes_into(json_object_get(*out, "values"));
+	if (rc && *out) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Contract: see api_read.h. */
+void twl_api_age(struct twl_response *resp, uint64_t age_ms)
+{
+	twl_response_header(resp, "Age", "%llu",
+			    (unsigned long long)(age_ms / 1000));
+}
+
 static int h_feature(struct twl_server *srv, const struct twl_request *req,
 		     struct twl_response *resp)
 {
+	struct feature_params p;
 	struct twl_read_filter f;
+	uint64_t age;
 	json_t *doc;
 	int rc;
 
@@ -244,14 +284,21 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	if (!req->path_rest || !twl_catalog_find(req->path_rest))
 		return twl_response_error(resp, 404, "not_found", "id",
 					  "not a catalog feature id");
-	rc = twl_read_feature(twl_server_store(srv), req->path_rest, &f, &doc);
-	if (rc)
+	memset(&p, 0, sizeof(p));
+	snprintf(p.id, sizeof(p.id), "%s", req->path_rest);
+	p.since = f.since;
+	p.until = f.until;
+	strcpy(p.label_key, f.label_key);
+	if (f.label_value && strlen(f.label_value) >= sizeof(p.label_value))
+		return twl_response_error(resp, 400, "bad_parameter", "label",
+					  "label value too long");
+	if (f.label_value)
+		strcpy(p.label_value, f.label_value);
+	rc = twl_api_answer(srv, feature_answer, &p, sizeof(p), &doc, &age);
+	if (rc < 0)
 		return twl_api_store_error(resp, rc, "feature");
-	rc = twl_value_classes_into(json_object_get(doc, "values"));
-	if (rc) {
-		json_decref(doc);
-		return rc;
-	}
+	if (rc)
+		twl_api_age(resp, age);
 	return twl_response_json(resp, 200, doc);
 }
 
@@ -387,6 +434,26 @@ static int h_export(struct twl_server *srv, const struct twl_request *req,
 	return rc;
 }
 
+/*
+ * An admin's change that kept answers show (the export's use cases,
+ * migration status and readiness): @fn, then every kept answer is
+ * computed again (twl_api_answers_touch()).
+ */
+#define TOUCHING(name, fn)                                                     \
+	static int name(struct twl_server *srv, const struct twl_request *req, \
+			struct twl_response *resp)                             \
+	{                                                                      \
+		int rc = fn(srv, req, resp);                                   \
+                                                                               \
+		twl_api_answers_touch(srv);                                    \
+		return rc;                                                     \
+	}
+TOUCHING(h_annotations_post, twl_api_annotations_post)
+TOUCHING(h_annotations_delete, twl_api_annotations_delete)
+TOUCHING(h_migration_post, twl_api_migration_post)
+TOUCHING(h_migration_delete, twl_api_migration_delete)
+TOUCHING(h_targets_post, twl_api_targets_post)
+
 const struct twl_route twl_read_routes[] = {
 	{ "GET", "/api/v1/summary", TWL_ROLE_VIEWER, h_summary },
 	{ "GET", "/api/v1/features/*", TWL_ROLE_VIEWER, h_feature },
@@ -396,21 +463,20 @@ const struct twl_route twl_read_routes[] = {
 	{ "GET", "/api/v1/unknown", TWL_ROLE_VIEWER, h_unknown },
 	{ "GET", "/api/v1/annotations", TWL_ROLE_VIEWER,
 	  twl_api_annotations_get },
-	{ "POST", "/api/v1/annotations", TWL_ROLE_ADMIN,
-	  twl_api_annotations_post },
+	{ "POST", "/api/v1/annotations", TWL_ROLE_ADMIN, h_annotations_post },
 	{ "DELETE", "/api/v1/annotations/*", TWL_ROLE_ADMIN,
-	  twl_api_annotations_delete },
+	  h_annotations_delete },
 	{ "GET", "/api/v1/migration-status", TWL_ROLE_VIEWER,
 	  twl_api_migration_get },
 	{ "POST", "/api/v1/migration-status", TWL_ROLE_ADMIN,
-	  twl_api_migration_post },
+	  h_migration_post },
 	{ "DELETE", "/api/v1/migration-status", TWL_ROLE_ADMIN,
-	  twl_api_migration_delete },
+	  h_migration_delete },
 	{ "GET", "/api/v1/migration-reuse", TWL_ROLE_VIEWER,
 	  twl_api_migration_reuse_get },
 	{ "GET", "/api/v1/export/linux-mm", TWL_ROLE_VIEWER, h_export },
 	{ "GET", "/api/v1/targets", TWL_ROLE_VIEWER, twl_api_targets_get },
-	{ "POST", "/api/v1/targets", TWL_ROLE_ADMIN, twl_api_targets_post },
+	{ "POST", "/api/v1/targets", TWL_ROLE_ADMIN, h_targets_post },
 	{ "GET", "/api/v1/readiness", TWL_ROLE_VIEWER, twl_api_readiness_get },
 	{ NULL, NULL, 0, NULL },
 };

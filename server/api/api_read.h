@@ -68,12 +68,19 @@ int twl_api_filter_from_query(const struct twl_request *req,
 /*
  * twl_api_export_data - the linux-mm export's data for a request: the
  * server's export settings, then the query's hosts, cgroups, processes,
- * days and feature, read from the store and redacted into *@red (the
- * caller json_decref()s it). Returns 0, 1 when @resp was answered (400,
- * or a store error with its status), or a negative errno.
+ * days and feature, read from the store (or a kept answer, whose Age is
+ * set in @resp: api/answer_cache.h) and redacted into *@red (the caller
+ * json_decref()s it). Returns 0, 1 when @resp was answered (400, or a
+ * store error with its status), or a negative errno.
  */
 int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 			struct twl_response *resp, json_t **red);
+
+/*
+ * twl_api_age - an answer served again, @age_ms old (api/answer_cache.h):
+ * its Age header in whole seconds (RFC 9111), set only on kept answers.
+ */
+void twl_api_age(struct twl_response *resp, uint64_t age_ms);
 
 /*
  * twl_api_group_label - the query's group=label:KEY: *@key the KEY (into

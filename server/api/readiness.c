@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <twilight/util.h>
+#include <twilight/wire.h>
 
+#include "api/api_app.h"
 #include "api/api_read.h"
 #include "api/readiness.h"
 #include "http/server.h"
@@ -268,15 +271,88 @@ int twl_readiness_export(struct twl_store *store, const char *data_dir,
 	return rc;
 }
 
+/*
+ * What a readiness answer depends on, as plain bytes for the kept answers
+ * (answer_cache.h): the target, page size, window, grouping and label.
+ */
+struct readiness_params {
+	char name[72];
+	unsigned limit, days;
+	bool has_group, has_label;
+	char group_label[TWL_WIRE_MAX_LABEL_KEY + 1];
+	char label_key[TWL_WIRE_MAX_LABEL_KEY + 1];
+	char label_value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+};
+
+/* twl_answer_fn: a readiness answer, now. */
+static int readiness_answer(void *srv, const void *params, json_t **out)
+{
+	const struct readiness_params *p = params;
+	int64_t now = time(NULL);
+	struct twl_readiness_query q = {
+		.since = now - (int64_t)p->days * 86400,
+		.limit = p->limit,
+		.group_label = p->has_group ? p->group_label : NULL,
+		.label_key = p->has_label ? p->label_key : NULL,
+		.label_value = p->has_label ? p->label_value : NULL,
+	};
+	json_t *t, *label = json_null();
+	int rc = twl_targets_find(data_dir(srv), p->name, &t);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	if (p->has_label)
+		label = json_sprintf("%s=%s", p->label_key, p->label_value);
+	rc = readiness_doc(twl_server_store(srv), t, &q, out);
+	if (!rc &&
+	    (json_object_set_new(*out, "target", twl_target_summary(t)) ||
+	     json_object_set(*out, "label", label) ||
+	     json_object_set_new(*out, "generated", json_integer(now)) ||
+	     json_object_set_new(*out, "days", json_integer(p->days))))
+		rc = -ENOMEM;
+	json_decref(label);
+	json_decref(t);
+	if (rc) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* @p from the request's parameters; -EINVAL if one does not fit. */
+static int readiness_params_of(struct readiness_params *p, const char *name,
+			       unsigned limit, unsigned days, const char *group,
+			       const struct twl_read_filter *lf)
+{
+	memset(p, 0, sizeof(*p));
+	p->limit = limit;
+	p->days = days;
+	p->has_group = group != NULL;
+	p->has_label = lf->label_key[0] != '\0';
+	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
+		    (int)sizeof(p->name) ||
+	    snprintf(p->group_label, sizeof(p->group_label), "%s",
+		     group ? group : "") >= (int)sizeof(p->group_label) ||
+	    snprintf(p->label_key, sizeof(p->label_key), "%s", lf->label_key) >=
+		    (int)sizeof(p->label_key) ||
+	    snprintf(p->label_value, sizeof(p->label_value), "%s",
+		     p->has_label && lf->label_value ? lf->label_value : "") >=
+		    (int)sizeof(p->label_value))
+		return -EINVAL;
+	return 0;
+}
+
 /* Contract: see readiness.h. GET /api/v1/readiness?target=N. */
 int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			  struct twl_response *resp)
 {
 	const char *dir = data_dir(srv),
-		   *name = twl_request_query(req, "target");
-	struct twl_readiness_query q = { 0 };
+		   *name = twl_request_query(req, "target"), *group = NULL;
+	struct readiness_params p;
 	struct twl_read_filter lf;
 	unsigned limit, days;
+	uint64_t age;
 	json_t *t, *doc;
 	int rc;
 
@@ -288,7 +364,7 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			"expected a target name (GET /api/v1/targets)");
 	rc = readiness_params(req, resp, &limit, &days);
 	if (!rc)
-		rc = twl_api_group_label(req, resp, &q.group_label);
+		rc = twl_api_group_label(req, resp, &group);
 	if (!rc)
 		rc = twl_api_label_param(req, resp, &lf);
 	if (rc)
@@ -300,24 +376,14 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 			"no such target (GET /api/v1/targets)");
 	if (rc)
 		return rc;
-	q.since = req->now - (int64_t)days * 86400;
-	q.limit = limit;
-	q.label_key = lf.label_key[0] ? lf.label_key : NULL;
-	q.label_value = lf.label_value;
-	rc = readiness_doc(twl_server_store(srv), t, &q, &doc);
-	if (!rc &&
-	    (json_object_set_new(doc, "target", twl_target_summary(t)) ||
-	     json_object_set_new(doc, "label",
-				 q.label_key ? json_string(twl_request_query(
-						       req, "label")) :
-					       json_null()) ||
-	     json_object_set_new(doc, "generated", json_integer(req->now)) ||
-	     json_object_set_new(doc, "days", json_integer(days))))
-		rc = -ENOMEM;
 	json_decref(t);
-	if (rc) {
-		json_decref(doc);
+	rc = readiness_params_of(&p, name, limit, days, group, &lf);
+	if (!rc)
+		rc = twl_api_answer(srv, readiness_answer, &p, sizeof(p), &doc,
+				    &age);
+	if (rc < 0)
 		return twl_api_store_error(resp, rc, "readiness");
-	}
+	if (rc)
+		twl_api_age(resp, age);
 	return twl_response_json(resp, 200, doc);
 }

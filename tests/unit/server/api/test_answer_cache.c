@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Slow answers kept and served again (server/api/answer_cache.c): the
+ * policy on a clock the test moves (kept only when slow, copies out,
+ * refreshed after 20 times the cost, never served past max age, touched,
+ * kept warm only while served, least recently served evicted, a failed
+ * refresh keeps the old answer), then the refresh thread, then a real
+ * server keeping feature detail and the export's data with an Age
+ * header and answering the new data once refreshed.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "api/answer_cache.h"
+#include "harness.h"
+
+static uint64_t clock_now;
+static uint64_t fake_clock(void)
+{
+	return clock_now;
+}
+
+/* The answer: {"n": calls so far}; each call costs cost_ms on the clock. */
+static int calls, fail_with;
+static uint64_t cost_ms;
+static int answer(void *ctx, const void *params, json_t **out)
+{
+	(void)ctx;
+	(void)params;
+	clock_now += cost_ms;
+	if (fail_with)
+		return fail_with;
+	*out = json_pack("{s:i}", "n", ++calls);
+	return *out ? 0 : -ENOMEM;
+}
+
+static struct twl_answer_cache *cache(uint64_t slow, uint64_t max_age, size_t n)
+{
+	struct twl_answer_cache_opts o = { .slow_ms = slow,
+					   .max_age_ms = max_age,
+					   .max_entries = n,
+					   .keep_warm_ms = 100000,
+					   .no_thread = true,
+					   .clock_ms = fake_clock };
+
+	clock_now = 1000000;
+	calls = 0;
+	fail_with = 0;
+	cost_ms = 50;
+	return twl_answer_cache_new(NULL, &o);
+}
+
+/* The "n" of the answer for key @k, and whether it was kept, its age. */
+static int get(struct twl_answer_cache *c, int k, int *kept, uint64_t *age)
+{
+	json_t *doc;
+	int rc = twl_answer_cache_get(c, answer, &k, sizeof(k), &doc, age);
+	int n;
+
+	assert_true(rc >= 0);
+	*kept = rc;
+	n = (int)json_integer_value(json_object_get(doc, "n"));
+	/* the caller's own copy: changing it changes no kept answer */
+	json_object_set_new(doc, "n", json_integer(-1));
+	json_decref(doc);
+	return n;
+}
+
+static void test_fast_not_kept(void **state)
+{
+	struct twl_answer_cache *c = cache(100, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 0);
+	assert_int_equal(twl_answer_cache_count(c), 0);
+	twl_answer_cache_free(c);
+	/* max age 0: nothing is kept, however slow */
+	c = cache(0, 0, 4);
+	cost_ms = 5000;
+	get(c, 1, &kept, &age);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(twl_answer_cache_count(c), 0);
+	twl_answer_cache_free(c);
+}
+
+/* Kept at 50 ms: served until 1 s (20 x 50 ms), then refreshed. */
+static void test_kept_and_refreshed(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 0);
+	assert_int_equal(age, 0);
+	clock_now += 300;
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	assert_int_equal(age, 350);
+	assert_int_equal(get(c, 2, &kept, &age), 2); /* another key */
+	assert_int_equal(twl_answer_cache_count(c), 2);
+	/* key 1 was computed from 1,000,000 at 50 ms: due at +1,000 */
+	clock_now = 1000000 + 999;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now = 1000000 + 1000;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(get(c, 1, &kept, &age), 3);
+	assert_int_equal(kept, 1);
+	assert_int_equal(age, 50);
+	twl_answer_cache_free(c);
+}
+
+/* Never served older than max age; the refresh time is at most half. */
+static void test_max_age(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 10000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	cost_ms = 2000; /* 20 x 2 s = 40 s, capped at 5 s */
+	get(c, 1, &kept, &age);
+	clock_now += 4999 - 2000;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now += 1;
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(age, 5000);
+	clock_now += 5000; /* 10,000 ms old: still served, stale */
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(age, 10000);
+	clock_now += 1;
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 0);
+	twl_answer_cache_free(c);
+}
+
+/* A touch makes every kept answer due at once. */
+static void test_touch(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	get(c, 1, &kept, &age);
+	clock_now += 10;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	twl_answer_cache_touch(c);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 1);
+	twl_answer_cache_free(c);
+}
+
+/* Not served for longer than keep_warm_ms: no longer refreshed. */
+static void test_keep_warm(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 1000000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	get(c, 1, &kept, &age);
+	clock_now += 100001;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	/* served again (stale), it is due again */
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	twl_answer_cache_free(c);
+}
+
+/* Two slots: the third answer takes the least recently served one's. */
+static void test_evict(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 60000, 2);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	get(c, 1, &kept, &age);
+	get(c, 2, &kept, &age);
+	clock_now += 10;
+	get(c, 1, &kept, &age);
+	assert_int_equal(kept, 1);
+	get(c, 3, &kept, &age);
+	assert_int_equal(twl_answer_cache_count(c), 2);
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	assert_int_equal(get(c, 2, &kept, &age), 4);
+	assert_int_equal(kept, 0);
+	twl_answer_cache_free(c);
+}
+
+/* A refresh that fails keeps the answer, and is not retried at once. */
+static void test_failed_refresh(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	get(c, 1, &kept, &age);
+	clock_now += 1000;
+	fail_with = -EIO;
+	assert_int_equal(twl_answer_cache_step(c), -EIO);
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	fail_with = 0;
+	clock_now += 1000;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	twl_answer_cache_free(c);
+}
+
+/* The thread: a kept answer served past its refresh time is computed again. */
+static int thread_calls;
+static int slow_answer(void *ctx, const void *params, json_t **out)
+{
+	(void)ctx;
+	(void)params;
+	usleep(20000);
+	*out = json_pack("{s:i}", "n",
+			 __atomic_add_fetch(&thread_calls, 1,
+					    __ATOMIC_SEQ_CST));
+	return *out ? 0 : -ENOMEM;
+}
+
+static void test_thread(void **state)
+{
+	struct twl_answer_cache_opts o = { .slow_ms = 10,
+					   .max_age_ms = 600000,
+					   .max_entries = 4,
+					   .keep_warm_ms = 600000 };
+	struct twl_answer_cache *c = twl_answer_cache_new(NULL, &o);
+	uint64_t age;
+	json_t *doc = NULL;
+	int k = 7, n = 0;
+
+	(void)state;
+	assert_non_null(c);
+	/* up to 60 s for the refresh (about 0.4 s when the machine is idle) */
+	for (int i = 0; i < 600 && n < 2; i++) {
+		assert_true(twl_answer_cache_get(c, slow_answer, &k, sizeof(k),
+						 &doc, &age) >= 0);
+		n = (int)json_integer_value(json_object_get(doc, "n"));
+		json_decref(doc);
+		usleep(100000);
+	}
+	assert_int_equal(n, 2);
+	twl_answer_cache_free(c);
+}
+
+/* ---- a real server ------------------------------------------------ */
+
+#define HOST_A \
+	"a1a1000000000000000000000000000000000000000000000000000000000001"
+#define HOST_B \
+	"b2b2000000000000000000000000000000000000000000000000000000000002"
+#define SOFT "memcg_v1.soft_limit"
+
+static void keep_all(struct twl_config *cfg)
+{
+	cfg->slow_answer_ms = 0;
+	cfg->slow_answer_max_age_s = 3600;
+}
+
+/*
+ * GET @path until its @key (a member of the answer's top level, or of its
+ * first feature for the export) is @want: up to 60 s, as the refresh runs
+ * beside the requests. Whether the last answer was a kept one.
+ */
+static bool wait_for(struct fixture *f, const char *path, const char *key,
+		     json_int_t want)
+{
+	struct http_result r;
+	char age[32];
+	json_int_t got = -1;
+	bool kept = false;
+
+	for (int i = 0; i < 600 && got != want; i++) {
+		json_t *o;
+
+		if (i)
+			usleep(100000);
+		http(f, "GET", path, f->viewer, NULL, 0, NULL, &r);
+		assert_int_equal(r.status, 200);
+		o = json_object_get(r.json, "features");
+		o = o ? json_array_get(o, 0) : r.json;
+		got = json_integer_value(json_object_get(o, key));
+		kept = http_header(&r, "Age", age, sizeof(age));
+		http_result_fini(&r);
+	}
+	assert_int_equal(got, want);
+	return kept;
+}
+
+static void test_server(void **state)
+{
+	const char *detail = "/api/v1/features/" SOFT;
+	const char *export =
+		"/api/v1/export/linux-mm?format=json&feature=" SOFT;
+	int64_t shift = (int64_t)time(NULL) - FULL_JSON_SENT - 3600;
+	struct fixture f;
+	struct http_result r;
+	char age[32];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	fixture_start(&f, keep_all);
+	post_full_report(&f, HOST_A, "000000000000000000000000000000a1", shift);
+	http(&f, "GET", detail, f.viewer, NULL, 0, NULL, &r);
+	assert_false(http_header(&r, "Age", age, sizeof(age)));
+	assert_int_equal(json_integer_value(json_object_get(r.json, "hosts")),
+			 1);
+	http_result_fini(&r);
+	http(&f, "GET", detail, f.viewer, NULL, 0, NULL, &r);
+	assert_true(http_header(&r, "Age", age, sizeof(age)));
+	http_result_fini(&r);
+	assert_false(wait_for(&f, export, "hosts_using", 1));
+	assert_true(wait_for(&f, export, "hosts_using", 1));
+	/* a second host: both answers show it once computed again */
+	post_full_report(&f, HOST_B, "000000000000000000000000000000b2", shift);
+	assert_true(wait_for(&f, detail, "hosts", 2));
+	assert_true(wait_for(&f, export, "hosts_using", 2));
+	fixture_stop(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_not_kept),
+		cmocka_unit_test(test_kept_and_refreshed),
+		cmocka_unit_test(test_max_age),
+		cmocka_unit_test(test_touch),
+		cmocka_unit_test(test_keep_warm),
+		cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_failed_refresh),
+		cmocka_unit_test(test_thread),
+		cmocka_unit_test(test_server),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
