@@ -249,7 +249,10 @@ static void *deliver_main(void *arg)
 	return NULL;
 }
 
-/* The detector: a scan every interval until stopped. */
+/*
+ * The detector: a scan every interval until stopped, its readiness step
+ * paced by what it costs (TWL_DETECT_READY_PACE).
+ */
 static void *detect_main(void *arg)
 {
 	struct twl_alerts *a = arg;
@@ -257,12 +260,17 @@ static void *detect_main(void *arg)
 				     .silent_after = a->o.silent_after,
 				     .data_dir = a->o.data_dir };
 	struct timespec until;
+	uint64_t ready_next = 0, t0;
 	int rc;
 
 	pthread_mutex_lock(&a->lock);
 	while (!atomic_load(&a->stop)) {
 		pthread_mutex_unlock(&a->lock);
+		t0 = twl_mono_ms();
+		d.skip_readiness = t0 < ready_next;
 		rc = twl_alert_detect_scan(a->s, a, &d, now_s());
+		if (!d.skip_readiness)
+			ready_next = twl_detect_ready_next(t0, twl_mono_ms());
 		if (rc)
 			twl_log(LOG_WARNING,
 				"alerts: a detector scan failed: %s",

@@ -298,6 +298,12 @@ static int scan_reuse(struct twl_store *s, struct twl_alerts *a, int64_t now,
 }
 
 /* Contract: see detect.h. */
+uint64_t twl_detect_ready_next(uint64_t start, uint64_t end)
+{
+	return end + (end > start ? end - start : 0) * TWL_DETECT_READY_PACE;
+}
+
+/* Contract: see detect.h. */
 int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
 			  const struct twl_detect_opts *o, int64_t now)
 {
@@ -313,7 +319,7 @@ int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
 	rc = scan_uses(s, a, o, since, now, !scan.had, &f);
 	if (!rc)
 		rc = scan_health(s, a, o, now, !scan.had, &f);
-	if (!rc)
+	if (!rc && !o->skip_readiness)
 		rc = twl_alert_detect_readiness(s, a, o->data_dir, now,
 						!scan.had);
 	if (!rc)

@@ -35,11 +35,28 @@ struct twl_detect_opts {
 	unsigned new_days;
 	int64_t silent_after;
 	const char *data_dir; /* operators' targets; NULL: shipped ones only */
+	bool skip_readiness; /* leave the readiness step out of this scan */
 };
 
 /*
+ * A scan with the readiness step costs what readiness costs for every
+ * target: minutes on a fleet of 100,000 hosts, where one scan a minute
+ * would keep a core busy with it. The next readiness step waits this
+ * many times what the last scan with one took (at most a tenth of the
+ * detector's time); the rest of the scan runs every interval.
+ */
+#define TWL_DETECT_READY_PACE 10
+
+/*
+ * twl_detect_ready_next - when (ms, any monotonic clock) a scan may run
+ * the readiness step again after one that ran from @start to @end.
+ */
+uint64_t twl_detect_ready_next(uint64_t start, uint64_t end);
+
+/*
  * twl_alert_detect_scan - one scan at @now: compare the store with the
- * state of the last scan, raise what is new on @a, record it. 0 or a
+ * state of the last scan, raise what is new on @a, record it; the
+ * readiness step unless @o->skip_readiness. 0 or a
  * negative errno (the scan stops at the first store error; what it
  * recorded before stays, the rest is seen again at the next scan).
  */

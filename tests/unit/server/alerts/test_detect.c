@@ -3,7 +3,8 @@
  * The alert detector (server/alerts/detect.c) on a real database with the
  * example report ingested, scans run at chosen times: the first scan
  * announces nothing, a host's new uses are announced once, silence once
- * per spell, and a use after the quiet window is new again.
+ * per spell, and a use after the quiet window is new again; the
+ * readiness step left out of a scan, as its pace asks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -322,6 +323,41 @@ static void test_state(void **state)
 }
 
 /*
+ * The readiness step's pace: a scan with skip_readiness records no
+ * target (and raises no readiness event), the next with it does; after
+ * a scan with it that took 1.5 s the next one waits 10 times that.
+ */
+static void test_ready_pace(void **state)
+{
+	struct twl_detect_opts o = dopts;
+	struct twl_store *s = NULL;
+	struct twl_alerts *a;
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(twl_detect_ready_next(1000, 2500), 2500 + 15000);
+	assert_int_equal(twl_detect_ready_next(1000, 1000), 1000);
+	a = alerts_open(&s, &test_opts);
+	r = report(HOST_A, "a0000000000000000000000000000001");
+	ingest_at(s, HOST_A, r, 100 * DAY);
+	json_decref(r);
+	o.skip_readiness = true;
+	assert_int_equal(twl_alert_detect_scan(s, a, &o, 100 * DAY + 10), 0);
+	assert_int_equal(
+		q("SELECT count(*) FROM alert_state WHERE key LIKE 'ready|%'"),
+		0);
+	assert_true(q("SELECT count(*) FROM alert_state WHERE key = 'scan'") ==
+		    1);
+	o.skip_readiness = false;
+	assert_int_equal(twl_alert_detect_scan(s, a, &o, 100 * DAY + 20), 0);
+	assert_true(q("SELECT count(*) FROM alert_state WHERE key LIKE"
+		      " 'ready|%'") >= 3);
+	check_ready(a, 1);
+	twl_alerts_free(a);
+	twl_store_close(s);
+}
+
+/*
  * A workload marked migrated and seen writing the feature after the
  * status's date: raised once per status; set again with a later date
  * that its uses precede, nothing.
@@ -402,6 +438,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quiet_window, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ready_pace, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raise, setup, teardown),
 	};
