@@ -177,8 +177,9 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .help = "How long one request may take from the moment its "
 		  "connection opened (or its previous answer was sent) until its "
 		  "answer is sent, however steadily the client trickles bytes; "
-		  "time the server spends waiting for its database writer does "
-		  "not count. Past it the connection is closed." },
+		  "time the server spends on the answer itself (computing it, "
+		  "waiting for its database writer) does not count. Past it the "
+		  "connection is closed." },
 	{ .name = "min-rate",
 	  .type = TWL_CFG_SIZE,
 	  .def = "1K",

@@ -596,7 +596,16 @@ static enum MHD_Result call_handler(struct conn *c,
 	int ret;
 
 	req->now = time(NULL);
+	/*
+	 * The handler's time is the server's own (a read answer can take
+	 * minutes on a large fleet): no deadline until it returns, then the
+	 * answer has request_timeout to be sent.
+	 */
+	if (c->sock)
+		twl_watch_body_done(c->srv->watch, &c->sock->w, true);
 	ret = route->fn(c->srv, req, resp);
+	if (c->sock)
+		twl_watch_resume(c->srv->watch, &c->sock->w, twl_mono_now());
 	if (ret == TWL_HANDLER_DEFERRED && c->defer.ops) {
 		twl_response_fini(resp);
 		return defer_wait(c, req->method, req->path);

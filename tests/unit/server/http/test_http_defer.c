@@ -6,7 +6,8 @@
  * one's returned: completed before the handler returned (by another
  * thread) and after it (from the HTTP thread and from a plain thread),
  * a client gone before completion, a handle taken and not used, a
- * deferral without a handle. Every completed state must be released
+ * deferral without a handle; a handler working past request-timeout
+ * still answers. Every completed state must be released
  * exactly once; ASan (sanitizer builds) catches leaks and use after free.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <curl/curl.h>
@@ -152,7 +154,18 @@ static int h_no_handle(struct twl_server *srv, const struct twl_request *req,
 	return TWL_HANDLER_DEFERRED;
 }
 
+/* Works 2.5 s, past the slow fixture's request-timeout of 1 s. */
+static int h_slow(struct twl_server *srv, const struct twl_request *req,
+		  struct twl_response *resp)
+{
+	struct timespec ts = { 2, 500000000 };
+
+	nanosleep(&ts, NULL);
+	return twl_response_json(resp, 200, json_pack("{si}", "id", 9));
+}
+
 static const struct twl_route t_table[] = {
+	{ "GET", "/slow", TWL_ROLE_PUBLIC, h_slow },
 	{ "GET", "/early", TWL_ROLE_PUBLIC, h_early },
 	{ "GET", "/hold", TWL_ROLE_PUBLIC, h_hold },
 	{ "GET", "/release", TWL_ROLE_PUBLIC, h_release },
@@ -167,6 +180,13 @@ static const struct twl_route *const t_routes[] = { t_table, NULL };
 static void one_thread(struct twl_config *cfg)
 {
 	cfg->threads = 1;
+}
+
+static void slow_config(struct twl_config *cfg)
+{
+	cfg->threads = 1;
+	cfg->request_timeout_s = 1;
+	cfg->conn_timeout_s = 60;
 }
 
 static int setup(void **state)
@@ -324,9 +344,26 @@ static void test_handle_not_used(void **state)
 	http_result_fini(&r);
 }
 
+/*
+ * request-timeout bounds the client, not the server's own work: a
+ * handler that works past it still answers (the connection was shut
+ * down under it before).
+ */
+static void test_slow_handler(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	fixture_start_routes(&f, slow_config, t_routes);
+	expect_json(&f, "/slow", 200, "id", 9);
+	fixture_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slow_handler),
 		cmocka_unit_test_setup_teardown(test_complete_before_return,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_complete_after_return,
