@@ -865,6 +865,25 @@ test('times out of range read "invalid time" and break no page', async () => {
 	await ctx.close();
 });
 
+test('a kept feature detail says when it was computed; one computed for the page says nothing', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#feature-uses');
+	assert.equal(await page.$('#feature-kept'), null);
+	// What the server answers for a kept answer (docs/api.md, "Kept
+	// answers"): the same document with an Age header, here 5 minutes.
+	await page.route((u) => u.pathname === '/api/v1/features/memcg_v1.soft_limit', async (route) => {
+		const r = await route.fetch();
+		await route.fulfill({ response: r, headers: Object.assign({}, r.headers(), { age: '300' }) });
+	});
+	await page.goto('https://127.0.0.1:' + port + '/#/hosts');
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#feature-kept');
+	assert.match(await page.textContent('#feature-kept'), /^Computed 5 min ago: /);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the CSP forbids inline script', async () => {
 	const r = await new Promise((resolve, reject) => {
 		https.get({ host: '127.0.0.1', port, path: '/', ca, servername: 'localhost' }, (res) => {

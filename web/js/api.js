@@ -73,6 +73,17 @@ async function failure(resp, path) {
 	return new ApiError(resp.status, b, path);
 }
 
+// The Age (seconds) of the JSON answers that were kept ones (docs/api.md,
+// "Kept answers"): the server keeps an answer that was slow to compute
+// and serves it again, computing it anew in the background.
+const ages = new WeakMap();
+
+// answerAge(doc): how many seconds old a kept answer api() returned is,
+// or null for one computed for its request.
+export function answerAge(doc) {
+	return doc && typeof doc === 'object' && ages.has(doc) ? ages.get(doc) : null;
+}
+
 // api(path, {method, body, text}): the parsed JSON answer (or the text when
 // text is set). Throws ApiError on an HTTP error (401 also forgets the
 // token) and Error when the server is unreachable.
@@ -84,7 +95,13 @@ export async function api(path, { method = 'GET', body, text = false } = {}) {
 	}
 	if (!resp.ok)
 		throw await failure(resp, path);
-	return text ? resp.text() : resp.json();
+	if (text)
+		return resp.text();
+	const doc = await resp.json();
+	const age = Number.parseInt(resp.headers.get('Age'), 10);
+	if (doc && typeof doc === 'object' && Number.isFinite(age) && age >= 0)
+		ages.set(doc, age);
+	return doc;
 }
 
 // download(path, filename): fetch path with the token and hand it to the

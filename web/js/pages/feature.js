@@ -2,10 +2,10 @@
 // how much the fleet (with label: the hosts carrying it) uses it, by whom,
 // the recorded use cases, where the migration off it stands, and the
 // linux-mm export.
-import { api, query } from '../api.js';
+import { answerAge, api, query } from '../api.js';
 import { dayAxis, lineChart, onAxis } from '../chart.js';
 import { banner, h, setMain, statusBadge } from '../dom.js';
-import { fmtDay, fmtNum, fmtTime, parseDay } from '../format.js';
+import { fmtAgo, fmtDay, fmtNum, fmtTime, parseDay } from '../format.js';
 import { updateParams } from '../router.js';
 import { feature } from '../session.js';
 import { table } from '../table.js';
@@ -103,6 +103,17 @@ function usage(d) {
 	];
 }
 
+// keptNote(d): for a kept answer (docs/api.md, "Kept answers"), when it
+// was computed; nothing for one computed for this page.
+function keptNote(d) {
+	const age = answerAge(d);
+	if (age === null)
+		return null;
+	return h('div', { class: 'banner info', id: 'feature-kept', role: 'status' },
+		'Computed ' + fmtAgo(Date.now() / 1000 - age) + ': this detail is slow to compute on this fleet, so the ' +
+		'server keeps it and computes it again in the background. Its figures can lag the overview\'s.');
+}
+
 export async function pageFeature(view) {
 	const id = view.args.id;
 	const c = feature(id);
@@ -116,7 +127,7 @@ export async function pageFeature(view) {
 	]);
 	if (!view.current())
 		return;
-	setMain(h('h1', {}, c ? c.title : id), rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
+	setMain(h('h1', {}, c ? c.title : id), keptNote(d), rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
 		charts(d),
 		usage(d),
 		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),
