@@ -300,7 +300,9 @@ static int scan_reuse(struct twl_store *s, struct twl_alerts *a, int64_t now,
 /* Contract: see detect.h. */
 uint64_t twl_detect_ready_next(uint64_t start, uint64_t end)
 {
-	return end + (end > start ? end - start : 0) * TWL_DETECT_READY_PACE;
+	if (end < start + TWL_DETECT_READY_SLOW_MS)
+		return end;
+	return end + (end - start) * TWL_DETECT_READY_PACE;
 }
 
 /* Contract: see detect.h. */

@@ -41,11 +41,14 @@ struct twl_detect_opts {
 /*
  * A scan with the readiness step costs what readiness costs for every
  * target: minutes on a fleet of 100,000 hosts, where one scan a minute
- * would keep a core busy with it. The next readiness step waits this
- * many times what the last scan with one took (at most a tenth of the
- * detector's time); the rest of the scan runs every interval.
+ * would keep a core busy with it. After a scan with one that took
+ * TWL_DETECT_READY_SLOW_MS or longer, the next readiness step waits
+ * TWL_DETECT_READY_PACE times what it took (at most a tenth of the
+ * detector's time); the rest of the scan runs every interval. A quicker
+ * scan runs it every interval, as on any fleet of modest size.
  */
 #define TWL_DETECT_READY_PACE 10
+#define TWL_DETECT_READY_SLOW_MS 10000
 
 /*
  * twl_detect_ready_next - when (ms, any monotonic clock) a scan may run

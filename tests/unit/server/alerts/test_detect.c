@@ -325,7 +325,8 @@ static void test_state(void **state)
 /*
  * The readiness step's pace: a scan with skip_readiness records no
  * target (and raises no readiness event), the next with it does; after
- * a scan with it that took 1.5 s the next one waits 10 times that.
+ * a scan with it that took 20 s the next one waits 10 times that, after
+ * one under 10 s none.
  */
 static void test_ready_pace(void **state)
 {
@@ -335,7 +336,8 @@ static void test_ready_pace(void **state)
 	json_t *r;
 
 	(void)state;
-	assert_int_equal(twl_detect_ready_next(1000, 2500), 2500 + 15000);
+	assert_int_equal(twl_detect_ready_next(1000, 21000), 21000 + 200000);
+	assert_int_equal(twl_detect_ready_next(1000, 10999), 10999);
 	assert_int_equal(twl_detect_ready_next(1000, 1000), 1000);
 	a = alerts_open(&s, &test_opts);
 	r = report(HOST_A, "a0000000000000000000000000000001");
