@@ -10,6 +10,7 @@
 #include "api/answer_cache.h"
 #include "api/api_app.h"
 #include "api/api_ingest.h"
+#include "http/http.h"
 #include "http/server.h"
 
 struct api_state {
@@ -124,15 +125,21 @@ struct twl_alerts *twl_api_alerts(struct twl_server *srv)
 }
 
 /* Contract: see api_app.h. */
-int twl_api_answer(struct twl_server *srv, twl_answer_fn fn, const void *params,
-		   size_t len, json_t **out, uint64_t *age_ms)
+int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
+		   twl_answer_fn fn, const void *params, size_t len,
+		   json_t **out)
 {
 	struct api_state *st = twl_server_app_state(srv);
+	uint64_t age;
+	int rc;
 
-	*age_ms = 0;
 	if (!st || !st->answers)
 		return fn(srv, params, out);
-	return twl_answer_cache_get(st->answers, fn, params, len, out, age_ms);
+	rc = twl_answer_cache_get(st->answers, fn, params, len, out, &age);
+	if (rc > 0) /* a kept answer: how old, in whole seconds (RFC 9111) */
+		twl_response_header(resp, "Age", "%llu",
+				    (unsigned long long)(age / 1000));
+	return rc < 0 ? rc : 0;
 }
 
 /* Contract: see api_app.h. */

@@ -12,6 +12,7 @@
 
 struct twl_server;
 struct twl_alerts;
+struct twl_response;
 
 /*
  * twl_api_app_start - start the writer, then the alerts, into *state: 0,
@@ -33,14 +34,15 @@ struct twl_alerts *twl_api_alerts(struct twl_server *srv);
 /*
  * twl_api_answer - @fn's answer for @params (twl_answer_cache_get()) from
  * the server's kept answers, @fn's context being @srv; computed each time
- * on a server without them. 1 for a kept answer (*@age_ms old), 0 for
- * one computed now, or a negative errno.
+ * on a server without them. A kept answer sets @resp's Age header (whole
+ * seconds, RFC 9111). 0 or a negative errno.
  * twl_api_answers_touch - after an admin's change that a kept answer
  * shows (annotations, targets, migration status): compute them again
  * (twl_answer_cache_touch()).
  */
-int twl_api_answer(struct twl_server *srv, twl_answer_fn fn, const void *params,
-		   size_t len, json_t **out, uint64_t *age_ms);
+int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
+		   twl_answer_fn fn, const void *params, size_t len,
+		   json_t **out);
 void twl_api_answers_touch(struct twl_server *srv);
 
 #endif /* TWL_SERVER_API_APP_H */

@@ -163,10 +163,9 @@ static int answer_one(struct twl_response *resp,
 struct export_params {
 	unsigned days;
 	char feature[64];
-	bool show_hosts, full_cgroups, show_images, has_group, has_label;
+	bool show_hosts, full_cgroups, show_images, has_group;
 	char group_label[TWL_WIRE_MAX_LABEL_KEY + 1];
-	char label_key[TWL_WIRE_MAX_LABEL_KEY + 1];
-	char label_value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+	struct twl_label_bytes label;
 };
 
 /* twl_answer_fn: the export's data, readiness included, now. */
@@ -179,8 +178,8 @@ static int export_answer(void *srv, const void *params, json_t **out)
 		.full_cgroups = p->full_cgroups,
 		.show_images = p->show_images,
 		.group_label = p->has_group ? p->group_label : NULL,
-		.label_key = p->has_label ? p->label_key : NULL,
-		.label_value = p->has_label ? p->label_value : NULL,
+		.label_key = p->label.on ? p->label.key : NULL,
+		.label_value = p->label.on ? p->label.value : NULL,
 	};
 	int64_t now = time(NULL);
 	int rc;
@@ -201,7 +200,8 @@ static int export_answer(void *srv, const void *params, json_t **out)
 /* @p from the request's options; -EINVAL if a string does not fit. */
 static int export_params_of(struct export_params *p, unsigned days,
 			    const char *feature,
-			    const struct twl_export_opts *opts)
+			    const struct twl_export_opts *opts,
+			    const struct twl_read_filter *lf)
 {
 	memset(p, 0, sizeof(*p));
 	p->days = days;
@@ -209,21 +209,13 @@ static int export_params_of(struct export_params *p, unsigned days,
 	p->full_cgroups = opts->full_cgroups;
 	p->show_images = opts->show_images;
 	p->has_group = opts->group_label != NULL;
-	p->has_label = opts->label_key != NULL;
 	if (snprintf(p->feature, sizeof(p->feature), "%s",
 		     feature ? feature : "") >= (int)sizeof(p->feature) ||
 	    snprintf(p->group_label, sizeof(p->group_label), "%s",
 		     p->has_group ? opts->group_label : "") >=
-		    (int)sizeof(p->group_label) ||
-	    snprintf(p->label_key, sizeof(p->label_key), "%s",
-		     p->has_label ? opts->label_key : "") >=
-		    (int)sizeof(p->label_key) ||
-	    snprintf(p->label_value, sizeof(p->label_value), "%s",
-		     p->has_label && opts->label_value ?
-			     opts->label_value :
-			     "") >= (int)sizeof(p->label_value))
+		    (int)sizeof(p->group_label))
 		return -EINVAL;
-	return 0;
+	return twl_label_bytes_of(&p->label, lf);
 }
 
 /* The request's options and window into @opts, @days; 1 after a 400. */
@@ -270,7 +262,6 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	struct twl_read_filter lf;
 	struct export_params p;
 	json_t *data = NULL;
-	uint64_t age;
 	unsigned days;
 	int rc;
 
@@ -283,16 +274,14 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 				   "not a catalog feature id");
 		return 1;
 	}
-	rc = export_params_of(&p, days, feature, &opts);
+	rc = export_params_of(&p, days, feature, &opts, &lf);
 	if (!rc)
-		rc = twl_api_answer(srv, export_answer, &p, sizeof(p), &data,
-				    &age);
-	if (rc < 0) {
+		rc = twl_api_answer(srv, resp, export_answer, &p, sizeof(p),
+				    &data);
+	if (rc) {
 		rc = twl_api_store_error(resp, rc, "feature");
 		return rc ? rc : 1;
 	}
-	if (rc)
-		twl_api_age(resp, age);
 	*red = twl_export_redact(data, &opts);
 	json_decref(data);
 	return *red ? 0 : -errno;

@@ -239,8 +239,7 @@ static int h_summary(struct twl_server *srv, const struct twl_request *req,
 struct feature_params {
 	char id[64];
 	int64_t since, until;
-	char label_key[TWL_WIRE_MAX_LABEL_KEY + 1];
-	char label_value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+	struct twl_label_bytes label;
 };
 
 /* twl_answer_fn: a feature's detail with its value classes. */
@@ -250,8 +249,8 @@ static int feature_answer(void *srv, const void *params, json_t **out)
 	struct twl_read_filter f = { .since = p->since, .until = p->until };
 	int rc;
 
-	strcpy(f.label_key, p->label_key);
-	f.label_value = p->label_key[0] ? p->label_value : NULL;
+	strcpy(f.label_key, p->label.key);
+	f.label_value = p->label.on ? p->label.value : NULL;
 	rc = twl_read_feature(twl_server_store(srv), p->id, &f, out);
 	if (!rc)
 		rc = twl_value_classes_into(json_object_get(*out, "values"));
@@ -263,10 +262,20 @@ static int feature_answer(void *srv, const void *params, json_t **out)
 }
 
 /* Contract: see api_read.h. */
-void twl_api_age(struct twl_response *resp, uint64_t age_ms)
+int twl_label_bytes_of(struct twl_label_bytes *b,
+		       const struct twl_read_filter *lf)
 {
-	twl_response_header(resp, "Age", "%llu",
-			    (unsigned long long)(age_ms / 1000));
+	memset(b, 0, sizeof(*b));
+	b->on = lf->label_key[0] != '\0';
+	if (!b->on)
+		return 0;
+	if (snprintf(b->key, sizeof(b->key), "%s", lf->label_key) >=
+		    (int)sizeof(b->key) ||
+	    snprintf(b->value, sizeof(b->value), "%s",
+		     lf->label_value ? lf->label_value : "") >=
+		    (int)sizeof(b->value))
+		return -EINVAL;
+	return 0;
 }
 
 static int h_feature(struct twl_server *srv, const struct twl_request *req,
@@ -274,7 +283,6 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 {
 	struct feature_params p;
 	struct twl_read_filter f;
-	uint64_t age;
 	json_t *doc;
 	int rc;
 
@@ -288,17 +296,12 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	snprintf(p.id, sizeof(p.id), "%s", req->path_rest);
 	p.since = f.since;
 	p.until = f.until;
-	strcpy(p.label_key, f.label_key);
-	if (f.label_value && strlen(f.label_value) >= sizeof(p.label_value))
-		return twl_response_error(resp, 400, "bad_parameter", "label",
-					  "label value too long");
-	if (f.label_value)
-		strcpy(p.label_value, f.label_value);
-	rc = twl_api_answer(srv, feature_answer, &p, sizeof(p), &doc, &age);
-	if (rc < 0)
-		return twl_api_store_error(resp, rc, "feature");
+	rc = twl_label_bytes_of(&p.label, &f);
+	if (!rc)
+		rc = twl_api_answer(srv, resp, feature_answer, &p, sizeof(p),
+				    &doc);
 	if (rc)
-		twl_api_age(resp, age);
+		return twl_api_store_error(resp, rc, "feature");
 	return twl_response_json(resp, 200, doc);
 }
 

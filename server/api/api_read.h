@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <twilight/wire.h>
+
 #include "http/http.h"
 #include "store/store_read.h"
 
@@ -77,10 +79,22 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 			struct twl_response *resp, json_t **red);
 
 /*
- * twl_api_age - an answer served again, @age_ms old (api/answer_cache.h):
- * its Age header in whole seconds (RFC 9111), set only on kept answers.
+ * A label filter as plain bytes, for the parameters of kept answers
+ * (api/answer_cache.h): compared and copied as they are.
  */
-void twl_api_age(struct twl_response *resp, uint64_t age_ms);
+struct twl_label_bytes {
+	bool on; /* a label filter is set */
+	char key[TWL_WIRE_MAX_LABEL_KEY + 1];
+	char value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+};
+
+/*
+ * twl_label_bytes_of - @lf's label filter (none when its key is "") into
+ * @b. 0, or -EINVAL if one does not fit (the wire's rules, which
+ * twl_api_label_parse() applies, make them fit).
+ */
+int twl_label_bytes_of(struct twl_label_bytes *b,
+		       const struct twl_read_filter *lf);
 
 /*
  * twl_api_group_label - the query's group=label:KEY: *@key the KEY (into

@@ -278,10 +278,9 @@ int twl_readiness_export(struct twl_store *store, const char *data_dir,
 struct readiness_params {
 	char name[72];
 	unsigned limit, days;
-	bool has_group, has_label;
+	bool has_group;
 	char group_label[TWL_WIRE_MAX_LABEL_KEY + 1];
-	char label_key[TWL_WIRE_MAX_LABEL_KEY + 1];
-	char label_value[TWL_WIRE_MAX_LABEL_VALUE + 1];
+	struct twl_label_bytes label;
 };
 
 /* twl_answer_fn: a readiness answer, now. */
@@ -293,8 +292,8 @@ static int readiness_answer(void *srv, const void *params, json_t **out)
 		.since = now - (int64_t)p->days * 86400,
 		.limit = p->limit,
 		.group_label = p->has_group ? p->group_label : NULL,
-		.label_key = p->has_label ? p->label_key : NULL,
-		.label_value = p->has_label ? p->label_value : NULL,
+		.label_key = p->label.on ? p->label.key : NULL,
+		.label_value = p->label.on ? p->label.value : NULL,
 	};
 	json_t *t, *label = json_null();
 	int rc = twl_targets_find(data_dir(srv), p->name, &t);
@@ -302,8 +301,8 @@ static int readiness_answer(void *srv, const void *params, json_t **out)
 	*out = NULL;
 	if (rc)
 		return rc;
-	if (p->has_label)
-		label = json_sprintf("%s=%s", p->label_key, p->label_value);
+	if (p->label.on)
+		label = json_sprintf("%s=%s", p->label.key, p->label.value);
 	rc = readiness_doc(twl_server_store(srv), t, &q, out);
 	if (!rc &&
 	    (json_object_set_new(*out, "target", twl_target_summary(t)) ||
@@ -329,18 +328,12 @@ static int readiness_params_of(struct readiness_params *p, const char *name,
 	p->limit = limit;
 	p->days = days;
 	p->has_group = group != NULL;
-	p->has_label = lf->label_key[0] != '\0';
 	if (snprintf(p->name, sizeof(p->name), "%s", name) >=
 		    (int)sizeof(p->name) ||
 	    snprintf(p->group_label, sizeof(p->group_label), "%s",
-		     group ? group : "") >= (int)sizeof(p->group_label) ||
-	    snprintf(p->label_key, sizeof(p->label_key), "%s", lf->label_key) >=
-		    (int)sizeof(p->label_key) ||
-	    snprintf(p->label_value, sizeof(p->label_value), "%s",
-		     p->has_label && lf->label_value ? lf->label_value : "") >=
-		    (int)sizeof(p->label_value))
+		     group ? group : "") >= (int)sizeof(p->group_label))
 		return -EINVAL;
-	return 0;
+	return twl_label_bytes_of(&p->label, lf);
 }
 
 /* Contract: see readiness.h. GET /api/v1/readiness?target=N. */
@@ -352,7 +345,6 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 	struct readiness_params p;
 	struct twl_read_filter lf;
 	unsigned limit, days;
-	uint64_t age;
 	json_t *t, *doc;
 	int rc;
 
@@ -379,11 +371,9 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 	json_decref(t);
 	rc = readiness_params_of(&p, name, limit, days, group, &lf);
 	if (!rc)
-		rc = twl_api_answer(srv, readiness_answer, &p, sizeof(p), &doc,
-				    &age);
-	if (rc < 0)
-		return twl_api_store_error(resp, rc, "readiness");
+		rc = twl_api_answer(srv, resp, readiness_answer, &p, sizeof(p),
+				    &doc);
 	if (rc)
-		twl_api_age(resp, age);
+		return twl_api_store_error(resp, rc, "readiness");
 	return twl_response_json(resp, 200, doc);
 }
