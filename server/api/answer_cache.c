@@ -3,40 +3,56 @@
  * Slow answers kept and served again (answer_cache.h). A fixed table of
  * at most max_entries answers under one lock; the documents are copied
  * out under it, so a handler never shares one with the refresh thread.
- * Computing never holds the lock: a refresh runs beside the requests,
- * and two requests for an answer that is not kept both compute it.
+ * Computing and the store's reads and writes never hold the lock: a
+ * refresh runs beside the requests. The first computation of an answer
+ * holds its slot (busy, no document yet), and requests for the same
+ * answer wait on `done` for it; an answer too quick to keep is handed to
+ * those waiters only (transient) and then dropped.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include <twilight/util.h>
 
 #include "api/answer_cache.h"
+#include "api/answer_keep.h"
+#include "store/store.h"
 
 /* A kept answer is computed again after this many times its cost. */
 #define REFRESH_FACTOR 20
+/*
+ * Added to the clock, so that an answer read from the store, computed
+ * before this machine booted, still has a time on the cache's clock.
+ */
+#define CLOCK_BASE (1ull << 42)
 
 struct entry {
-	twl_answer_fn fn; /* NULL: a free slot */
+	const struct twl_answer_kind *kind; /* NULL: a free slot */
 	unsigned char *params;
 	size_t len;
-	json_t *doc;
-	uint64_t done; /* when the kept answer's computation started */
+	char key[65]; /* twl_answer_key() */
+	json_t *doc; /* NULL while its first computation runs */
+	int64_t computed; /* when its computation started, unix ms */
+	uint64_t done; /* the same on the cache's clock */
 	uint64_t cost; /* how long it took, ms */
 	uint64_t served; /* when it was last served */
 	uint64_t retry; /* after a failed refresh: not before then */
 	unsigned gen; /* the cache's touches when its computation started */
-	bool busy; /* the thread is computing it again */
+	unsigned waiters; /* requests waiting for its first computation */
+	bool busy; /* being computed (again) */
+	bool transient; /* computed for the waiters only: not served */
 };
 
 struct twl_answer_cache {
 	void *ctx;
 	struct twl_answer_cache_opts o;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
+	pthread_cond_t wake; /* the refresh thread's */
+	pthread_cond_t done; /* a first computation ended */
 	pthread_t thread;
 	bool has_thread, stop;
 	unsigned gen; /* twl_answer_cache_touch()es so far */
@@ -45,7 +61,17 @@ struct twl_answer_cache {
 
 static uint64_t now_ms(const struct twl_answer_cache *c)
 {
-	return c->o.clock_ms ? c->o.clock_ms() : twl_mono_ms();
+	return CLOCK_BASE + (c->o.clock_ms ? c->o.clock_ms() : twl_mono_ms());
+}
+
+static int64_t wall_ms(const struct twl_answer_cache *c)
+{
+	struct timeval tv;
+
+	if (c->o.wall_ms)
+		return c->o.wall_ms();
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
 /* When @e is to be computed again. */
@@ -61,22 +87,26 @@ static uint64_t refresh_at(const struct twl_answer_cache *c,
 	return e->done + after > e->retry ? e->done + after : e->retry;
 }
 
+/* Whether @e is an answer kept to be served. */
+static bool kept(const struct entry *e)
+{
+	return e->kind && e->doc && !e->transient;
+}
+
 /* Whether the thread should compute @e again now. */
 static bool due(const struct twl_answer_cache *c, const struct entry *e,
 		uint64_t now)
 {
-	return e->fn && !e->busy && now >= refresh_at(c, e) &&
+	return kept(e) && !e->busy && now >= refresh_at(c, e) &&
 	       now - e->served <= c->o.keep_warm_ms;
 }
 
-static struct entry *find(struct twl_answer_cache *c, twl_answer_fn fn,
-			  const void *params, size_t len)
+static struct entry *find(struct twl_answer_cache *c, const char *key)
 {
 	for (size_t i = 0; i < c->o.max_entries; i++) {
 		struct entry *e = &c->e[i];
 
-		if (e->fn == fn && e->len == len &&
-		    !memcmp(e->params, params, len))
+		if (e->kind && !strcmp(e->key, key))
 			return e;
 	}
 	return NULL;
@@ -89,7 +119,10 @@ static void clear(struct entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* A slot for a new answer: a free one, else the least recently served. */
+/*
+ * A slot for a new answer: a free one, else the least recently served
+ * kept one nobody computes or waits for; NULL when there is none.
+ */
 static struct entry *slot(struct twl_answer_cache *c)
 {
 	struct entry *lru = NULL;
@@ -97,9 +130,10 @@ static struct entry *slot(struct twl_answer_cache *c)
 	for (size_t i = 0; i < c->o.max_entries; i++) {
 		struct entry *e = &c->e[i];
 
-		if (!e->fn)
+		if (!e->kind)
 			return e;
-		if (!e->busy && (!lru || e->served < lru->served))
+		if (kept(e) && !e->busy && !e->waiters &&
+		    (!lru || e->served < lru->served))
 			lru = e;
 	}
 	if (lru)
@@ -108,80 +142,179 @@ static struct entry *slot(struct twl_answer_cache *c)
 }
 
 /*
- * Keep @doc (taken), computed from @t0 for @cost ms, as @fn's answer for
- * @params, unless a newer one is kept already. Under the lock.
+ * Under the lock: a copy of the kept answer of @key into *@out, or of the
+ * one a request is computing first (waited for). 1 for a kept answer, 0
+ * for one computed for its waiters, -ENOENT when there is none to serve.
  */
-static void put(struct twl_answer_cache *c, twl_answer_fn fn,
-		const void *params, size_t len, json_t *doc, uint64_t t0,
-		uint64_t cost, unsigned gen)
+static int lookup(struct twl_answer_cache *c, const char *key, json_t **out,
+		  uint64_t *age_ms)
 {
-	struct entry *e = find(c, fn, params, len);
+	uint64_t now = now_ms(c);
+	struct entry *e = find(c, key);
+	int rc = -ENOENT;
 
-	if (e && e->done > t0) {
-		json_decref(doc);
-		return;
+	if (e && !e->doc && e->busy) {
+		e->waiters++;
+		while (e->busy)
+			pthread_cond_wait(&c->done, &c->lock);
+		e->waiters--;
+		now = now_ms(c);
 	}
-	if (!e) {
-		e = slot(c);
-		if (!e || !(e->params = malloc(len ? len : 1))) {
-			json_decref(doc);
-			return;
-		}
-		memcpy(e->params, params, len);
-		e->fn = fn;
-		e->len = len;
-		e->served = t0 + cost;
+	if (!e || !e->doc)
+		goto out;
+	*age_ms = now > e->done ? now - e->done : 0;
+	if (!e->transient && *age_ms > c->o.max_age_ms)
+		goto out;
+	*out = json_deep_copy(e->doc);
+	if (!*out)
+		goto out;
+	rc = e->transient ? 0 : 1;
+	if (rc) {
+		e->served = now;
+		if (due(c, e, now))
+			pthread_cond_signal(&c->wake);
 	}
-	json_decref(e->doc);
+out:
+	if (e && e->transient && !e->waiters)
+		clear(e);
+	return rc;
+}
+
+/*
+ * Under the lock: hold a slot for the first computation of @k's answer
+ * for @params under @key; NULL when there is none free (the request then
+ * computes on its own, as when the parameters are too long).
+ */
+static struct entry *hold(struct twl_answer_cache *c,
+			  const struct twl_answer_kind *k, const void *params,
+			  size_t len, const char *key)
+{
+	struct entry *e = find(c, key);
+
+	if (e && kept(e) && !e->busy && !e->waiters)
+		clear(e); /* too old to serve: computed again */
+	else if (e) /* being computed again, or handed to waiters */
+		return NULL;
+	e = slot(c);
+	if (!e || !(e->params = malloc(len ? len : 1)))
+		return NULL;
+	memcpy(e->params, params, len);
+	e->kind = k;
+	e->len = len;
+	memcpy(e->key, key, sizeof(e->key));
+	e->busy = true;
+	return e;
+}
+
+/*
+ * Under the lock: the end of @e's first computation, @doc (taken; NULL
+ * when it failed), from @computed (unix ms) and @t0 for @cost ms, kept
+ * when @keep. Wakes the waiters; frees the slot when nothing stays.
+ */
+static void settle(struct twl_answer_cache *c, struct entry *e, json_t *doc,
+		   int64_t computed, uint64_t t0, uint64_t cost, unsigned gen,
+		   bool keep)
+{
+	e->busy = false;
 	e->doc = doc;
+	e->computed = computed;
 	e->done = t0;
 	e->cost = cost;
 	e->gen = gen;
-	e->retry = 0;
+	e->served = t0 + cost;
+	e->transient = !keep;
+	if (e->waiters)
+		pthread_cond_broadcast(&c->done);
+	else if (!keep)
+		clear(e);
+}
+
+/*
+ * The answer from the store for @e (held), into *@out: 1 when one fresh
+ * enough was there (then kept in @e), else 0 and nothing changed.
+ */
+static int from_store(struct twl_answer_cache *c, struct entry *e, json_t **out,
+		      uint64_t *age_ms)
+{
+	struct twl_answer_stored a;
+	int64_t wall = wall_ms(c);
+	uint64_t age;
+
+	if (!c->o.store ||
+	    twl_answer_load(c->o.store, e->key, wall, c->o.max_age_ms, &a))
+		return 0;
+	*out = json_deep_copy(a.doc);
+	if (!*out) {
+		json_decref(a.doc);
+		return 0;
+	}
+	age = wall > a.computed ? (uint64_t)(wall - a.computed) : 0;
+	*age_ms = age;
+	pthread_mutex_lock(&c->lock);
+	settle(c, e, a.doc, a.computed, now_ms(c) - age, a.cost,
+	       a.touched ? c->gen - 1 : c->gen, true);
+	e->served = now_ms(c);
+	pthread_mutex_unlock(&c->lock);
+	return 1;
+}
+
+/* Compute @k's answer for @params now into *@out; @e held or NULL. */
+static int compute(struct twl_answer_cache *c, struct entry *e,
+		   const struct twl_answer_kind *k, const void *params,
+		   json_t **out, unsigned gen)
+{
+	int64_t computed = wall_ms(c);
+	uint64_t t0 = now_ms(c), cost;
+	json_t *keep = NULL;
+	int rc;
+
+	rc = k->fn(c->ctx, params, out);
+	cost = now_ms(c) - t0;
+	if (!e)
+		return rc;
+	if (!rc && c->o.max_age_ms && cost >= c->o.slow_ms) {
+		keep = json_deep_copy(*out);
+		if (keep && c->o.store)
+			twl_answer_save(c->o.store, e->key, keep, computed,
+					cost);
+	}
+	pthread_mutex_lock(&c->lock);
+	if (!rc && !keep && e->waiters) /* for the waiters only */
+		settle(c, e, json_deep_copy(*out), computed, t0, cost, gen,
+		       false);
+	else
+		settle(c, e, keep, computed, t0, cost, gen, keep != NULL);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }
 
 /* Contract: see answer_cache.h. */
-int twl_answer_cache_get(struct twl_answer_cache *c, twl_answer_fn fn,
-			 const void *params, size_t len, json_t **out,
-			 uint64_t *age_ms)
+int twl_answer_cache_get(struct twl_answer_cache *c,
+			 const struct twl_answer_kind *k, const void *params,
+			 size_t len, json_t **out, uint64_t *age_ms)
 {
-	uint64_t now = now_ms(c), t0, cost;
-	struct entry *e;
-	json_t *keep;
+	struct entry *e = NULL;
+	char key[65];
 	unsigned gen;
 	int rc;
 
 	*out = NULL;
 	*age_ms = 0;
 	if (len > TWL_ANSWER_PARAMS_MAX)
-		return fn(c->ctx, params, out);
+		return k->fn(c->ctx, params, out);
+	twl_answer_key(k->name, params, len, key);
 	pthread_mutex_lock(&c->lock);
 	gen = c->gen;
-	e = find(c, fn, params, len);
-	if (e && now > e->done)
-		*age_ms = now - e->done;
-	if (e && *age_ms <= c->o.max_age_ms) {
-		*out = json_deep_copy(e->doc);
-		e->served = now;
-		if (due(c, e, now))
-			pthread_cond_signal(&c->wake);
-	}
+	rc = lookup(c, key, out, age_ms);
+	if (rc == -ENOENT && c->o.max_age_ms)
+		e = hold(c, k, params, len, key);
 	pthread_mutex_unlock(&c->lock);
-	if (e && *out)
-		return 1;
-	*age_ms = 0;
-	t0 = now_ms(c);
-	rc = fn(c->ctx, params, out);
-	cost = now_ms(c) - t0;
-	if (rc || !c->o.max_age_ms || cost < c->o.slow_ms)
+	if (rc != -ENOENT)
 		return rc;
-	keep = json_deep_copy(*out);
-	if (!keep)
-		return 0;
-	pthread_mutex_lock(&c->lock);
-	put(c, fn, params, len, keep, t0, cost, gen);
-	pthread_mutex_unlock(&c->lock);
-	return 0;
+	*age_ms = 0;
+	if (e && from_store(c, e, out, age_ms))
+		return 1;
+	return compute(c, e, k, params, out, gen);
 }
 
 /* The kept answer most overdue for a refresh, or NULL. Under the lock. */
@@ -199,37 +332,96 @@ static struct entry *most_due(struct twl_answer_cache *c, uint64_t now)
 	return best;
 }
 
+/*
+ * Before @e (busy) is computed again, with a store: take a newer answer
+ * from it (1: taken; another server computed it since), or leave the
+ * refresh to the server that claimed it (0: @e waits a while), else
+ * -EAGAIN: compute it here (claimed, or none stored). The lock is not
+ * held.
+ */
+static int adopt_or_claim(struct twl_answer_cache *c, struct entry *e)
+{
+	struct twl_answer_stored a;
+	int64_t wall = wall_ms(c);
+	uint64_t age, wait;
+	int rc;
+
+	rc = twl_answer_load(c->o.store, e->key, wall, c->o.max_age_ms, &a);
+	if (rc)
+		return -EAGAIN; /* none stored (or unreadable): compute */
+	if (a.computed > e->computed && !a.touched) {
+		age = wall > a.computed ? (uint64_t)(wall - a.computed) : 0;
+		pthread_mutex_lock(&c->lock);
+		json_decref(e->doc);
+		e->doc = a.doc;
+		e->computed = a.computed;
+		e->done = now_ms(c) - age;
+		e->cost = a.cost;
+		e->gen = c->gen;
+		e->retry = 0;
+		pthread_mutex_unlock(&c->lock);
+		return 1;
+	}
+	json_decref(a.doc);
+	if (twl_answer_claim(c->o.store, e->key, wall, e->cost) != 0)
+		return -EAGAIN; /* ours (or the store failed): compute */
+	wait = e->cost / 4 < 1000  ? 1000 :
+	       e->cost / 4 > 60000 ? 60000 :
+				     e->cost / 4;
+	pthread_mutex_lock(&c->lock);
+	e->retry = now_ms(c) + wait;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* After a failed refresh of @e at @t1: the kept one stays; retry later. */
+static void refresh_failed(struct twl_answer_cache *c, struct entry *e,
+			   uint64_t t1, int rc)
+{
+	e->retry = t1 + (e->cost * REFRESH_FACTOR > 1000 ?
+				 e->cost * REFRESH_FACTOR :
+				 1000);
+	twl_log(LOG_WARNING,
+		"cannot compute a kept answer again: %s; the one kept "
+		"is served until it is slow-answer-max-age old",
+		strerror(-rc));
+}
+
 /* Compute @e again; the lock is held on entry and on return. */
 static int refresh(struct twl_answer_cache *c, struct entry *e)
 {
-	uint64_t t0 = now_ms(c), t1;
+	int64_t computed = wall_ms(c);
+	uint64_t t0 = now_ms(c), t1 = t0;
 	unsigned gen = c->gen;
 	json_t *doc = NULL;
-	int rc;
+	int rc = -EAGAIN;
 
 	e->busy = true;
 	pthread_mutex_unlock(&c->lock);
-	rc = e->fn(c->ctx, e->params, &doc);
-	t1 = now_ms(c);
+	if (c->o.store)
+		rc = adopt_or_claim(c, e);
+	if (rc == -EAGAIN) {
+		rc = e->kind->fn(c->ctx, e->params, &doc);
+		t1 = now_ms(c);
+		if (!rc && c->o.store)
+			twl_answer_save(c->o.store, e->key, doc, computed,
+					t1 - t0);
+	}
 	pthread_mutex_lock(&c->lock);
 	e->busy = false;
-	if (rc) {
-		/* the kept answer ages out at max_age_ms unless a retry works */
-		e->retry = t1 + (e->cost * REFRESH_FACTOR > 1000 ?
-					 e->cost * REFRESH_FACTOR :
-					 1000);
-		twl_log(LOG_WARNING,
-			"cannot compute a kept answer again: %s; the one kept "
-			"is served until it is slow-answer-max-age old",
-			strerror(-rc));
+	if (rc < 0) {
+		refresh_failed(c, e, now_ms(c), rc);
 		return rc;
 	}
-	if (e->done > t0) {
+	if (!doc) /* taken from the store, or left to another server */
+		return rc;
+	if (e->computed > computed) {
 		json_decref(doc);
 		return 1;
 	}
 	json_decref(e->doc);
 	e->doc = doc;
+	e->computed = computed;
 	e->done = t0;
 	e->cost = t1 - t0;
 	e->gen = gen;
@@ -276,12 +468,22 @@ static void *refresh_main(void *arg)
 /* Contract: see answer_cache.h. */
 void twl_answer_cache_touch(struct twl_answer_cache *c)
 {
+	int rc;
+
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->gen++;
 	pthread_cond_signal(&c->wake);
 	pthread_mutex_unlock(&c->lock);
+	if (!c->o.store)
+		return;
+	rc = twl_store_kept_touch(c->o.store, wall_ms(c));
+	if (rc)
+		twl_log(LOG_WARNING,
+			"cannot mark the stored kept answers as out of date: "
+			"%s; another server may serve one until its refresh",
+			strerror(-rc));
 }
 
 /* Contract: see answer_cache.h. */
@@ -291,7 +493,19 @@ size_t twl_answer_cache_count(struct twl_answer_cache *c)
 
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->o.max_entries; i++)
-		n += c->e[i].fn != NULL;
+		n += kept(&c->e[i]);
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/* Contract: see answer_cache.h. */
+size_t twl_answer_cache_waiting(struct twl_answer_cache *c)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->o.max_entries; i++)
+		n += c->e[i].waiters;
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }
@@ -312,6 +526,7 @@ twl_answer_cache_new(void *ctx, const struct twl_answer_cache_opts *o)
 	c->o = *o;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
+	pthread_cond_init(&c->done, NULL);
 	if (!o->no_thread && o->max_age_ms) {
 		if (pthread_create(&c->thread, NULL, refresh_main, c)) {
 			twl_answer_cache_free(c);
@@ -339,5 +554,6 @@ void twl_answer_cache_free(struct twl_answer_cache *c)
 	free(c->e);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->wake);
+	pthread_cond_destroy(&c->done);
 	free(c);
 }

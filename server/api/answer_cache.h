@@ -6,7 +6,12 @@
  * fresh, served stale while a background thread computes it again, and
  * never served older than `slow-answer-max-age`. An answer computed in
  * less time is never kept, so a small fleet is always answered live.
- * See docs/operators-guide.md, "Slow answers".
+ * Kept answers are also written to the store (twl_store_kept_put()), so
+ * a restarted server, or another server on the same PostgreSQL, serves
+ * them at once; on PostgreSQL a claim in the store lets one server, not
+ * each, compute an answer again. Requests for an answer whose first
+ * computation is under way wait for it instead of computing it too.
+ * See docs/operators-guide.md, "Slow answers are kept".
  */
 #ifndef TWL_SERVER_API_ANSWER_CACHE_H
 #define TWL_SERVER_API_ANSWER_CACHE_H
@@ -18,6 +23,7 @@
 #include <jansson.h>
 
 struct twl_answer_cache;
+struct twl_store;
 
 /*
  * How an answer is computed: from the cache's @ctx and the request's
@@ -25,6 +31,16 @@ struct twl_answer_cache;
  * document in *@out, or a negative errno.
  */
 typedef int (*twl_answer_fn)(void *ctx, const void *params, json_t **out);
+
+/*
+ * A kind of answer: @name, stable across restarts and servers (it names
+ * the answer in the store, with the server's version and the
+ * parameters), and @fn, how it is computed.
+ */
+struct twl_answer_kind {
+	const char *name;
+	twl_answer_fn fn;
+};
 
 /* Most bytes of one answer's parameters. */
 #define TWL_ANSWER_PARAMS_MAX 1024
@@ -35,8 +51,11 @@ struct twl_answer_cache_opts {
 	size_t max_entries; /* least recently served goes first */
 	/* how long a kept answer is refreshed for after it was last served */
 	uint64_t keep_warm_ms;
+	/* where kept answers outlive the process (store.h); NULL: memory */
+	struct twl_store *store;
 	bool no_thread; /* tests: refreshes only by twl_answer_cache_step() */
 	uint64_t (*clock_ms)(void); /* tests; NULL = twl_mono_ms() */
+	int64_t (*wall_ms)(void); /* tests; NULL = the time of day, unix ms */
 };
 
 /*
@@ -50,34 +69,44 @@ twl_answer_cache_new(void *ctx, const struct twl_answer_cache_opts *o);
 void twl_answer_cache_free(struct twl_answer_cache *c);
 
 /*
- * twl_answer_cache_get - the answer of @fn for @params (@len bytes, at
- * most TWL_ANSWER_PARAMS_MAX) into *@out, a new document the caller owns:
- * a copy of a kept answer if one is no older than max_age_ms, else
- * computed now (and kept if that took slow_ms or longer). *@age_ms is how
- * old the answer is (0 when computed now). A kept answer past its refresh
- * time (20 times what it cost, at most half of max_age_ms) is served and
- * computed again in the background. 1 for a kept answer, 0 for one
- * computed now, or @fn's negative errno (then nothing is kept).
+ * twl_answer_cache_get - the answer of kind @k for @params (@len bytes,
+ * at most TWL_ANSWER_PARAMS_MAX) into *@out, a new document the caller
+ * owns: a copy of a kept answer if one is no older than max_age_ms (kept
+ * here, else in the store), else computed now (and kept if that took
+ * slow_ms or longer). A request that finds the answer's first
+ * computation under way waits for it and gets a copy. *@age_ms is how
+ * old a kept answer is. A kept answer past its refresh time (20 times
+ * what it cost, at most half of max_age_ms) is served and computed again
+ * in the background. 1 for a kept answer, 0 for one computed for this
+ * request (or the one it waited for), or @k->fn's negative errno (then
+ * nothing is kept).
  */
-int twl_answer_cache_get(struct twl_answer_cache *c, twl_answer_fn fn,
-			 const void *params, size_t len, json_t **out,
-			 uint64_t *age_ms);
+int twl_answer_cache_get(struct twl_answer_cache *c,
+			 const struct twl_answer_kind *k, const void *params,
+			 size_t len, json_t **out, uint64_t *age_ms);
 
 /*
  * twl_answer_cache_touch - after a change an answer cannot see by its age
  * (an annotation, a target): every kept answer is computed again before
- * its refresh time, and is served as it is until then. NULL-safe.
+ * its refresh time, and is served as it is until then; those in the store
+ * are marked too (twl_store_kept_touch()). NULL-safe.
  */
 void twl_answer_cache_touch(struct twl_answer_cache *c);
 
 /*
- * twl_answer_cache_step - tests with no_thread: compute the one kept
- * answer most overdue for a refresh, as the thread would. 1 if one was
- * computed, 0 if none was due, or its negative errno.
+ * twl_answer_cache_step - tests with no_thread: refresh the one kept
+ * answer most overdue, as the thread would: 1 if it was computed again
+ * or a newer one taken from the store, 0 if none was due or another
+ * server's claim holds it, or its negative errno.
  */
 int twl_answer_cache_step(struct twl_answer_cache *c);
 
-/* twl_answer_cache_count - answers kept now. */
+/*
+ * twl_answer_cache_count - answers kept now (in memory).
+ * twl_answer_cache_waiting - requests waiting now for the first
+ * computation of an answer that another request is computing.
+ */
 size_t twl_answer_cache_count(struct twl_answer_cache *c);
+size_t twl_answer_cache_waiting(struct twl_answer_cache *c);
 
 #endif /* TWL_SERVER_API_ANSWER_CACHE_H */

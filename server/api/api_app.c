@@ -32,9 +32,17 @@ static struct twl_answer_cache *answers_new(struct twl_server *srv)
 		.max_age_ms = cfg->slow_answer_max_age_s * 1000ull,
 		.max_entries = ANSWERS_MAX,
 		.keep_warm_ms = ANSWERS_WARM_MS,
+		.store = twl_server_store(srv),
 	};
+	struct twl_answer_cache *c = twl_answer_cache_new(srv, &o);
 
-	return twl_answer_cache_new(srv, &o);
+	/*
+	 * A start may come with other settings, targets or catalog than
+	 * the stored answers saw: each is served when first asked for and
+	 * computed again at once (answer_cache.h).
+	 */
+	twl_answer_cache_touch(c);
+	return c;
 }
 
 /* The alerts' settings from the server's configuration. */
@@ -126,16 +134,16 @@ struct twl_alerts *twl_api_alerts(struct twl_server *srv)
 
 /* Contract: see api_app.h. */
 int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
-		   twl_answer_fn fn, const void *params, size_t len,
-		   json_t **out)
+		   const struct twl_answer_kind *k, const void *params,
+		   size_t len, json_t **out)
 {
 	struct api_state *st = twl_server_app_state(srv);
 	uint64_t age;
 	int rc;
 
 	if (!st || !st->answers)
-		return fn(srv, params, out);
-	rc = twl_answer_cache_get(st->answers, fn, params, len, out, &age);
+		return k->fn(srv, params, out);
+	rc = twl_answer_cache_get(st->answers, k, params, len, out, &age);
 	if (rc > 0) /* a kept answer: how old, in whole seconds (RFC 9111) */
 		twl_response_header(resp, "Age", "%llu",
 				    (unsigned long long)(age / 1000));

@@ -32,17 +32,17 @@ void twl_api_app_free(void *state);
 struct twl_alerts *twl_api_alerts(struct twl_server *srv);
 
 /*
- * twl_api_answer - @fn's answer for @params (twl_answer_cache_get()) from
- * the server's kept answers, @fn's context being @srv; computed each time
- * on a server without them. A kept answer sets @resp's Age header (whole
+ * twl_api_answer - the answer of kind @k for @params
+ * (twl_answer_cache_get()) from the server's kept answers, @k->fn's
+ * context being @srv; computed each time on a server without them. A kept answer sets @resp's Age header (whole
  * seconds, RFC 9111). 0 or a negative errno.
  * twl_api_answers_touch - after an admin's change that a kept answer
  * shows (annotations, targets, migration status): compute them again
  * (twl_answer_cache_touch()).
  */
 int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
-		   twl_answer_fn fn, const void *params, size_t len,
-		   json_t **out);
+		   const struct twl_answer_kind *k, const void *params,
+		   size_t len, json_t **out);
 void twl_api_answers_touch(struct twl_server *srv);
 
 #endif /* TWL_SERVER_API_APP_H */

@@ -197,6 +197,8 @@ static int export_answer(void *srv, const void *params, json_t **out)
 	return rc;
 }
 
+static const struct twl_answer_kind export_kind = { "export", export_answer };
+
 /* @p from the request's options; -EINVAL if a string does not fit. */
 static int export_params_of(struct export_params *p, unsigned days,
 			    const char *feature,
@@ -276,7 +278,7 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	}
 	rc = export_params_of(&p, days, feature, &opts, &lf);
 	if (!rc)
-		rc = twl_api_answer(srv, resp, export_answer, &p, sizeof(p),
+		rc = twl_api_answer(srv, resp, &export_kind, &p, sizeof(p),
 				    &data);
 	if (rc) {
 		rc = twl_api_store_error(resp, rc, "feature");

@@ -261,6 +261,9 @@ static int feature_answer(void *srv, const void *params, json_t **out)
 	return rc;
 }
 
+static const struct twl_answer_kind feature_kind = { "feature",
+						     feature_answer };
+
 /* Contract: see api_read.h. */
 int twl_label_bytes_of(struct twl_label_bytes *b,
 		       const struct twl_read_filter *lf)
@@ -298,7 +301,7 @@ static int h_feature(struct twl_server *srv, const struct twl_request *req,
 	p.until = f.until;
 	rc = twl_label_bytes_of(&p.label, &f);
 	if (!rc)
-		rc = twl_api_answer(srv, resp, feature_answer, &p, sizeof(p),
+		rc = twl_api_answer(srv, resp, &feature_kind, &p, sizeof(p),
 				    &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "feature");

@@ -319,6 +319,9 @@ static int readiness_answer(void *srv, const void *params, json_t **out)
 	return rc;
 }
 
+static const struct twl_answer_kind readiness_kind = { "readiness",
+						       readiness_answer };
+
 /* @p from the request's parameters; -EINVAL if one does not fit. */
 static int readiness_params_of(struct readiness_params *p, const char *name,
 			       unsigned limit, unsigned days, const char *group,
@@ -371,7 +374,7 @@ int twl_api_readiness_get(struct twl_server *srv, const struct twl_request *req,
 	json_decref(t);
 	rc = readiness_params_of(&p, name, limit, days, group, &lf);
 	if (!rc)
-		rc = twl_api_answer(srv, resp, readiness_answer, &p, sizeof(p),
+		rc = twl_api_answer(srv, resp, &readiness_kind, &p, sizeof(p),
 				    &doc);
 	if (rc)
 		return twl_api_store_error(resp, rc, "readiness");

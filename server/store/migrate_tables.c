@@ -57,6 +57,14 @@ static int target_columns(struct twl_mig *m, struct twl_mig_table *t)
 				    t->name, m->where, PQerrorMessage(m->dst));
 	t->identity = -1;
 	t->n_cols = PQntuples(r);
+	if (!strcmp(t->name, "kept_answers")) {
+		PQclear(r);
+		fprintf(m->out,
+			"%s: not copied: answers kept by the source's "
+			"server, which the target's compute again\n",
+			t->name);
+		return 1;
+	}
 	if (!t->n_cols && catalog_derived(t->name)) {
 		PQclear(r);
 		fprintf(m->out,

@@ -233,6 +233,31 @@ int twl_store_annotation_put(struct twl_store *s,
 }
 
 /* Contract: see store.h. */
+int twl_store_kept_get(struct twl_store *s, struct twl_kept *k)
+{
+	return CALL(s, kept_get, k);
+}
+
+/* Contract: see store.h. */
+int twl_store_kept_put(struct twl_store *s, const struct twl_kept *k)
+{
+	return CALL(s, kept_put, k);
+}
+
+/* Contract: see store.h. */
+int twl_store_kept_claim(struct twl_store *s, const char *key, int64_t now,
+			 int64_t until)
+{
+	return CALL(s, kept_claim, key, now, until);
+}
+
+/* Contract: see store.h. */
+int twl_store_kept_touch(struct twl_store *s, int64_t now)
+{
+	return CALL(s, kept_touch, now);
+}
+
+/* Contract: see store.h. */
 int twl_store_annotation_delete(struct twl_store *s, int64_t id)
 {
 	return CALL(s, annotation_delete, id);

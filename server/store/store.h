@@ -320,6 +320,61 @@ int twl_store_migration_status_set(struct twl_store *s,
 int twl_store_migration_status_delete(struct twl_store *s, const char *feature,
 				      const char *workload);
 
+/*
+ * --- kept answers (server/api/answer_cache.c): slow answers outlive a
+ * restart and are shared by the servers of one database ---
+ */
+
+/* Most kept answers stored: past it the least recently computed go. */
+#define TWL_STORE_MAX_KEPT 64
+/* Largest answer stored (bytes of JSON); a larger one: -EFBIG. */
+#define TWL_STORE_KEPT_BODY_MAX (16u << 20)
+
+/*
+ * A kept answer. @key: 64 hex digits naming what it answers; @computed:
+ * when its computation started; @touched: the last change it cannot see
+ * (twl_store_kept_touch(); 0: none); both unix ms. @cost: how long it
+ * took, ms. @body: its JSON text, @len bytes (twl_store_kept_get():
+ * malloc()ed with a NUL after it, the caller frees it).
+ */
+struct twl_kept {
+	char key[65];
+	int64_t computed, touched, cost;
+	char *body;
+	size_t len;
+};
+
+/*
+ * twl_store_kept_get - the answer stored under @k->key into @k: 0, or
+ * -ENOENT when none is, or a negative errno (@k->body NULL then).
+ */
+int twl_store_kept_get(struct twl_store *s, struct twl_kept *k);
+
+/*
+ * twl_store_kept_put - store @k (its @touched is ignored: a stored one
+ * stays) unless one computed later is stored already; ends any claim on
+ * it. At most TWL_STORE_MAX_KEPT stay. 0, -EFBIG past
+ * TWL_STORE_KEPT_BODY_MAX, -EINVAL for a bad key, or a negative errno.
+ */
+int twl_store_kept_put(struct twl_store *s, const struct twl_kept *k);
+
+/*
+ * twl_store_kept_claim - make computing the answer stored under @key
+ * again the caller's until @until, unless another's claim holds past
+ * @now: 1 when the caller has it, 0 when another has it or none is
+ * stored, or a negative errno.
+ */
+int twl_store_kept_claim(struct twl_store *s, const char *key, int64_t now,
+			 int64_t until);
+
+/*
+ * twl_store_kept_touch - after a change the stored answers cannot see
+ * (an annotation, a migration status): mark every one as touched at @now
+ * (unix ms), so a server that reads it computes it again first. 0 or a
+ * negative errno.
+ */
+int twl_store_kept_touch(struct twl_store *s, int64_t now);
+
 /* --- operations --- */
 
 /*

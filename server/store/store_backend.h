@@ -95,6 +95,12 @@ struct twl_store_ops {
 	int (*read_alert_uses)(struct twl_store *s,
 			       const struct twl_alert_page *p, json_t **out);
 
+	int (*kept_get)(struct twl_store *s, struct twl_kept *k);
+	int (*kept_put)(struct twl_store *s, const struct twl_kept *k);
+	int (*kept_claim)(struct twl_store *s, const char *key, int64_t now,
+			  int64_t until);
+	int (*kept_touch)(struct twl_store *s, int64_t now);
+
 	int (*read_summary)(struct twl_store *s, int64_t now, json_t **out);
 	int (*read_feature)(struct twl_store *s, const char *id,
 			    const struct twl_read_filter *f, json_t **out);

@@ -4,11 +4,16 @@
  * policy on a clock the test moves (kept only when slow, copies out,
  * refreshed after 20 times the cost, never served past max age, touched,
  * kept warm only while served, least recently served evicted, a failed
- * refresh keeps the old answer), then the refresh thread, then a real
- * server keeping feature detail and the export's data with an Age
- * header and answering the new data once refreshed.
+ * refresh keeps the old answer), then the refresh thread, requests
+ * waiting for a first computation under way instead of computing it too,
+ * answers kept in an SQLite store (served after a restart, touched,
+ * shared by two caches as by two servers, a claim held by another), then
+ * a real server keeping feature detail and the export's data with an Age
+ * header, answering the new data once refreshed, and serving both from
+ * the store after a restart.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,12 +26,20 @@
 #include <cmocka.h>
 
 #include "api/answer_cache.h"
+#include "api/answer_keep.h"
 #include "harness.h"
+#include "sqlite_fixture.h"
 
 static uint64_t clock_now;
 static uint64_t fake_clock(void)
 {
 	return clock_now;
+}
+
+/* The time of day on the same clock, in unix ms. */
+static int64_t fake_wall(void)
+{
+	return 1700000000000 + (int64_t)clock_now;
 }
 
 /* The answer: {"n": calls so far}; each call costs cost_ms on the clock. */
@@ -43,27 +56,39 @@ static int answer(void *ctx, const void *params, json_t **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-static struct twl_answer_cache *cache(uint64_t slow, uint64_t max_age, size_t n)
+static const struct twl_answer_kind answer_kind = { "test", answer };
+
+/* A cache on the fake clocks, keeping its answers in @s (may be NULL). */
+static struct twl_answer_cache *cache_on(struct twl_store *s, uint64_t slow,
+					 uint64_t max_age, size_t n)
 {
 	struct twl_answer_cache_opts o = { .slow_ms = slow,
 					   .max_age_ms = max_age,
 					   .max_entries = n,
 					   .keep_warm_ms = 100000,
+					   .store = s,
 					   .no_thread = true,
-					   .clock_ms = fake_clock };
+					   .clock_ms = fake_clock,
+					   .wall_ms = fake_wall };
 
+	return twl_answer_cache_new(NULL, &o);
+}
+
+static struct twl_answer_cache *cache(uint64_t slow, uint64_t max_age, size_t n)
+{
 	clock_now = 1000000;
 	calls = 0;
 	fail_with = 0;
 	cost_ms = 50;
-	return twl_answer_cache_new(NULL, &o);
+	return cache_on(NULL, slow, max_age, n);
 }
 
 /* The "n" of the answer for key @k, and whether it was kept, its age. */
 static int get(struct twl_answer_cache *c, int k, int *kept, uint64_t *age)
 {
 	json_t *doc;
-	int rc = twl_answer_cache_get(c, answer, &k, sizeof(k), &doc, age);
+	int rc =
+		twl_answer_cache_get(c, &answer_kind, &k, sizeof(k), &doc, age);
 	int n;
 
 	assert_true(rc >= 0);
@@ -242,6 +267,8 @@ static int slow_answer(void *ctx, const void *params, json_t **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+static const struct twl_answer_kind slow_kind = { "slow", slow_answer };
+
 static void test_thread(void **state)
 {
 	struct twl_answer_cache_opts o = { .slow_ms = 10,
@@ -257,7 +284,7 @@ static void test_thread(void **state)
 	assert_non_null(c);
 	/* up to 60 s for the refresh (about 0.4 s when the machine is idle) */
 	for (int i = 0; i < 600 && n < 2; i++) {
-		assert_true(twl_answer_cache_get(c, slow_answer, &k, sizeof(k),
+		assert_true(twl_answer_cache_get(c, &slow_kind, &k, sizeof(k),
 						 &doc, &age) >= 0);
 		n = (int)json_integer_value(json_object_get(doc, "n"));
 		json_decref(doc);
@@ -265,6 +292,204 @@ static void test_thread(void **state)
 	}
 	assert_int_equal(n, 2);
 	twl_answer_cache_free(c);
+}
+
+/* ---- requests waiting for a first computation -------------------- */
+
+/* An answer that blocks until the test opens the gate. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open, gate_entered;
+static int gate_calls, gate_fail;
+
+static int gated_answer(void *ctx, const void *params, json_t **out)
+{
+	int n;
+
+	(void)ctx;
+	(void)params;
+	pthread_mutex_lock(&gate_lock);
+	n = ++gate_calls;
+	gate_entered = true;
+	pthread_cond_broadcast(&gate_cond);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	if (gate_fail && n == 1)
+		return gate_fail;
+	*out = json_pack("{s:i}", "n", n);
+	return *out ? 0 : -ENOMEM;
+}
+
+static const struct twl_answer_kind gated_kind = { "gated", gated_answer };
+
+struct request {
+	struct twl_answer_cache *c;
+	int rc, n;
+};
+
+static void *request_main(void *arg)
+{
+	struct request *r = arg;
+	uint64_t age;
+	json_t *doc = NULL;
+	int k = 1;
+
+	r->rc = twl_answer_cache_get(r->c, &gated_kind, &k, sizeof(k), &doc,
+				     &age);
+	r->n = (int)json_integer_value(json_object_get(doc, "n"));
+	json_decref(doc);
+	return NULL;
+}
+
+/*
+ * Two requests for one answer while its first computation runs: the
+ * second waits for the first's (counted by twl_answer_cache_waiting())
+ * and gets a copy, kept or not; when that computation fails, the waiter
+ * computes on its own.
+ */
+static void single_flight(uint64_t slow_ms, int fail, int want_calls,
+			  int want_rc2)
+{
+	struct twl_answer_cache_opts o = { .slow_ms = slow_ms,
+					   .max_age_ms = 600000,
+					   .max_entries = 4,
+					   .keep_warm_ms = 600000,
+					   .no_thread = true };
+	struct twl_answer_cache *c = twl_answer_cache_new(NULL, &o);
+	struct request r1 = { c, 0, 0 }, r2 = { c, 0, 0 };
+	pthread_t t1, t2;
+
+	gate_open = gate_entered = false;
+	gate_calls = 0;
+	gate_fail = fail;
+	assert_int_equal(pthread_create(&t1, NULL, request_main, &r1), 0);
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_entered)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	assert_int_equal(pthread_create(&t2, NULL, request_main, &r2), 0);
+	/* the second request waits (up to 60 s on a loaded machine) */
+	for (int i = 0; i < 60000 && twl_answer_cache_waiting(c) < 1; i++)
+		usleep(1000);
+	assert_int_equal(twl_answer_cache_waiting(c), 1);
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	assert_int_equal(gate_calls, want_calls);
+	assert_int_equal(r1.rc, fail ? fail : 0);
+	assert_int_equal(r2.rc, want_rc2);
+	assert_int_equal(r2.n, want_calls);
+	if (!fail)
+		assert_int_equal(r1.n, 1);
+	assert_int_equal(twl_answer_cache_waiting(c), 0);
+	twl_answer_cache_free(c);
+}
+
+static void test_single_flight(void **state)
+{
+	(void)state;
+	single_flight(0, 0, 1, 1); /* kept: the waiter is served it */
+	single_flight(3600000, 0, 1, 0); /* quick: handed over, not kept */
+	single_flight(0, -EIO, 2, 0); /* failed: the waiter computes */
+}
+
+/* ---- kept in the store -------------------------------------------- */
+
+static struct twl_store *new_store(void)
+{
+	struct twl_store *s = NULL;
+
+	unlink(dbpath);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	return s;
+}
+
+/*
+ * A restarted server (a new cache on the same store) serves the stored
+ * answer with its age, until it is older than max age; a touch reaches
+ * the stored answers too.
+ */
+static void test_stored(void **state)
+{
+	struct twl_store *s = new_store();
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	twl_answer_cache_free(c);
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(q("SELECT count(*) FROM kept_answers"), 1);
+	twl_answer_cache_free(c);
+	clock_now += 300;
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	assert_int_equal(age, 350);
+	assert_int_equal(calls, 1);
+	/* not due before 20 x 50 ms, as if computed here */
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	twl_answer_cache_free(c);
+	clock_now += 60000; /* older than max age: computed again */
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 0);
+	twl_answer_cache_touch(c);
+	twl_answer_cache_free(c);
+	/* touched before the restart: served, and due at once */
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 1);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(get(c, 1, &kept, &age), 3);
+	twl_answer_cache_free(c);
+	twl_store_close(s);
+}
+
+/*
+ * Two servers on one store: one computes an answer again (it claimed
+ * the refresh), the other takes that answer from the store instead of
+ * computing it; while a third holds the claim, neither computes.
+ */
+static void test_shared(void **state)
+{
+	struct twl_store *s = new_store();
+	struct twl_answer_cache *a, *b;
+	int k = 1, kept;
+	uint64_t age;
+	char key[65];
+
+	(void)state;
+	twl_answer_cache_free(cache(50, 60000, 4));
+	a = cache_on(s, 50, 60000, 4);
+	b = cache_on(s, 50, 60000, 4);
+	assert_int_equal(get(a, 1, &kept, &age), 1);
+	assert_int_equal(get(b, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	clock_now += 1000; /* both due */
+	assert_int_equal(twl_answer_cache_step(b), 1);
+	assert_int_equal(calls, 2);
+	assert_int_equal(twl_answer_cache_step(a), 1); /* b's, from the store */
+	assert_int_equal(calls, 2);
+	assert_int_equal(get(a, 1, &kept, &age), 2);
+	assert_int_equal(kept, 1);
+	/* another server's claim holds: a waits, b too */
+	clock_now += 1000;
+	twl_answer_key("test", &k, sizeof(k), key);
+	assert_int_equal(twl_store_kept_claim(s, key, fake_wall(),
+					      fake_wall() + 3600000),
+			 1);
+	assert_int_equal(twl_answer_cache_step(a), 0);
+	assert_int_equal(twl_answer_cache_step(b), 0);
+	assert_int_equal(calls, 2);
+	twl_answer_cache_free(a);
+	twl_answer_cache_free(b);
+	twl_store_close(s);
 }
 
 /* ---- a real server ------------------------------------------------ */
@@ -339,6 +564,19 @@ static void test_server(void **state)
 	post_full_report(&f, HOST_B, "000000000000000000000000000000b2", shift);
 	assert_true(wait_for(&f, detail, "hosts", 2));
 	assert_true(wait_for(&f, export, "hosts_using", 2));
+	/* a restarted server serves both from the store at once */
+	twl_server_free(f.srv);
+	f.srv = twl_server_new(&f.cfg, f.store);
+	assert_non_null(f.srv);
+	f.port = twl_server_port(f.srv);
+	http(&f, "GET", detail, f.viewer, NULL, 0, NULL, &r);
+	assert_true(http_header(&r, "Age", age, sizeof(age)));
+	assert_int_equal(json_integer_value(json_object_get(r.json, "hosts")),
+			 2);
+	http_result_fini(&r);
+	http(&f, "GET", export, f.viewer, NULL, 0, NULL, &r);
+	assert_true(http_header(&r, "Age", age, sizeof(age)));
+	http_result_fini(&r);
 	fixture_stop(&f);
 }
 
@@ -353,8 +591,11 @@ int main(void)
 		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_failed_refresh),
 		cmocka_unit_test(test_thread),
+		cmocka_unit_test(test_single_flight),
+		cmocka_unit_test(test_stored),
+		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_server),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -180,9 +180,14 @@ static void test_copy(void **state)
 	/* a batch's body hash, a blob: bytes PostgreSQL's COPY must escape */
 	exec_sql("UPDATE batches SET body_sha256 = x'00ff5c090a0d'"
 		 " WHERE batch_id = 'a0003'");
+	/* an answer the SQLite server kept: not copied */
+	exec_sql("INSERT INTO kept_answers(key, computed, cost, body)"
+		 " VALUES (printf('%064d', 1), 1000, 2000, '{}')");
 	pg_fixture_db(pguri, sizeof(pguri));
 	assert_int_equal(migrate(7, 0, false, false), 0);
 	check_counts();
+	assert_int_equal(lines_with("kept_answers: not copied"), 1);
+	assert_int_equal(pg_q(pguri, "SELECT count(*) FROM kept_answers"), 0);
 	assert_int_equal(pg_q(pguri, "SELECT count(*) FROM batches WHERE"
 				     " body_sha256 = '\\x00ff5c090a0d'"),
 			 1);
@@ -308,10 +313,10 @@ static void test_refuse(void **state)
 	assert_non_null(strstr(last_err, "holds a copy of"));
 	/* a source of another schema version, even into an empty database */
 	pg_fixture_db(pguri, sizeof(pguri));
-	exec_sql("PRAGMA user_version = 18");
-	assert_int_equal(migrate(0, 0, false, false), -EPROTO);
-	assert_non_null(strstr(last_err, "schema version 18"));
 	exec_sql("PRAGMA user_version = 19");
+	assert_int_equal(migrate(0, 0, false, false), -EPROTO);
+	assert_non_null(strstr(last_err, "schema version 19"));
+	exec_sql("PRAGMA user_version = 20");
 	assert_int_equal(migrate(0, 0, false, false), 0);
 }
 

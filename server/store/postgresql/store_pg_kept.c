@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kept answers on PostgreSQL (store.h, migrations/007_kept_answers.sql),
+ * shared by every server on the database: one computes an answer, the
+ * others read it; a claim (a lease in the row, taken by one conditional
+ * UPDATE) lets one server, not each, compute it again.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/postgresql/store_pg_admin.h"
+#include "store/postgresql/store_pg_internal.h"
+#include "store/postgresql/store_pg_query.h"
+#include "store/store.h"
+
+/* Whether @key is 64 lowercase hex digits. */
+static bool key_ok(const char *key)
+{
+	return strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64;
+}
+
+/* Contract: see store_pg_admin.h. */
+int twl_pg_kept_get(struct twl_store *s, struct twl_kept *k)
+{
+	const char *v[1] = { k->key };
+	PGresult *r;
+	int ret, n;
+
+	k->body = NULL;
+	if (!key_ok(k->key))
+		return -EINVAL;
+	ret = twl_pg_query(s,
+			   "SELECT computed, touched, cost, body FROM"
+			   " kept_answers WHERE key = $1 AND computed > 0",
+			   1, v, &r);
+	if (ret)
+		return ret;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return -ENOENT;
+	}
+	k->computed = twl_pg_int(r, 0, 0);
+	k->touched = twl_pg_int(r, 0, 1);
+	k->cost = twl_pg_int(r, 0, 2);
+	n = PQgetlength(r, 0, 3);
+	k->body = malloc((size_t)n + 1);
+	if (k->body) {
+		memcpy(k->body, PQgetvalue(r, 0, 3), (size_t)n + 1);
+		k->len = (size_t)n;
+	}
+	PQclear(r);
+	return k->body ? 0 : -ENOMEM;
+}
+
+/* The upsert, then the cap: the least recently computed rows go. */
+static int tx_put(PGconn *conn, void *arg)
+{
+	const struct twl_kept *k = arg;
+	char computed[21], cost[21], cap[21];
+	const char *v[4] = { k->key, twl_pg_i64(computed, k->computed),
+			     twl_pg_i64(cost, k->cost), k->body };
+	const char *c[1] = { twl_pg_i64(cap, TWL_STORE_MAX_KEPT) };
+	int ret;
+
+	ret = twl_pg_exec(
+		conn,
+		"INSERT INTO kept_answers(key, computed, cost, body)"
+		" VALUES ($1, $2::bigint, $3::bigint, $4) ON CONFLICT (key)"
+		" DO UPDATE SET computed = excluded.computed,"
+		" cost = excluded.cost, body = excluded.body, lease = 0"
+		" WHERE excluded.computed > kept_answers.computed",
+		4, v, NULL);
+	if (!ret)
+		ret = twl_pg_exec(conn,
+				  "DELETE FROM kept_answers WHERE key NOT IN"
+				  " (SELECT key FROM kept_answers ORDER BY"
+				  " computed DESC LIMIT $1::bigint)",
+				  1, c, NULL);
+	return ret;
+}
+
+/* Contract: see store_pg_admin.h. */
+int twl_pg_kept_put(struct twl_store *s, const struct twl_kept *k)
+{
+	if (!key_ok(k->key) || k->computed <= 0 || !k->body ||
+	    strlen(k->body) != k->len)
+		return -EINVAL;
+	if (k->len > TWL_STORE_KEPT_BODY_MAX)
+		return -EFBIG;
+	return twl_pg_tx(s, tx_put, (void *)k);
+}
+
+/* Contract: see store_pg_admin.h. */
+int twl_pg_kept_claim(struct twl_store *s, const char *key, int64_t now,
+		      int64_t until)
+{
+	char n[21], u[21];
+	const char *v[3] = { key, twl_pg_i64(n, now), twl_pg_i64(u, until) };
+	int ret;
+
+	if (!key_ok(key))
+		return -EINVAL;
+	ret = twl_pg_change(s,
+			    "UPDATE kept_answers SET lease = $3::bigint"
+			    " WHERE key = $1 AND lease <= $2::bigint",
+			    3, v);
+	return ret == -ENOENT ? 0 : ret ? ret : 1;
+}
+
+/* Contract: see store_pg_admin.h. */
+int twl_pg_kept_touch(struct twl_store *s, int64_t now)
+{
+	char n[21];
+	const char *v[1] = { twl_pg_i64(n, now) };
+	int ret = twl_pg_change(
+		s, "UPDATE kept_answers SET touched = $1::bigint", 1, v);
+
+	return ret == -ENOENT ? 0 : ret;
+}
