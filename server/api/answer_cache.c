@@ -300,7 +300,8 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
 
 	*out = NULL;
 	*age_ms = 0;
-	if (len > TWL_ANSWER_PARAMS_MAX)
+	if (len > TWL_ANSWER_PARAMS_MAX ||
+	    strlen(k->name) > TWL_ANSWER_NAME_MAX)
 		return k->fn(c->ctx, params, out);
 	twl_answer_key(k->name, params, len, key);
 	pthread_mutex_lock(&c->lock);

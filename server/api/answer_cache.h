@@ -42,8 +42,9 @@ struct twl_answer_kind {
 	twl_answer_fn fn;
 };
 
-/* Most bytes of one answer's parameters. */
+/* Most bytes of one answer's parameters, and of a kind's name. */
 #define TWL_ANSWER_PARAMS_MAX 1024
+#define TWL_ANSWER_NAME_MAX 64
 
 struct twl_answer_cache_opts {
 	uint64_t slow_ms; /* keep answers that took this long; 0 = all */
@@ -69,8 +70,9 @@ twl_answer_cache_new(void *ctx, const struct twl_answer_cache_opts *o);
 void twl_answer_cache_free(struct twl_answer_cache *c);
 
 /*
- * twl_answer_cache_get - the answer of kind @k for @params (@len bytes,
- * at most TWL_ANSWER_PARAMS_MAX) into *@out, a new document the caller
+ * twl_answer_cache_get - the answer of kind @k for @params (@len bytes;
+ * past TWL_ANSWER_PARAMS_MAX, or a name past TWL_ANSWER_NAME_MAX, it is
+ * computed and not kept) into *@out, a new document the caller
  * owns: a copy of a kept answer if one is no older than max_age_ms (kept
  * here, else in the store), else computed now (and kept if that took
  * slow_ms or longer). A request that finds the answer's first

@@ -11,6 +11,7 @@
 
 #include <twilight/util.h>
 
+#include "api/answer_cache.h"
 #include "api/answer_keep.h"
 #include "store/store.h"
 
@@ -27,12 +28,12 @@ void twl_answer_key(const char *name, const void *params, size_t len,
 {
 	static const char version[] = TWL_VERSION;
 	size_t n = strlen(name);
-	unsigned char buf[64 + 64 + 1024];
+	unsigned char buf[sizeof(version) + TWL_ANSWER_NAME_MAX + 1 +
+			  TWL_ANSWER_PARAMS_MAX];
 
-	/* "VERSION\0NAME\0PARAMS": the callers cap name and params */
-	if (sizeof(version) + n + 1 + len > sizeof(buf)) {
-		memset(key, '0', 64);
-		key[64] = '\0';
+	/* "VERSION\0NAME\0PARAMS"; answer_cache.c keeps nothing longer */
+	if (n > TWL_ANSWER_NAME_MAX || len > TWL_ANSWER_PARAMS_MAX) {
+		key[0] = '\0'; /* no store takes it */
 		return;
 	}
 	memcpy(buf, version, sizeof(version));

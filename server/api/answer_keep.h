@@ -17,7 +17,8 @@ struct twl_store;
 
 /*
  * twl_answer_key - the store's name of the answer of kind @name for
- * @params (@len bytes), of this server's version: SHA-256 in hex.
+ * @params (@len bytes), of this server's version: SHA-256 in hex; ""
+ * past TWL_ANSWER_NAME_MAX or TWL_ANSWER_PARAMS_MAX (answer_cache.h).
  */
 void twl_answer_key(const char *name, const void *params, size_t len,
 		    char key[65]);
