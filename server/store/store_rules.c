@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rules of annotations and migration statuses (store_rules.h), one
- * copy for every backend: the CHECKs of their tables say the same, so a
- * value these let through is never refused by the database.
+ * The rules of annotations, migration statuses and kept answers
+ * (store_rules.h), one copy for every backend: the CHECKs of their tables
+ * say the same, so a value these let through is never refused by the
+ * database.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -65,4 +67,19 @@ bool twl_migration_status_valid(const struct twl_migration_status *m)
 	if (m->workload && strlen(m->workload) > 128)
 		return false;
 	return *m->owner && strlen(m->owner) <= 64;
+}
+
+/* Contract: see store_rules.h. */
+bool twl_kept_key_valid(const char *key)
+{
+	return strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64;
+}
+
+/* Contract: see store_rules.h. */
+int twl_kept_check(const struct twl_kept *k)
+{
+	if (!twl_kept_key_valid(k->key) || k->computed <= 0 || !k->body ||
+	    strnlen(k->body, k->len + 1) != k->len)
+		return -EINVAL;
+	return k->len > TWL_STORE_KEPT_BODY_MAX ? -EFBIG : 0;
 }

@@ -13,12 +13,7 @@
 #include "store/postgresql/store_pg_internal.h"
 #include "store/postgresql/store_pg_query.h"
 #include "store/store.h"
-
-/* Whether @key is 64 lowercase hex digits. */
-static bool key_ok(const char *key)
-{
-	return strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64;
-}
+#include "store/store_rules.h"
 
 /* Contract: see store_pg_admin.h. */
 int twl_pg_kept_get(struct twl_store *s, struct twl_kept *k)
@@ -28,7 +23,7 @@ int twl_pg_kept_get(struct twl_store *s, struct twl_kept *k)
 	int ret, n;
 
 	k->body = NULL;
-	if (!key_ok(k->key))
+	if (!twl_kept_key_valid(k->key))
 		return -EINVAL;
 	ret = twl_pg_query(s,
 			   "SELECT computed, touched, cost, body FROM"
@@ -83,12 +78,9 @@ static int tx_put(PGconn *conn, void *arg)
 /* Contract: see store_pg_admin.h. */
 int twl_pg_kept_put(struct twl_store *s, const struct twl_kept *k)
 {
-	if (!key_ok(k->key) || k->computed <= 0 || !k->body ||
-	    strlen(k->body) != k->len)
-		return -EINVAL;
-	if (k->len > TWL_STORE_KEPT_BODY_MAX)
-		return -EFBIG;
-	return twl_pg_tx(s, tx_put, (void *)k);
+	int ret = twl_kept_check(k);
+
+	return ret ? ret : twl_pg_tx(s, tx_put, (void *)k);
 }
 
 /* Contract: see store_pg_admin.h. */
@@ -99,7 +91,7 @@ int twl_pg_kept_claim(struct twl_store *s, const char *key, int64_t now,
 	const char *v[3] = { key, twl_pg_i64(n, now), twl_pg_i64(u, until) };
 	int ret;
 
-	if (!key_ok(key))
+	if (!twl_kept_key_valid(key))
 		return -EINVAL;
 	ret = twl_pg_change(s,
 			    "UPDATE kept_answers SET lease = $3::bigint"

@@ -11,17 +11,12 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "store/store_rules.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
 static const char q_kept_get[] =
 	"SELECT computed, touched, cost, body FROM kept_answers"
 	" WHERE key = ?1 AND computed > 0";
-
-/* Whether @key is 64 lowercase hex digits. */
-static bool key_ok(const char *key)
-{
-	return strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64;
-}
 
 /* @k's columns from the row @st is on: 0 or -ENOMEM. */
 static int kept_row(sqlite3_stmt *st, struct twl_kept *k)
@@ -50,7 +45,7 @@ int twl_store_kept_get(struct twl_store *s, struct twl_kept *k)
 	int rc, r;
 
 	k->body = NULL;
-	if (!key_ok(k->key))
+	if (!twl_kept_key_valid(k->key))
 		return -EINVAL;
 	rc = twl_rctx_begin(&c, s, false);
 	if (rc)
@@ -89,11 +84,10 @@ static int bind_put(sqlite3_stmt *st, void *p)
 int twl_store_kept_put(struct twl_store *s, const struct twl_kept *k)
 {
 	int64_t changes;
+	int rc = twl_kept_check(k);
 
-	if (!key_ok(k->key) || k->computed <= 0)
-		return -EINVAL;
-	if (k->len > TWL_STORE_KEPT_BODY_MAX)
-		return -EFBIG;
+	if (rc)
+		return rc;
 	/* migration 020's trigger keeps TWL_STORE_MAX_KEPT rows */
 	return twl_admin_write(
 		s,
@@ -130,7 +124,7 @@ int twl_store_kept_claim(struct twl_store *s, const char *key, int64_t now,
 	int64_t changes = 0;
 	int rc;
 
-	if (!key_ok(key))
+	if (!twl_kept_key_valid(key))
 		return -EINVAL;
 	rc = twl_admin_write(s,
 			     "UPDATE kept_answers SET lease = ?3"
