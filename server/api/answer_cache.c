@@ -29,6 +29,8 @@
  * before this machine booted, still has a time on the cache's clock.
  */
 #define CLOCK_BASE (1ull << 42)
+/* How often the thread looks for another server's touch in the store. */
+#define TOUCH_POLL_MS 10000
 
 struct entry {
 	const struct twl_answer_kind *kind; /* NULL: a free slot */
@@ -56,6 +58,8 @@ struct twl_answer_cache {
 	pthread_t thread;
 	bool has_thread, stop;
 	unsigned gen; /* twl_answer_cache_touch()es so far */
+	int64_t touched; /* the store's latest touch seen (unix ms) */
+	uint64_t polled; /* when the store's touch was last looked at */
 	struct entry *e; /* o.max_entries slots */
 };
 
@@ -82,7 +86,7 @@ static uint64_t refresh_at(const struct twl_answer_cache *c,
 
 	if (after > c->o.max_age_ms / 2)
 		after = c->o.max_age_ms / 2;
-	if (e->gen != c->gen)
+	if (e->gen != c->gen || e->computed <= c->touched)
 		after = 0;
 	return e->done + after > e->retry ? e->done + after : e->retry;
 }
@@ -430,6 +434,26 @@ static int refresh(struct twl_answer_cache *c, struct entry *e)
 	return 1;
 }
 
+/*
+ * With a store: another server's admin change (twl_store_kept_touch())
+ * makes the answers kept here that were computed before it due, as a
+ * touch here does. The lock is held on entry and on return.
+ */
+static void poll_touched(struct twl_answer_cache *c)
+{
+	int64_t at = 0;
+	int rc;
+
+	c->polled = now_ms(c);
+	if (!c->o.store)
+		return;
+	pthread_mutex_unlock(&c->lock);
+	rc = twl_store_kept_touched(c->o.store, &at);
+	pthread_mutex_lock(&c->lock);
+	if (!rc && at > c->touched)
+		c->touched = at;
+}
+
 /* Contract: see answer_cache.h. */
 int twl_answer_cache_step(struct twl_answer_cache *c)
 {
@@ -437,6 +461,7 @@ int twl_answer_cache_step(struct twl_answer_cache *c)
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
+	poll_touched(c);
 	e = most_due(c, now_ms(c));
 	if (e)
 		rc = refresh(c, e);
@@ -444,7 +469,10 @@ int twl_answer_cache_step(struct twl_answer_cache *c)
 	return rc;
 }
 
-/* The refresh thread: the most overdue answer, or a second's sleep. */
+/*
+ * The refresh thread: the most overdue answer, or a second's sleep; the
+ * store's touches looked at every TOUCH_POLL_MS.
+ */
 static void *refresh_main(void *arg)
 {
 	struct twl_answer_cache *c = arg;
@@ -453,6 +481,8 @@ static void *refresh_main(void *arg)
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
+		if (now_ms(c) - c->polled >= TOUCH_POLL_MS)
+			poll_touched(c);
 		e = most_due(c, now_ms(c));
 		if (e) {
 			refresh(c, e);

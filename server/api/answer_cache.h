@@ -91,13 +91,16 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
  * twl_answer_cache_touch - after a change an answer cannot see by its age
  * (an annotation, a target): every kept answer is computed again before
  * its refresh time, and is served as it is until then; those in the store
- * are marked too (twl_store_kept_touch()). NULL-safe.
+ * are marked too (twl_store_kept_touch()), and another server's cache on
+ * the same store treats its answers computed before the mark the same
+ * way once its thread sees the mark (every 10 s). NULL-safe.
  */
 void twl_answer_cache_touch(struct twl_answer_cache *c);
 
 /*
- * twl_answer_cache_step - tests with no_thread: refresh the one kept
- * answer most overdue, as the thread would: 1 if it was computed again
+ * twl_answer_cache_step - tests with no_thread: look for the store's
+ * touches and refresh the one kept answer most overdue, as the thread
+ * would: 1 if it was computed again
  * or a newer one taken from the store, 0 if none was due or another
  * server's claim holds it, or its negative errno.
  */

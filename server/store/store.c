@@ -258,6 +258,12 @@ int twl_store_kept_touch(struct twl_store *s, int64_t now)
 }
 
 /* Contract: see store.h. */
+int twl_store_kept_touched(struct twl_store *s, int64_t *at)
+{
+	return CALL(s, kept_touched, at);
+}
+
+/* Contract: see store.h. */
 int twl_store_annotation_delete(struct twl_store *s, int64_t id)
 {
 	return CALL(s, annotation_delete, id);

@@ -375,6 +375,13 @@ int twl_store_kept_claim(struct twl_store *s, const char *key, int64_t now,
  */
 int twl_store_kept_touch(struct twl_store *s, int64_t now);
 
+/*
+ * twl_store_kept_touched - the latest twl_store_kept_touch() of any
+ * server on the stored answers into *@at (0 when none is marked), so a
+ * server sees another's admin change. 0 or a negative errno.
+ */
+int twl_store_kept_touched(struct twl_store *s, int64_t *at);
+
 /* --- operations --- */
 
 /*

@@ -100,6 +100,7 @@ struct twl_store_ops {
 	int (*kept_claim)(struct twl_store *s, const char *key, int64_t now,
 			  int64_t until);
 	int (*kept_touch)(struct twl_store *s, int64_t now);
+	int (*kept_touched)(struct twl_store *s, int64_t *at);
 
 	int (*read_summary)(struct twl_store *s, int64_t now, json_t **out);
 	int (*read_feature)(struct twl_store *s, const char *id,

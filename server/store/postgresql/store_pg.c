@@ -357,6 +357,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.kept_put = twl_pg_kept_put,
 	.kept_claim = twl_pg_kept_claim,
 	.kept_touch = twl_pg_kept_touch,
+	.kept_touched = twl_pg_kept_touched,
 	.migration_status_set = twl_pg_migration_status_set,
 	.migration_status_delete = twl_pg_migration_status_delete,
 	.webhook_add = twl_pg_webhook_add,

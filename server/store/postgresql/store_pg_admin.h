@@ -32,6 +32,7 @@ int twl_pg_kept_put(struct twl_store *s, const struct twl_kept *k);
 int twl_pg_kept_claim(struct twl_store *s, const char *key, int64_t now,
 		      int64_t until);
 int twl_pg_kept_touch(struct twl_store *s, int64_t now);
+int twl_pg_kept_touched(struct twl_store *s, int64_t *at);
 
 int twl_pg_annotation_put(struct twl_store *s, const struct twl_annotation *a,
 			  int64_t *id);

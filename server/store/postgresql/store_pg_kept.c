@@ -110,3 +110,20 @@ int twl_pg_kept_touch(struct twl_store *s, int64_t now)
 
 	return ret == -ENOENT ? 0 : ret;
 }
+
+/* Contract: see store_pg_admin.h. */
+int twl_pg_kept_touched(struct twl_store *s, int64_t *at)
+{
+	PGresult *r;
+	int ret;
+
+	*at = 0;
+	ret = twl_pg_query(s,
+			   "SELECT coalesce(max(touched), 0) FROM kept_answers",
+			   0, NULL, &r);
+	if (ret)
+		return ret;
+	*at = twl_pg_int(r, 0, 0);
+	PQclear(r);
+	return 0;
+}

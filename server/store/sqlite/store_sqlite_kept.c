@@ -14,6 +14,8 @@
 #include "store/store_rules.h"
 #include "store/sqlite/store_sqlite_internal.h"
 
+static const char q_kept_touched[] =
+	"SELECT coalesce(max(touched), 0) FROM kept_answers";
 static const char q_kept_get[] =
 	"SELECT computed, touched, cost, body FROM kept_answers"
 	" WHERE key = ?1 AND computed > 0";
@@ -145,4 +147,28 @@ int twl_store_kept_touch(struct twl_store *s, int64_t now)
 
 	return twl_admin_write(s, "UPDATE kept_answers SET touched = ?1",
 			       bind_touch, &now, &changes, false);
+}
+
+/* Contract: see store.h. */
+int twl_store_kept_touched(struct twl_store *s, int64_t *at)
+{
+	struct twl_rctx c;
+	sqlite3_stmt *st;
+	int rc, r;
+
+	*at = 0;
+	rc = twl_rctx_begin(&c, s, false);
+	if (rc)
+		return rc;
+	st = twl_rctx_stmt(&c, q_kept_touched, &rc);
+	if (st) {
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW)
+			*at = sqlite3_column_int64(st, 0);
+		else
+			rc = twl_sqlite_errno(r);
+		sqlite3_reset(st);
+	}
+	twl_rctx_end(&c);
+	return rc;
 }

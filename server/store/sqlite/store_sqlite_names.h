@@ -32,6 +32,7 @@
 #define twl_store_kept_get twl_sqlite_store_kept_get
 #define twl_store_kept_put twl_sqlite_store_kept_put
 #define twl_store_kept_touch twl_sqlite_store_kept_touch
+#define twl_store_kept_touched twl_sqlite_store_kept_touched
 #define twl_store_catalog_rematch twl_sqlite_store_catalog_rematch
 #define twl_store_catalog_reload twl_sqlite_store_catalog_reload
 #define twl_store_check twl_sqlite_store_check

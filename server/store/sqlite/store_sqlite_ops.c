@@ -43,6 +43,7 @@ const struct twl_store_ops twl_sqlite_ops = {
 	.kept_put = twl_sqlite_store_kept_put,
 	.kept_claim = twl_sqlite_store_kept_claim,
 	.kept_touch = twl_sqlite_store_kept_touch,
+	.kept_touched = twl_sqlite_store_kept_touched,
 	.migration_status_set = twl_sqlite_store_migration_status_set,
 	.migration_status_delete = twl_sqlite_store_migration_status_delete,
 	.webhook_add = twl_sqlite_store_webhook_add,

@@ -454,7 +454,8 @@ static void test_stored(void **state)
 /*
  * Two servers on one store: one computes an answer again (it claimed
  * the refresh), the other takes that answer from the store instead of
- * computing it; while a third holds the claim, neither computes.
+ * computing it; while a third holds the claim, neither computes; an
+ * admin's change on one makes the other's answer due.
  */
 static void test_shared(void **state)
 {
@@ -487,6 +488,17 @@ static void test_shared(void **state)
 	assert_int_equal(twl_answer_cache_step(a), 0);
 	assert_int_equal(twl_answer_cache_step(b), 0);
 	assert_int_equal(calls, 2);
+	/* an admin's change on b: a computes its answer again too */
+	clock_now += 3600000;
+	assert_int_equal(get(a, 1, &kept, &age), 3);
+	assert_int_equal(get(b, 1, &kept, &age), 3);
+	assert_int_equal(kept, 1);
+	assert_int_equal(twl_answer_cache_step(a), 0); /* not yet due */
+	clock_now += 10;
+	twl_answer_cache_touch(b);
+	assert_int_equal(twl_answer_cache_step(a), 1);
+	assert_int_equal(calls, 4);
+	assert_int_equal(get(a, 1, &kept, &age), 4);
 	twl_answer_cache_free(a);
 	twl_answer_cache_free(b);
 	twl_store_close(s);

@@ -4,7 +4,8 @@
  * run against each backend: SQLite (a file) and PostgreSQL (a database on
  * the fixture's server). Stored and read back byte for byte, an older
  * answer never replaces a newer one, a claim holds until it lapses and
- * a put ends it, a touch marks every answer, at most TWL_STORE_MAX_KEPT
+ * a put ends it, a touch marks every answer (and is seen as the latest
+ * touch), at most TWL_STORE_MAX_KEPT
  * rows (the least recently computed go), and the refusals.
  */
 #include <errno.h>
@@ -108,6 +109,7 @@ static void test_claim_touch(void **state)
 	struct twl_store *s = open_new(b);
 	struct twl_kept k;
 	char key[65];
+	int64_t at;
 
 	key_of(1, key);
 	assert_int_equal(twl_store_kept_claim(s, key, 100, 200), 0); /* none */
@@ -120,7 +122,11 @@ static void test_claim_touch(void **state)
 	assert_int_equal(twl_store_kept_claim(s, key, 7200, 9000), 1);
 	/* a touch marks every stored answer; a put leaves the mark */
 	assert_int_equal(put(s, 2, 5000, 10, "{}"), 0);
+	assert_int_equal(twl_store_kept_touched(s, &at), 0);
+	assert_int_equal(at, 0);
 	assert_int_equal(twl_store_kept_touch(s, 8000), 0);
+	assert_int_equal(twl_store_kept_touched(s, &at), 0);
+	assert_int_equal(at, 8000);
 	assert_int_equal(get(s, 2, &k), 0);
 	assert_int_equal(k.touched, 8000);
 	free(k.body);
