@@ -271,7 +271,7 @@ static void *detect_main(void *arg)
 		rc = twl_alert_detect_scan(a->s, a, &d, now_s());
 		if (!d.skip_readiness)
 			ready_next = twl_detect_ready_next(t0, twl_mono_ms());
-		if (rc)
+		if (rc && rc != -ECANCELED) /* not: the server stops */
 			twl_log(LOG_WARNING,
 				"alerts: a detector scan failed: %s",
 				strerror(-rc));

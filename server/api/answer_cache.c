@@ -386,6 +386,8 @@ static void refresh_failed(struct twl_answer_cache *c, struct entry *e,
 	e->retry = t1 + (e->cost * REFRESH_FACTOR > 1000 ?
 				 e->cost * REFRESH_FACTOR :
 				 1000);
+	if (rc == -ECANCELED) /* twl_store_stop_reads(): the server stops */
+		return;
 	twl_log(LOG_WARNING,
 		"cannot compute a kept answer again: %s; the one kept "
 		"is served until it is slow-answer-max-age old",

@@ -54,7 +54,7 @@ int twl_answer_load(struct twl_store *s, const char *key, int64_t now,
 	snprintf(k.key, sizeof(k.key), "%s", key);
 	rc = twl_store_kept_get(s, &k);
 	if (rc) {
-		if (rc != -ENOENT)
+		if (rc != -ENOENT && rc != -ECANCELED) /* not: stopping */
 			twl_log(LOG_WARNING,
 				"cannot read a kept answer from the store: %s;"
 				" it is computed instead",

@@ -14,6 +14,7 @@
 #include "http/server.h"
 
 struct api_state {
+	struct twl_store *store;
 	void *writer; /* twl_api_ingest_start()'s */
 	struct twl_alerts *alerts;
 	struct twl_answer_cache *answers;
@@ -71,6 +72,7 @@ int twl_api_app_start(struct twl_server *srv, void **state)
 		twl_log(LOG_ERR, "cannot start the application: out of memory");
 		return -ENOMEM;
 	}
+	st->store = twl_server_store(srv);
 	rc = twl_api_ingest_start(srv, &st->writer);
 	if (rc) {
 		free(st);
@@ -99,8 +101,16 @@ void twl_api_app_drain(void *state)
 {
 	struct api_state *st = state;
 
-	if (st)
-		twl_api_ingest_drain(st->writer);
+	if (!st)
+		return;
+	/*
+	 * The server stops: a long read under way (an export's data, a
+	 * kept answer's refresh, the detector's readiness step) ends now
+	 * instead of holding the stop for minutes; its request answers 503
+	 * "stopping". The writer still commits everything queued.
+	 */
+	twl_store_stop_reads(st->store);
+	twl_api_ingest_drain(st->writer);
 }
 
 /* Contract: see api_app.h. */

@@ -17,7 +17,9 @@ struct twl_response;
 /*
  * twl_api_app_start - start the writer, then the alerts, into *state: 0,
  * or a negative errno after logging what failed (nothing left running).
- * twl_api_app_drain - the writer's drain (twl_api_ingest_drain()).
+ * twl_api_app_drain - for a stop: the store's long reads ended
+ * (twl_store_stop_reads()), then the writer's drain
+ * (twl_api_ingest_drain()).
  * twl_api_app_free - stop the alerts, free the writer (NULL-safe).
  */
 int twl_api_app_start(struct twl_server *srv, void **state);

@@ -211,6 +211,11 @@ int twl_api_store_error(struct twl_response *resp, int err, const char *what)
 		return twl_response_error(
 			resp, 503, "busy", NULL,
 			"the database is busy; retry shortly");
+	case -ECANCELED: /* twl_store_stop_reads(): the server stops */
+		twl_response_header(resp, "Retry-After", "5");
+		return twl_response_error(
+			resp, 503, "stopping", NULL,
+			"the server is stopping; retry in a few seconds");
 	default:
 		return err;
 	}

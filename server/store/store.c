@@ -47,6 +47,13 @@ void twl_store_close(struct twl_store *s)
 }
 
 /* Contract: see store.h. */
+void twl_store_stop_reads(struct twl_store *s)
+{
+	if (s && ops(s)->stop_reads)
+		ops(s)->stop_reads(s);
+}
+
+/* Contract: see store.h. */
 int twl_store_schema_version(struct twl_store *s)
 {
 	return ops(s)->schema_version ? ops(s)->schema_version(s) : -ENOTSUP;

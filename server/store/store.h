@@ -385,6 +385,15 @@ int twl_store_kept_touched(struct twl_store *s, int64_t *at);
 /* --- operations --- */
 
 /*
+ * twl_store_stop_reads - for a server that stops after its requests are
+ * done: the long reads under way (feature detail, export, readiness: the
+ * kept answers' refresh, the alert detector's scan) end as soon as the
+ * database notices, and every read begun later fails, with -ECANCELED;
+ * writes go on. Not undone for @s.
+ */
+void twl_store_stop_reads(struct twl_store *s);
+
+/*
  * Retention, in a write transaction of its own: delete batch ids and the
  * unknown texts' per-batch counts received before now - batch_days (at
  * least TWL_WIRE_RESEND_DAYS, enforced by the config: no agent resends a

@@ -95,6 +95,7 @@ struct twl_store_ops {
 	int (*read_alert_uses)(struct twl_store *s,
 			       const struct twl_alert_page *p, json_t **out);
 
+	void (*stop_reads)(struct twl_store *s);
 	int (*kept_get)(struct twl_store *s, struct twl_kept *k);
 	int (*kept_put)(struct twl_store *s, const struct twl_kept *k);
 	int (*kept_claim)(struct twl_store *s, const char *key, int64_t now,

@@ -43,6 +43,8 @@ int twl_pg_errno(PGconn *conn, const PGresult *r)
 		return -ENOSPC;
 	if (!strcmp(state, "53200")) /* out_of_memory */
 		return -ENOMEM;
+	if (!strcmp(state, "57014")) /* query_canceled: twl_pg_stop_reads() */
+		return -ECANCELED;
 	if (!strncmp(state, "42", 2)) /* syntax error or access rule */
 		return !strcmp(state, "42501") ? -EACCES : -EINVAL;
 	return -EIO;
@@ -353,6 +355,7 @@ const struct twl_store_ops twl_pg_ops = {
 	.host_key_revoke = twl_pg_host_key_revoke,
 	.annotation_put = twl_pg_annotation_put,
 	.annotation_delete = twl_pg_annotation_delete,
+	.stop_reads = twl_pg_stop_reads,
 	.kept_get = twl_pg_kept_get,
 	.kept_put = twl_pg_kept_put,
 	.kept_claim = twl_pg_kept_claim,

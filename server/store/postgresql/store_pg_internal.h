@@ -38,6 +38,8 @@ extern const struct twl_store_ops twl_pg_ops;
 
 /* Idle connections of private read answers kept for reuse (twl_pg). */
 #define TWL_PG_PRIVATE_IDLE 4
+/* Private answers under way that a stop cancels; more are not cancelled. */
+#define TWL_PG_PRIVATE_BUSY 64
 
 /* What twl_pg_store_open() returns as a struct twl_store. */
 struct twl_pg {
@@ -71,6 +73,15 @@ struct twl_pg {
 	pthread_mutex_t plock;
 	PGconn *idle[TWL_PG_PRIVATE_IDLE];
 	int n_idle;
+	/*
+	 * Private answers under way, with what cancels each
+	 * (twl_pg_stop_reads()); @plock held around them and @reads_stopped.
+	 */
+	struct {
+		PGconn *conn;
+		PGcancel *cancel;
+	} busy[TWL_PG_PRIVATE_BUSY];
+	bool reads_stopped;
 	char *uri; /* as opened, for the private answers' connections */
 	char where[256]; /* the URI without its password (twl_uri_redact()) */
 };
@@ -99,6 +110,14 @@ int twl_pg_exec(PGconn *conn, const char *sql, int n, const char *const *v,
  * for readiness then).
  */
 int twl_pg_ready_setup(PGconn *conn);
+
+/*
+ * twl_pg_stop_reads - twl_store_stop_reads() on PostgreSQL: the private
+ * answers under way are cancelled (PQcancel; their queries fail with
+ * query_canceled, -ECANCELED), and no read begins after it
+ * (store_pg_rctx.c).
+ */
+void twl_pg_stop_reads(struct twl_store *s);
 
 /* twl_pg_i64 - @v as decimal text in @buf (21 bytes): a parameter. */
 const char *twl_pg_i64(char buf[21], int64_t v);

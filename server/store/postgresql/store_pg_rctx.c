@@ -40,6 +40,71 @@ struct rctx {
 };
 
 /*
+ * Note @conn as a private answer under way, so that twl_pg_stop_reads()
+ * can cancel it: 0, or -ECANCELED once reads are stopped.
+ */
+static int busy_add(struct twl_pg *p, PGconn *conn)
+{
+	PGcancel *cancel = PQgetCancel(conn);
+	int rc = 0, i;
+
+	pthread_mutex_lock(&p->plock);
+	if (p->reads_stopped)
+		rc = -ECANCELED;
+	for (i = 0; !rc && cancel && i < TWL_PG_PRIVATE_BUSY; i++)
+		if (!p->busy[i].conn) {
+			p->busy[i].conn = conn;
+			p->busy[i].cancel = cancel;
+			cancel = NULL;
+		}
+	pthread_mutex_unlock(&p->plock);
+	PQfreeCancel(cancel); /* not noted: no room, or stopped */
+	return rc;
+}
+
+/* @conn's answer is over: no longer one a stop cancels. */
+static void busy_remove(struct twl_pg *p, PGconn *conn)
+{
+	PGcancel *cancel = NULL;
+
+	pthread_mutex_lock(&p->plock);
+	for (int i = 0; i < TWL_PG_PRIVATE_BUSY; i++)
+		if (p->busy[i].conn == conn) {
+			cancel = p->busy[i].cancel;
+			p->busy[i].conn = NULL;
+			p->busy[i].cancel = NULL;
+			break;
+		}
+	pthread_mutex_unlock(&p->plock);
+	PQfreeCancel(cancel);
+}
+
+/* Contract: see store_pg_internal.h. */
+void twl_pg_stop_reads(struct twl_store *s)
+{
+	struct twl_pg *p = twl_pg_of(s);
+	char err[256];
+
+	pthread_mutex_lock(&p->plock);
+	p->reads_stopped = true;
+	for (int i = 0; i < TWL_PG_PRIVATE_BUSY; i++)
+		if (p->busy[i].cancel)
+			PQcancel(p->busy[i].cancel, err, sizeof(err));
+	pthread_mutex_unlock(&p->plock);
+}
+
+/* Whether twl_pg_stop_reads() was called. */
+static bool reads_stopped(struct twl_pg *p)
+{
+	bool stopped;
+
+	pthread_mutex_lock(&p->plock);
+	stopped = p->reads_stopped;
+	pthread_mutex_unlock(&p->plock);
+	return stopped;
+}
+
+/*
  * A private answer's connection: an idle one, or a new one, which gets
  * the session's temporary tables (twl_pg_ready_setup()).
  */
@@ -52,8 +117,14 @@ static int private_take(struct twl_pg *p, PGconn **conn)
 	if (p->n_idle)
 		*conn = p->idle[--p->n_idle];
 	pthread_mutex_unlock(&p->plock);
-	if (*conn && PQstatus(*conn) == CONNECTION_OK)
-		return 0;
+	if (*conn && PQstatus(*conn) == CONNECTION_OK) {
+		rc = busy_add(p, *conn);
+		if (rc) {
+			PQfinish(*conn);
+			*conn = NULL;
+		}
+		return rc;
+	}
 	if (*conn)
 		PQreset(*conn); /* lost while idle: the server restarted, say */
 	if (*conn && PQstatus(*conn) != CONNECTION_OK) {
@@ -63,6 +134,8 @@ static int private_take(struct twl_pg *p, PGconn **conn)
 	rc = *conn ? 0 : twl_pg_connect(p, conn);
 	if (!rc)
 		rc = twl_pg_ready_setup(*conn);
+	if (!rc)
+		rc = busy_add(p, *conn);
 	if (rc) {
 		PQfinish(*conn);
 		*conn = NULL;
@@ -73,6 +146,8 @@ static int private_take(struct twl_pg *p, PGconn **conn)
 /* A private answer's connection back among the idle, or closed. */
 static void private_give(struct twl_pg *p, PGconn *conn)
 {
+	if (conn)
+		busy_remove(p, conn);
 	pthread_mutex_lock(&p->plock);
 	if (conn && PQstatus(conn) == CONNECTION_OK &&
 	    p->n_idle < TWL_PG_PRIVATE_IDLE) {
@@ -104,6 +179,10 @@ static int rq_begin(struct twl_store *s, bool priv,
 	if (label && label->label_key[0]) {
 		c->label_key = label->label_key;
 		c->label_value = label->label_value;
+	}
+	if (reads_stopped(c->p)) {
+		free(c);
+		return -ECANCELED;
 	}
 	if (priv) {
 		rc = private_take(c->p, &c->conn);

@@ -42,6 +42,8 @@ int twl_sqlite_errno(int rc)
 		return -EACCES;
 	case SQLITE_CANTOPEN:
 		return -ENOENT;
+	case SQLITE_INTERRUPT: /* twl_store_stop_reads() */
+		return -ECANCELED;
 	default:
 		return -EIO;
 	}

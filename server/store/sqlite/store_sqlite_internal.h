@@ -65,6 +65,7 @@ extern const struct twl_store_ops twl_sqlite_ops;
 struct twl_store {
 	const struct twl_store_ops *ops; /* &twl_sqlite_ops: keep it first */
 	char *path;
+	bool reads_stopped; /* twl_store_stop_reads(); __atomic */
 	pthread_mutex_t wlock;
 	sqlite3 *wdb;
 	pthread_mutex_t rlock;

@@ -54,6 +54,7 @@
 #define twl_store_prune twl_sqlite_store_prune
 #define twl_store_schema_version twl_sqlite_store_schema_version
 #define twl_store_set_wal_max twl_sqlite_store_set_wal_max
+#define twl_store_stop_reads twl_sqlite_store_stop_reads
 #define twl_store_token_add twl_sqlite_store_token_add
 #define twl_store_token_list twl_sqlite_store_token_list
 #define twl_store_token_lookup twl_sqlite_store_token_lookup

@@ -39,6 +39,7 @@ const struct twl_store_ops twl_sqlite_ops = {
 	.catalog_reload = twl_sqlite_store_catalog_reload,
 	.annotation_put = twl_sqlite_store_annotation_put,
 	.annotation_delete = twl_sqlite_store_annotation_delete,
+	.stop_reads = twl_sqlite_store_stop_reads,
 	.kept_get = twl_sqlite_store_kept_get,
 	.kept_put = twl_sqlite_store_kept_put,
 	.kept_claim = twl_sqlite_store_kept_claim,

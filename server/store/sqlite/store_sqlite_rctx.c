@@ -14,7 +14,24 @@
 #include "store/store_alerts.h"
 #include "store/store_read.h"
 
-/* Contract: see store_sqlite_internal.h. */
+/* SQLite's progress handler on a private read: non-zero ends it. */
+static int read_stopped(void *s)
+{
+	return __atomic_load_n(&((struct twl_store *)s)->reads_stopped,
+			       __ATOMIC_RELAXED);
+}
+
+/* Contract: see store.h. */
+void twl_store_stop_reads(struct twl_store *s)
+{
+	__atomic_store_n(&s->reads_stopped, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * Contract: see store_sqlite_internal.h. A private connection's long
+ * scan is ended by twl_store_stop_reads() through its progress handler
+ * (looked at every 4,096 virtual machine steps).
+ */
 int twl_rctx_begin(struct twl_rctx *c, struct twl_store *s, bool priv)
 {
 	int rc;
@@ -22,6 +39,8 @@ int twl_rctx_begin(struct twl_rctx *c, struct twl_store *s, bool priv)
 	memset(c, 0, sizeof(*c));
 	c->s = s;
 	c->priv = priv;
+	if (read_stopped(s))
+		return -ECANCELED;
 	if (priv) {
 		rc = sqlite3_open_v2(s->path, &c->db,
 				     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
@@ -32,6 +51,7 @@ int twl_rctx_begin(struct twl_rctx *c, struct twl_store *s, bool priv)
 			return twl_sqlite_errno(rc);
 		}
 		sqlite3_busy_timeout(c->db, 5000);
+		sqlite3_progress_handler(c->db, 4096, read_stopped, s);
 	} else {
 		c->db = twl_store_read_lock(s);
 		if (!c->db)

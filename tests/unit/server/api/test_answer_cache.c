@@ -578,6 +578,8 @@ static void test_server(void **state)
 	assert_true(wait_for(&f, export, "hosts_using", 2));
 	/* a restarted server serves both from the store at once */
 	twl_server_free(f.srv);
+	twl_store_close(f.store);
+	assert_int_equal(twl_store_open(f.cfg.db_path, &f.store), 0);
 	f.srv = twl_server_new(&f.cfg, f.store);
 	assert_non_null(f.srv);
 	f.port = twl_server_port(f.srv);
