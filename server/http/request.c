@@ -521,6 +521,7 @@ static enum MHD_Result start(struct twl_server *srv, struct MHD_Connection *mc,
 							 "?",
 				       .priv = c };
 	*con_cls = c;
+	atomic_fetch_add(&srv->requests, 1); /* twl_on_completed() takes it */
 	if (nul)
 		return send_error(c, 400, "bad_request",
 				  "the URL holds an encoded NUL byte (%00)");
@@ -708,6 +709,7 @@ void twl_on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 	if (!c || (void *)c == &nul_url)
 		return;
 	sock = c->sock;
+	atomic_fetch_sub(&c->srv->requests, 1);
 	twl_buf_fini(&c->body);
 	release(c);
 	defer_void(c); /* the client went away before the answer */

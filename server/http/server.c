@@ -23,6 +23,8 @@
 
 /* Seconds a body may take before min-rate applies (watch.h). */
 #define MIN_RATE_GRACE 5.0
+/* How long a stop waits for the requests under way to be answered, ms. */
+#define STOP_GRACE_MS 2000
 
 /* Contract: see server_state.h. */
 double twl_mono_now(void)
@@ -356,6 +358,21 @@ fail:
 	return NULL;
 }
 
+/*
+ * Before the daemon stops (it closes every connection at once): give the
+ * requests under way up to STOP_GRACE_MS to be answered. The drain ended
+ * the application's long reads, so such a request answers quickly (503
+ * "stopping") instead of losing its connection with no answer.
+ */
+static void finish_requests(struct twl_server *srv)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	uint64_t until = twl_mono_ms() + STOP_GRACE_MS;
+
+	while (atomic_load(&srv->requests) && twl_mono_ms() < until)
+		nanosleep(&tick, NULL);
+}
+
 /* Contract: see server.h. */
 void twl_server_free(struct twl_server *srv)
 {
@@ -369,8 +386,10 @@ void twl_server_free(struct twl_server *srv)
 	 */
 	if (srv->app.drain)
 		srv->app.drain(srv->app_state);
-	if (srv->d)
+	if (srv->d) {
+		finish_requests(srv);
 		MHD_stop_daemon(srv->d);
+	}
 	if (srv->app.free)
 		srv->app.free(srv->app_state);
 	twl_watch_free(srv->watch);

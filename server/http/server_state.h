@@ -31,6 +31,7 @@ struct twl_server {
 	char *cert_pem, *key_pem, *client_ca_pem;
 	int64_t cert_not_after; /* the server certificate's; 0: unknown */
 	atomic_size_t body_bytes; /* request bodies held, all connections */
+	atomic_size_t requests; /* begun and not yet completed (answered) */
 };
 
 /* One connection (libmicrohttpd's socket context). */

@@ -7,7 +7,7 @@
  * thread) and after it (from the HTTP thread and from a plain thread),
  * a client gone before completion, a handle taken and not used, a
  * deferral without a handle; a handler working past request-timeout
- * still answers. Every completed state must be released
+ * still answers, and so does one under way when the server stops. Every completed state must be released
  * exactly once; ASan (sanitizer builds) catches leaks and use after free.
  */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <curl/curl.h>
@@ -164,8 +165,21 @@ static int h_slow(struct twl_server *srv, const struct twl_request *req,
 	return twl_response_json(resp, 200, json_pack("{si}", "id", 9));
 }
 
+/* Says it began, then works 0.5 s: under way when the server stops. */
+static atomic_int stop_entered;
+static int h_at_stop(struct twl_server *srv, const struct twl_request *req,
+		     struct twl_response *resp)
+{
+	struct timespec ts = { 0, 500000000 };
+
+	atomic_store(&stop_entered, 1);
+	nanosleep(&ts, NULL);
+	return twl_response_json(resp, 200, json_pack("{si}", "id", 11));
+}
+
 static const struct twl_route t_table[] = {
 	{ "GET", "/slow", TWL_ROLE_PUBLIC, h_slow },
+	{ "GET", "/at-stop", TWL_ROLE_PUBLIC, h_at_stop },
 	{ "GET", "/early", TWL_ROLE_PUBLIC, h_early },
 	{ "GET", "/hold", TWL_ROLE_PUBLIC, h_hold },
 	{ "GET", "/release", TWL_ROLE_PUBLIC, h_release },
@@ -360,10 +374,51 @@ static void test_slow_handler(void **state)
 	fixture_stop(&f);
 }
 
+struct stop_client {
+	struct fixture *f;
+	struct http_result r;
+	int curl;
+};
+
+static void *stop_client_main(void *arg)
+{
+	struct stop_client *sc = arg;
+
+	sc->curl =
+		http_try(sc->f, "GET", "/at-stop", NULL, NULL, 0, NULL, &sc->r);
+	return NULL;
+}
+
+/*
+ * A request under way when the server stops gets its answer: the stop
+ * waits (up to 2 s) for it before the daemon closes the connections.
+ */
+static void test_stop_answers(void **state)
+{
+	struct fixture f;
+	struct stop_client sc = { .f = &f };
+	pthread_t t;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	atomic_store(&stop_entered, 0);
+	fixture_start_routes(&f, one_thread, t_routes);
+	assert_int_equal(pthread_create(&t, NULL, stop_client_main, &sc), 0);
+	for (int i = 0; i < 6000 && !atomic_load(&stop_entered); i++)
+		usleep(10000);
+	assert_true(atomic_load(&stop_entered));
+	fixture_stop(&f);
+	pthread_join(t, NULL);
+	assert_int_equal(sc.curl, 0);
+	assert_int_equal(sc.r.status, 200);
+	http_result_fini(&sc.r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_handler),
+		cmocka_unit_test(test_stop_answers),
 		cmocka_unit_test_setup_teardown(test_complete_before_return,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_complete_after_return,
