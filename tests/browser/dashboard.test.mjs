@@ -884,6 +884,35 @@ test('a kept feature detail says when it was computed; one computed for the page
 	await ctx.close();
 });
 
+test('a kept export preview and a kept readiness answer say when they were computed', async () => {
+	const { page, ctx, problems } = await signedInPage();
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#export-text');
+	await page.waitForFunction(() => !/^Loading/.test(document.querySelector('#export-text').textContent));
+	assert.equal(await page.$('#export-kept'), null);
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness?target=debian-12-6.12');
+	await page.waitForSelector('#readiness-stats');
+	assert.equal(await page.$('#readiness-kept'), null);
+	// the same answers with an Age header, as the server sends kept ones
+	const aged = (seconds) => async (route) => {
+		const r = await route.fetch();
+		await route.fulfill({ response: r, headers: Object.assign({}, r.headers(), { age: String(seconds) }) });
+	};
+	await page.route((u) => u.pathname === '/api/v1/export/linux-mm', aged(7200));
+	await page.route((u) => u.pathname === '/api/v1/readiness', aged(120));
+	await page.goto('https://127.0.0.1:' + port + '/#/hosts');
+	await page.goto('https://127.0.0.1:' + port + '/#/feature/memcg_v1.soft_limit');
+	await page.waitForSelector('#export-kept');
+	assert.match(await page.textContent('#export-kept'), /^Computed 2 h ago: this export's data /);
+	// the note stands before the preview it is about
+	assert.equal(await page.evaluate(() => document.querySelector('#export-kept').nextElementSibling.id), 'export-text');
+	await page.goto('https://127.0.0.1:' + port + '/#/readiness?target=debian-12-6.12');
+	await page.waitForSelector('#readiness-kept');
+	assert.match(await page.textContent('#readiness-kept'), /^Computed 2 min ago: this answer /);
+	assert.deepEqual(problems, []);
+	await ctx.close();
+});
+
 test('the CSP forbids inline script', async () => {
 	const r = await new Promise((resolve, reject) => {
 		https.get({ host: '127.0.0.1', port, path: '/', ca, servername: 'localhost' }, (res) => {

@@ -84,10 +84,16 @@ export function answerAge(doc) {
 	return doc && typeof doc === 'object' && ages.has(doc) ? ages.get(doc) : null;
 }
 
-// api(path, {method, body, text}): the parsed JSON answer (or the text when
-// text is set). Throws ApiError on an HTTP error (401 also forgets the
-// token) and Error when the server is unreachable.
-export async function api(path, { method = 'GET', body, text = false } = {}) {
+// ageOf(resp): the Age header of a kept answer (seconds), or null.
+function ageOf(resp) {
+	const age = Number.parseInt(resp.headers.get('Age'), 10);
+	return Number.isFinite(age) && age >= 0 ? age : null;
+}
+
+// answered(path, method, body): the server's response when it is a
+// success. Throws ApiError on an HTTP error (401 also forgets the token)
+// and Error when the server is unreachable.
+async function answered(path, method, body) {
 	const resp = await send(path, method, body);
 	if (resp.status === 401) {
 		clearToken();
@@ -95,13 +101,27 @@ export async function api(path, { method = 'GET', body, text = false } = {}) {
 	}
 	if (!resp.ok)
 		throw await failure(resp, path);
+	return resp;
+}
+
+// api(path, {method, body, text}): the parsed JSON answer (or the text when
+// text is set). Throws as answered() does.
+export async function api(path, { method = 'GET', body, text = false } = {}) {
+	const resp = await answered(path, method, body);
 	if (text)
 		return resp.text();
 	const doc = await resp.json();
-	const age = Number.parseInt(resp.headers.get('Age'), 10);
-	if (doc && typeof doc === 'object' && Number.isFinite(age) && age >= 0)
+	const age = ageOf(resp);
+	if (doc && typeof doc === 'object' && age !== null)
 		ages.set(doc, age);
 	return doc;
+}
+
+// apiText(path): {text, age} of a GET whose answer is text: age as
+// answerAge() says it of JSON (null: computed for this request).
+export async function apiText(path) {
+	const resp = await answered(path, 'GET');
+	return { text: await resp.text(), age: ageOf(resp) };
 }
 
 // download(path, filename): fetch path with the token and hand it to the

@@ -2,6 +2,8 @@
 // paths, hostnames, kernel messages) reaches the page through textContent
 // or setAttribute, never innerHTML; the CSP forbids inline script anyway.
 
+import { fmtAgo } from './format.js';
+
 // h(tag, attrs, ...children): build an element. Strings become text nodes;
 // on* attributes given functions become listeners; null, undefined and
 // false attributes or children are left out.
@@ -41,6 +43,18 @@ export function setMain(...nodes) {
 // a status.
 export function banner(kind, text) {
 	return h('div', { class: 'banner ' + kind, role: kind === 'error' ? 'alert' : 'status' }, text);
+}
+
+// keptBanner(age, id, what): for a kept answer (docs/api.md, "Kept
+// answers") age seconds old, a note with element id that what (a noun
+// phrase: "this detail") was computed that long ago; null for an answer
+// computed for this page (age null).
+export function keptBanner(age, id, what) {
+	if (age === null || age === undefined)
+		return null;
+	return h('div', { class: 'banner info', id, role: 'status' },
+		'Computed ' + fmtAgo(Date.now() / 1000 - age) + ': ' + what + ' is slow to compute on this fleet, so the ' +
+		'server keeps it and computes it again in the background. Its figures can lag the overview\'s.');
 }
 
 // statusBadge(status): a catalog feature's upstream status as a badge.

@@ -2,18 +2,26 @@
 // returns, to copy or download, of the whole fleet or of the hosts carrying
 // one operator label (label=KEY=VALUE in the page's URL, the API's own
 // filter). twilight never sends mail.
-import { api, csvUrl, download, exportUrl, saveBlob } from '../api.js';
-import { banner, h } from '../dom.js';
+import { apiText, csvUrl, download, exportUrl, saveBlob } from '../api.js';
+import { banner, h, keptBanner } from '../dom.js';
 import { labelFilter } from './health.js';
 
 // loadExport(id, pre): fill pre (the preview element, attached or not)
 // with exactly what the export endpoint returns for feature id, counting
 // only the hosts labelled pre.dataset.label (KEY=VALUE) if it is set: a
 // reload after an annotation keeps the label the preview was made with.
+// Before pre (in its parent), #export-kept says when a kept answer's data
+// were computed (docs/api.md, "Kept answers").
 export async function loadExport(id, pre) {
-	const txt = await api(exportUrl({ feature: id, label: pre.dataset.label }), { text: true });
-	pre.textContent = txt;
-	return txt;
+	const { text, age } = await apiText(exportUrl({ feature: id, label: pre.dataset.label }));
+	const old = pre.parentNode ? pre.parentNode.querySelector('#export-kept') : null;
+	const note = keptBanner(age, 'export-kept', 'this export\'s data');
+	pre.textContent = text;
+	if (old)
+		old.remove();
+	if (note && pre.parentNode)
+		pre.before(note);
+	return text;
 }
 
 function buttons(id, label, pre, msg) {

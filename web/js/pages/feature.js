@@ -4,8 +4,8 @@
 // linux-mm export.
 import { answerAge, api, query } from '../api.js';
 import { dayAxis, lineChart, onAxis } from '../chart.js';
-import { banner, h, setMain, statusBadge } from '../dom.js';
-import { fmtAgo, fmtDay, fmtNum, fmtTime, parseDay } from '../format.js';
+import { banner, h, keptBanner, setMain, statusBadge } from '../dom.js';
+import { fmtDay, fmtNum, fmtTime, parseDay } from '../format.js';
 import { updateParams } from '../router.js';
 import { feature } from '../session.js';
 import { table } from '../table.js';
@@ -103,17 +103,6 @@ function usage(d) {
 	];
 }
 
-// keptNote(d): for a kept answer (docs/api.md, "Kept answers"), when it
-// was computed; nothing for one computed for this page.
-function keptNote(d) {
-	const age = answerAge(d);
-	if (age === null)
-		return null;
-	return h('div', { class: 'banner info', id: 'feature-kept', role: 'status' },
-		'Computed ' + fmtAgo(Date.now() / 1000 - age) + ': this detail is slow to compute on this fleet, so the ' +
-		'server keeps it and computes it again in the background. Its figures can lag the overview\'s.');
-}
-
 export async function pageFeature(view) {
 	const id = view.args.id;
 	const c = feature(id);
@@ -127,7 +116,8 @@ export async function pageFeature(view) {
 	]);
 	if (!view.current())
 		return;
-	setMain(h('h1', {}, c ? c.title : id), keptNote(d), rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
+	setMain(h('h1', {}, c ? c.title : id), keptBanner(answerAge(d), 'feature-kept', 'this detail'),
+		rangeFilters(params), infoCard(id, c, d), valuesCard(d.values),
 		charts(d),
 		usage(d),
 		h('p', {}, h('a', { href: '#/hosts?feature=' + encodeURIComponent(id) }, 'Hosts using this feature →')),

@@ -5,8 +5,8 @@
 // The target is chosen from GET /api/v1/targets and kept in the URL, as are
 // the host label to group by (group=KEY) and the label the hosts counted
 // must carry (label=KEY=VALUE, the API's own filter).
-import { api, query } from '../api.js';
-import { banner, h, hostLink, setMain } from '../dom.js';
+import { answerAge, api, query } from '../api.js';
+import { banner, h, hostLink, keptBanner, setMain } from '../dom.js';
 import { fmtNum } from '../format.js';
 import { updateParams } from '../router.js';
 import { featureLink } from '../session.js';
@@ -116,7 +116,8 @@ export async function pageReadiness(view) {
 		return;
 	const b = r.breaks || {};
 	const workloads = (b.features || []).flatMap((f) => (f.workloads || []).map((w) => ({ feature: f.id, ...w })));
-	setMain(h('h1', {}, 'Upgrade readiness'), chooser(targets, name, group, label), planNote(r.plan || {}),
+	setMain(h('h1', {}, 'Upgrade readiness'), keptBanner(answerAge(r), 'readiness-kept', 'this answer'),
+		chooser(targets, name, group, label), planNote(r.plan || {}),
 		h('div', { class: 'stats', id: 'readiness-stats' },
 			stat('breaks', b.count, 'hosts would break'),
 			stat('ready', (r.ready || {}).count, 'hosts ready'),
