@@ -234,6 +234,16 @@ static void settle(struct twl_answer_cache *c, struct entry *e, json_t *doc,
 }
 
 /*
+ * Under the lock: a change marked in the store at @at (unix ms) makes
+ * the answers kept here that were computed before it due (refresh_at()).
+ */
+static void seen_touch(struct twl_answer_cache *c, int64_t at)
+{
+	if (at > c->touched)
+		c->touched = at;
+}
+
+/*
  * The answer from the store for @e (held), into *@out: 1 when one fresh
  * enough was there (then kept in @e), else 0 and nothing changed.
  */
@@ -241,22 +251,20 @@ static int from_store(struct twl_answer_cache *c, struct entry *e, json_t **out,
 		      uint64_t *age_ms)
 {
 	struct twl_answer_stored a;
-	int64_t wall = wall_ms(c);
-	uint64_t age;
 
-	if (!c->o.store ||
-	    twl_answer_load(c->o.store, e->key, wall, c->o.max_age_ms, &a))
+	if (!c->o.store || twl_answer_load(c->o.store, e->key, wall_ms(c),
+					   c->o.max_age_ms, &a))
 		return 0;
 	*out = json_deep_copy(a.doc);
 	if (!*out) {
 		json_decref(a.doc);
 		return 0;
 	}
-	age = wall > a.computed ? (uint64_t)(wall - a.computed) : 0;
-	*age_ms = age;
+	*age_ms = a.age;
 	pthread_mutex_lock(&c->lock);
-	settle(c, e, a.doc, a.computed, now_ms(c) - age, a.cost,
-	       a.touched ? c->gen - 1 : c->gen, true);
+	seen_touch(c, a.touched);
+	settle(c, e, a.doc, a.computed, now_ms(c) - a.age, a.cost, c->gen,
+	       true);
 	e->served = now_ms(c);
 	pthread_mutex_unlock(&c->lock);
 	return 1;
@@ -348,25 +356,27 @@ static int adopt_or_claim(struct twl_answer_cache *c, struct entry *e)
 {
 	struct twl_answer_stored a;
 	int64_t wall = wall_ms(c);
-	uint64_t age, wait;
+	uint64_t wait;
 	int rc;
 
 	rc = twl_answer_load(c->o.store, e->key, wall, c->o.max_age_ms, &a);
 	if (rc)
 		return -EAGAIN; /* none stored (or unreadable): compute */
-	if (a.computed > e->computed && !a.touched) {
-		age = wall > a.computed ? (uint64_t)(wall - a.computed) : 0;
-		pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->lock);
+	seen_touch(c, a.touched);
+	rc = a.computed > e->computed && a.computed > a.touched;
+	if (rc) { /* computed since by another server, after every change */
 		json_decref(e->doc);
 		e->doc = a.doc;
 		e->computed = a.computed;
-		e->done = now_ms(c) - age;
+		e->done = now_ms(c) - a.age;
 		e->cost = a.cost;
 		e->gen = c->gen;
 		e->retry = 0;
-		pthread_mutex_unlock(&c->lock);
-		return 1;
 	}
+	pthread_mutex_unlock(&c->lock);
+	if (rc)
+		return 1;
 	json_decref(a.doc);
 	if (twl_answer_claim(c->o.store, e->key, wall, e->cost) != 0)
 		return -EAGAIN; /* ours (or the store failed): compute */
@@ -452,8 +462,8 @@ static void poll_touched(struct twl_answer_cache *c)
 	pthread_mutex_unlock(&c->lock);
 	rc = twl_store_kept_touched(c->o.store, &at);
 	pthread_mutex_lock(&c->lock);
-	if (!rc && at > c->touched)
-		c->touched = at;
+	if (!rc)
+		seen_touch(c, at);
 }
 
 /* Contract: see answer_cache.h. */

@@ -75,8 +75,9 @@ int twl_answer_load(struct twl_store *s, const char *key, int64_t now,
 		return -EBADMSG;
 	}
 	a->computed = k.computed;
+	a->age = now > k.computed ? (uint64_t)(now - k.computed) : 0;
 	a->cost = k.cost > 0 ? (uint64_t)k.cost : 0;
-	a->touched = k.touched >= k.computed;
+	a->touched = k.touched;
 	return 0;
 }
 

@@ -27,8 +27,9 @@ void twl_answer_key(const char *name, const void *params, size_t len,
 struct twl_answer_stored {
 	json_t *doc; /* the caller's */
 	int64_t computed; /* when its computation started */
+	uint64_t age; /* ms since then, at the load's @now */
 	uint64_t cost; /* ms */
-	bool touched; /* a change it cannot see came after it */
+	int64_t touched; /* the last change it cannot see (0: none) */
 };
 
 /*

@@ -27,7 +27,7 @@ int twl_pg_kept_get(struct twl_store *s, struct twl_kept *k)
 		return -EINVAL;
 	ret = twl_pg_query(s,
 			   "SELECT computed, touched, cost, body FROM"
-			   " kept_answers WHERE key = $1 AND computed > 0",
+			   " kept_answers WHERE key = $1",
 			   1, v, &r);
 	if (ret)
 		return ret;

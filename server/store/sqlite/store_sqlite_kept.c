@@ -18,7 +18,7 @@ static const char q_kept_touched[] =
 	"SELECT coalesce(max(touched), 0) FROM kept_answers";
 static const char q_kept_get[] =
 	"SELECT computed, touched, cost, body FROM kept_answers"
-	" WHERE key = ?1 AND computed > 0";
+	" WHERE key = ?1";
 
 /* @k's columns from the row @st is on: 0 or -ENOMEM. */
 static int kept_row(sqlite3_stmt *st, struct twl_kept *k)
