@@ -414,6 +414,14 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .max = 86400,
 	  .help = "A kept answer older than this is never served: it is "
 		  "computed while the client waits; 0 keeps no answer." },
+	{ .name = "slow-answer-ahead",
+	  .type = TWL_CFG_BOOL,
+	  .def = "true",
+	  OPT(slow_answer_ahead),
+	  .help = "Compute the dashboard's answers (every feature's detail "
+		  "and export, the export, each target's readiness) in the "
+		  "background ahead of any request, and keep the slow ones "
+		  "computed, so that no click waits for one." },
 	{ .name = "export-show-hosts",
 	  .type = TWL_CFG_BOOL,
 	  .def = "false",

@@ -75,6 +75,7 @@ struct twl_config {
 	/* slow answers kept and served again (api/answer_cache.h) */
 	unsigned slow_answer_ms; /* keep answers that took this long */
 	unsigned slow_answer_max_age_s; /* never serve older; 0 = keep none */
+	bool slow_answer_ahead; /* the dashboard's answers computed ahead */
 
 	/* linux-mm export privacy, used by export.c */
 	bool export_show_hosts;

@@ -31,6 +31,8 @@
 #define CLOCK_BASE (1ull << 42)
 /* How often the thread looks for another server's touch in the store. */
 #define TOUCH_POLL_MS 10000
+/* An answer computed ahead that failed is tried again after this. */
+#define AHEAD_RETRY_MS 60000
 
 struct entry {
 	const struct twl_answer_kind *kind; /* NULL: a free slot */
@@ -47,6 +49,21 @@ struct entry {
 	unsigned waiters; /* requests waiting for its first computation */
 	bool busy; /* being computed (again) */
 	bool transient; /* computed for the waiters only: not served */
+	bool ahead; /* one of the answers computed ahead */
+};
+
+/*
+ * An answer computed ahead of any request (twl_answer_cache_ahead()):
+ * while it is kept, its entry carries `ahead`; when it is not (never
+ * computed yet, or quick enough to compute for each request, or failed),
+ * it is computed again from `next` on.
+ */
+struct ahead {
+	const struct twl_answer_kind *kind;
+	unsigned char *params;
+	size_t len;
+	char key[65];
+	uint64_t next; /* the cache's clock; 0: not yet tried */
 };
 
 struct twl_answer_cache {
@@ -61,6 +78,10 @@ struct twl_answer_cache {
 	int64_t touched; /* the store's latest touch seen (unix ms) */
 	uint64_t polled; /* when the store's touch was last looked at */
 	struct entry *e; /* o.max_entries slots */
+	struct ahead ahead[TWL_ANSWER_AHEAD_MAX];
+	size_t n_ahead;
+	size_t ahead_kept, ahead_quick; /* the first round's outcome */
+	uint64_t ahead_t0; /* when the first round started; 0: logged */
 };
 
 static uint64_t now_ms(const struct twl_answer_cache *c)
@@ -78,6 +99,22 @@ static int64_t wall_ms(const struct twl_answer_cache *c)
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
+/*
+ * How long after its computation an answer computed ahead that nobody
+ * asked for since is computed again: late enough to cost a fraction of a
+ * core (at three quarters of max_age_ms, less twice its cost, so that
+ * it is never served older than max_age_ms), never sooner than if it
+ * had been asked for (@asked).
+ */
+static uint64_t unasked_after(const struct twl_answer_cache *c,
+			      const struct entry *e, uint64_t asked)
+{
+	uint64_t late = c->o.max_age_ms / 4 * 3;
+
+	late = late > 2 * e->cost ? late - 2 * e->cost : 0;
+	return late > asked ? late : asked;
+}
+
 /* When @e is to be computed again. */
 static uint64_t refresh_at(const struct twl_answer_cache *c,
 			   const struct entry *e)
@@ -86,6 +123,8 @@ static uint64_t refresh_at(const struct twl_answer_cache *c,
 
 	if (after > c->o.max_age_ms / 2)
 		after = c->o.max_age_ms / 2;
+	if (e->ahead && e->served < e->done)
+		after = unasked_after(c, e, after);
 	if (e->gen != c->gen || e->computed <= c->touched)
 		after = 0;
 	return e->done + after > e->retry ? e->done + after : e->retry;
@@ -97,12 +136,15 @@ static bool kept(const struct entry *e)
 	return e->kind && e->doc && !e->transient;
 }
 
-/* Whether the thread should compute @e again now. */
+/*
+ * Whether the thread should compute @e again now: an answer computed
+ * ahead always, another while it was served within keep_warm_ms.
+ */
 static bool due(const struct twl_answer_cache *c, const struct entry *e,
 		uint64_t now)
 {
 	return kept(e) && !e->busy && now >= refresh_at(c, e) &&
-	       now - e->served <= c->o.keep_warm_ms;
+	       (e->ahead || now - e->served <= c->o.keep_warm_ms);
 }
 
 static struct entry *find(struct twl_answer_cache *c, const char *key)
@@ -123,9 +165,18 @@ static void clear(struct entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* Whether @e goes before @lru when a slot is needed. */
+static bool evict_first(const struct entry *e, const struct entry *lru)
+{
+	if (e->ahead != lru->ahead)
+		return lru->ahead;
+	return e->served < lru->served;
+}
+
 /*
  * A slot for a new answer: a free one, else the least recently served
- * kept one nobody computes or waits for; NULL when there is none.
+ * kept one nobody computes or waits for, those computed ahead last; NULL
+ * when there is none.
  */
 static struct entry *slot(struct twl_answer_cache *c)
 {
@@ -137,7 +188,7 @@ static struct entry *slot(struct twl_answer_cache *c)
 		if (!e->kind)
 			return e;
 		if (kept(e) && !e->busy && !e->waiters &&
-		    (!lru || e->served < lru->served))
+		    (!lru || evict_first(e, lru)))
 			lru = e;
 	}
 	if (lru)
@@ -225,7 +276,7 @@ static void settle(struct twl_answer_cache *c, struct entry *e, json_t *doc,
 	e->done = t0;
 	e->cost = cost;
 	e->gen = gen;
-	e->served = t0 + cost;
+	e->served = e->ahead ? 0 : t0 + cost; /* computed ahead: not asked */
 	e->transient = !keep;
 	if (e->waiters)
 		pthread_cond_broadcast(&c->done);
@@ -265,7 +316,8 @@ static int from_store(struct twl_answer_cache *c, struct entry *e, json_t **out,
 	seen_touch(c, a.touched);
 	settle(c, e, a.doc, a.computed, now_ms(c) - a.age, a.cost, c->gen,
 	       true);
-	e->served = now_ms(c);
+	if (!e->ahead)
+		e->served = now_ms(c);
 	pthread_mutex_unlock(&c->lock);
 	return 1;
 }
@@ -466,40 +518,185 @@ static void poll_touched(struct twl_answer_cache *c)
 		seen_touch(c, at);
 }
 
+/*
+ * Under the lock: @a was tried at @now, with @rc (negative: failed), and
+ * is @is_kept now; when it is tried again if it is not kept then: after
+ * max_age_ms if it was quick, AHEAD_RETRY_MS if it failed, never if
+ * there was nothing to compute. After the first round over all of them,
+ * one line says how it went.
+ */
+static void tried(struct twl_answer_cache *c, struct ahead *a, uint64_t now,
+		  int rc, bool is_kept)
+{
+	bool first = !a->next;
+
+	if (rc == -ENOENT) /* nothing to compute: a target removed */
+		a->next = UINT64_MAX;
+	else
+		a->next = now + (rc < 0	 ? AHEAD_RETRY_MS :
+				 is_kept ? c->o.max_age_ms / 2 :
+					   c->o.max_age_ms);
+	if (!first || !c->ahead_t0)
+		return;
+	c->ahead_kept += is_kept;
+	c->ahead_quick += rc >= 0 && !is_kept;
+	for (size_t i = 0; i < c->n_ahead; i++)
+		if (!c->ahead[i].next)
+			return;
+	twl_log(LOG_INFO,
+		"answers computed ahead: %zu kept (slow), %zu quick enough "
+		"for each request, %zu not computed, of %zu, in %llu ms",
+		c->ahead_kept, c->ahead_quick,
+		c->n_ahead - c->ahead_kept - c->ahead_quick, c->n_ahead,
+		(unsigned long long)(now - c->ahead_t0));
+	c->ahead_t0 = 0;
+}
+
+/*
+ * The next answer to compute ahead, if one is due and a slot is free for
+ * it (one computed ahead never takes a requested one's). Those a request
+ * keeps already are marked `ahead` on the way. Under the lock.
+ */
+static struct ahead *next_ahead(struct twl_answer_cache *c, uint64_t now)
+{
+	struct ahead *best = NULL;
+	bool room = false;
+
+	for (size_t i = 0; i < c->o.max_entries && !room; i++)
+		room = !c->e[i].kind;
+	for (size_t i = 0; i < c->n_ahead; i++) {
+		struct ahead *a = &c->ahead[i];
+		struct entry *e = find(c, a->key);
+
+		if (e && kept(e) && !e->ahead) {
+			e->ahead = true;
+			tried(c, a, now, 0, true);
+		}
+		if (!e && room && a->next <= now &&
+		    (!best || a->next < best->next))
+			best = a;
+	}
+	return best;
+}
+
+/*
+ * Under the lock (released while it computes): compute @a's answer, or
+ * take it from the store, as a request would (tried()): 1, 0 when no
+ * slot could be held, or the computation's negative errno.
+ */
+static int ahead_one(struct twl_answer_cache *c, struct ahead *a)
+{
+	unsigned gen = c->gen;
+	struct entry *e = hold(c, a->kind, a->params, a->len, a->key);
+	json_t *doc = NULL;
+	uint64_t age;
+	int rc;
+
+	if (!e)
+		return 0;
+	e->ahead = true;
+	pthread_mutex_unlock(&c->lock);
+	rc = from_store(c, e, &doc, &age);
+	if (!rc)
+		rc = compute(c, e, a->kind, a->params, &doc, gen);
+	json_decref(doc);
+	pthread_mutex_lock(&c->lock);
+	e = find(c, a->key);
+	tried(c, a, now_ms(c), rc, e && kept(e));
+	if (rc < 0 && rc != -ECANCELED && rc != -ENOENT)
+		twl_log(LOG_WARNING,
+			"cannot compute a %s answer ahead: %s; trying again in "
+			"a minute, a request computes it meanwhile",
+			a->kind->name, strerror(-rc));
+	return rc < 0 ? rc : 1;
+}
+
+/*
+ * Under the lock: an answer computed ahead never tried yet (after a
+ * restart, most are taken from the store at once), else the kept answer
+ * most overdue is computed again, else the next answer due ahead: 1 when
+ * one was, 0 when none was due, or a computation's negative errno.
+ */
+static int work(struct twl_answer_cache *c)
+{
+	struct ahead *a = next_ahead(c, now_ms(c));
+	struct entry *e;
+
+	if (a && !a->next)
+		return ahead_one(c, a);
+	e = most_due(c, now_ms(c));
+	if (e)
+		return refresh(c, e);
+	return a ? ahead_one(c, a) : 0;
+}
+
 /* Contract: see answer_cache.h. */
 int twl_answer_cache_step(struct twl_answer_cache *c)
 {
-	struct entry *e;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&c->lock);
 	poll_touched(c);
-	e = most_due(c, now_ms(c));
-	if (e)
-		rc = refresh(c, e);
+	rc = work(c);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
 
+/* Contract: see answer_cache.h. */
+int twl_answer_cache_ahead(struct twl_answer_cache *c,
+			   const struct twl_answer_kind *k, const void *params,
+			   size_t len)
+{
+	struct ahead *a;
+	char key[65];
+
+	if (len > TWL_ANSWER_PARAMS_MAX ||
+	    strlen(k->name) > TWL_ANSWER_NAME_MAX)
+		return -E2BIG;
+	twl_answer_key(k->name, params, len, key);
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n_ahead; i++)
+		if (!strcmp(c->ahead[i].key, key))
+			goto out;
+	if (c->n_ahead == TWL_ANSWER_AHEAD_MAX) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOSPC;
+	}
+	a = &c->ahead[c->n_ahead];
+	a->params = malloc(len ? len : 1);
+	if (!a->params) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOMEM;
+	}
+	memcpy(a->params, params, len);
+	a->kind = k;
+	a->len = len;
+	memcpy(a->key, key, sizeof(a->key));
+	a->next = 0;
+	if (!c->n_ahead++)
+		c->ahead_t0 = now_ms(c);
+	pthread_cond_signal(&c->wake);
+out:
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
 /*
- * The refresh thread: the most overdue answer, or a second's sleep; the
- * store's touches looked at every TOUCH_POLL_MS.
+ * The refresh thread: the most overdue answer, else the next one due
+ * ahead, else a second's sleep; the store's touches looked at every
+ * TOUCH_POLL_MS.
  */
 static void *refresh_main(void *arg)
 {
 	struct twl_answer_cache *c = arg;
 	struct timespec until;
-	struct entry *e;
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
 		if (now_ms(c) - c->polled >= TOUCH_POLL_MS)
 			poll_touched(c);
-		e = most_due(c, now_ms(c));
-		if (e) {
-			refresh(c, e);
+		if (work(c))
 			continue;
-		}
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
 		pthread_cond_timedwait(&c->wake, &c->lock, &until);
@@ -594,6 +791,8 @@ void twl_answer_cache_free(struct twl_answer_cache *c)
 		pthread_join(c->thread, NULL);
 	for (size_t i = 0; i < c->o.max_entries; i++)
 		clear(&c->e[i]);
+	for (size_t i = 0; i < c->n_ahead; i++)
+		free(c->ahead[i].params);
 	free(c->e);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->wake);

@@ -45,6 +45,8 @@ struct twl_answer_kind {
 /* Most bytes of one answer's parameters, and of a kind's name. */
 #define TWL_ANSWER_PARAMS_MAX 1024
 #define TWL_ANSWER_NAME_MAX 64
+/* Most answers computed ahead (twl_answer_cache_ahead()). */
+#define TWL_ANSWER_AHEAD_MAX 96
 
 struct twl_answer_cache_opts {
 	uint64_t slow_ms; /* keep answers that took this long; 0 = all */
@@ -98,11 +100,29 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
 void twl_answer_cache_touch(struct twl_answer_cache *c);
 
 /*
+ * twl_answer_cache_ahead - have the refresh thread compute @k's answer for
+ * @params (@len bytes) ahead of any request, when it has no refresh due,
+ * as a request would (from the store if it is there): kept if it is slow
+ * (slow_ms), and then computed again while nobody asks for it too, at
+ * three quarters of max_age_ms less twice its cost (so it is never
+ * served older than max_age_ms), or as any kept answer while it is asked
+ * for. One that is quick is not kept and is tried again after
+ * max_age_ms; one that fails, after a minute; one whose computation
+ * finds nothing to compute (-ENOENT: a target removed) never again. An
+ * answer computed ahead is the last a request's answer takes the slot
+ * of, and one computed ahead takes only a free slot. Registering the
+ * same answer again does nothing. 0, or -E2BIG (parameters or name too
+ * long), -ENOSPC (TWL_ANSWER_AHEAD_MAX registered), -ENOMEM.
+ */
+int twl_answer_cache_ahead(struct twl_answer_cache *c,
+			   const struct twl_answer_kind *k, const void *params,
+			   size_t len);
+/*
  * twl_answer_cache_step - tests with no_thread: look for the store's
  * touches and refresh the one kept answer most overdue, as the thread
- * would: 1 if it was computed again
- * or a newer one taken from the store, 0 if none was due or another
- * server's claim holds it, or its negative errno.
+ * would, else compute the next answer due ahead: 1 if one was computed
+ * (or a newer one taken from the store), 0 if none was due or another
+ * server's claim holds it, or a refresh's negative errno.
  */
 int twl_answer_cache_step(struct twl_answer_cache *c);
 

@@ -10,6 +10,8 @@
 #include "api/answer_cache.h"
 #include "api/api_app.h"
 #include "api/api_ingest.h"
+#include "api/api_read.h"
+#include "api/readiness.h"
 #include "http/http.h"
 #include "http/server.h"
 
@@ -20,9 +22,34 @@ struct api_state {
 	struct twl_answer_cache *answers;
 };
 
-/* Slow answers kept: at most this many, refreshed for a day after use. */
-#define ANSWERS_MAX 32
+/*
+ * Slow answers kept: at most this many (room for those computed ahead,
+ * up to two per catalog feature and one per target, and as many again
+ * asked for with other parameters), refreshed for a day after use.
+ */
+#define ANSWERS_MAX 96
 #define ANSWERS_WARM_MS (86400 * 1000ull)
+
+/*
+ * What the dashboard asks for first, computed ahead of any request
+ * (slow-answer-ahead, answer_cache.h): every feature's detail and export
+ * preview, the export, each target's readiness. A failure costs only
+ * the waits it would have spared; it is logged.
+ */
+static void answers_ahead(struct twl_server *srv, struct twl_answer_cache *c)
+{
+	int rc = twl_api_feature_ahead(c);
+
+	if (!rc)
+		rc = twl_api_export_ahead(srv, c);
+	if (!rc)
+		rc = twl_api_readiness_ahead(srv, c);
+	if (rc)
+		twl_log(LOG_WARNING,
+			"cannot compute the dashboard's answers ahead: %s; "
+			"each is computed for its first request instead",
+			strerror(-rc));
+}
 
 /* The kept answers (answer_cache.h) from the server's configuration. */
 static struct twl_answer_cache *answers_new(struct twl_server *srv)
@@ -43,6 +70,8 @@ static struct twl_answer_cache *answers_new(struct twl_server *srv)
 	 * computed again at once (answer_cache.h).
 	 */
 	twl_answer_cache_touch(c);
+	if (c && cfg->slow_answer_ahead)
+		answers_ahead(srv, c);
 	return c;
 }
 
@@ -154,7 +183,7 @@ int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
 	if (!st || !st->answers)
 		return k->fn(srv, params, out);
 	rc = twl_answer_cache_get(st->answers, k, params, len, out, &age);
-	if (rc > 0) /* a kept answer: how old, in whole seconds (RFC 9111) */
+	if (rc > 0 && resp) /* a kept one: how old, whole seconds (RFC 9111) */
 		twl_response_header(resp, "Age", "%llu",
 				    (unsigned long long)(age / 1000));
 	return rc < 0 ? rc : 0;
@@ -165,6 +194,12 @@ void twl_api_answers_touch(struct twl_server *srv)
 {
 	struct api_state *st = twl_server_app_state(srv);
 
-	if (st)
-		twl_answer_cache_touch(st->answers);
+	if (!st)
+		return;
+	twl_answer_cache_touch(st->answers);
+	/* a target added is computed ahead too (registered once) */
+	if (twl_server_config(srv)->slow_answer_ahead &&
+	    twl_api_readiness_ahead(srv, st->answers))
+		twl_log(LOG_WARNING, "cannot compute a new target's readiness "
+				     "ahead; it is computed when asked for");
 }

@@ -36,11 +36,13 @@ struct twl_alerts *twl_api_alerts(struct twl_server *srv);
 /*
  * twl_api_answer - the answer of kind @k for @params
  * (twl_answer_cache_get()) from the server's kept answers, @k->fn's
- * context being @srv; computed each time on a server without them. A kept answer sets @resp's Age header (whole
- * seconds, RFC 9111). 0 or a negative errno.
+ * context being @srv; computed each time on a server without them. A
+ * kept answer sets @resp's Age header (whole seconds, RFC 9111) unless
+ * @resp is NULL (an answer made of another). 0 or a negative errno.
  * twl_api_answers_touch - after an admin's change that a kept answer
  * shows (annotations, targets, migration status): compute them again
- * (twl_answer_cache_touch()).
+ * (twl_answer_cache_touch()); with slow-answer-ahead, a target added is
+ * computed ahead from then on.
  */
 int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
 		   const struct twl_answer_kind *k, const void *params,

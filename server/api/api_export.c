@@ -17,6 +17,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "api/answer_cache.h"
 #include "api/api_app.h"
 #include "api/api_read.h"
 #include "api/export.h"
@@ -74,17 +75,17 @@ static int query_opts(const struct twl_request *req, struct twl_response *resp,
 }
 
 /*
- * The readiness facts of export-readiness-target into @data. A target
- * that is gone (a dropped file removed) leaves the line out and is
- * logged; the export itself still answers.
+ * The readiness facts of export-readiness-target for the last @days into
+ * @data, of the hosts of @label if it is on (twl_api_readiness_export()).
+ * A target that is gone (a dropped file removed) leaves the line out and
+ * is logged; the export itself still answers.
  */
 static int export_readiness(struct twl_server *srv,
-			    const struct twl_config *cfg, int64_t since,
-			    const struct twl_export_opts *opts, json_t *data)
+			    const struct twl_config *cfg, unsigned days,
+			    const struct twl_label_bytes *label, json_t *data)
 {
-	int rc = twl_readiness_export(twl_server_store(srv), cfg->data_dir,
-				      cfg->export_readiness_target, since,
-				      opts->label_key, opts->label_value, data);
+	int rc = twl_api_readiness_export(srv, cfg->export_readiness_target,
+					  days, label, data);
 
 	if (rc == -ENOENT) {
 		twl_log(LOG_WARNING,
@@ -188,8 +189,7 @@ static int export_answer(void *srv, const void *params, json_t **out)
 				  p->feature[0] ? p->feature : NULL, &opts,
 				  out);
 	if (!rc && cfg)
-		rc = export_readiness(srv, cfg, now - (int64_t)p->days * 86400,
-				      &opts, *out);
+		rc = export_readiness(srv, cfg, p->days, &p->label, *out);
 	if (rc && *out) {
 		json_decref(*out);
 		*out = NULL;
@@ -220,6 +220,21 @@ static int export_params_of(struct export_params *p, unsigned days,
 	return twl_label_bytes_of(&p->label, lf);
 }
 
+/* The options the configuration sets, before a request's own. */
+static void config_opts(const struct twl_config *cfg,
+			struct twl_export_opts *opts)
+{
+	if (!cfg)
+		return;
+	opts->show_hosts = cfg->export_show_hosts;
+	opts->full_cgroups = cfg->export_show_cgroups;
+	opts->show_values = cfg->export_show_values;
+	opts->show_images = cfg->export_show_images;
+	opts->show_labels = cfg->export_show_labels;
+	opts->show_teams = cfg->export_show_teams;
+	opts->group_label = cfg->export_group_label;
+}
+
 /* The request's options and window into @opts, @days; 1 after a 400. */
 static int request_opts(struct twl_server *srv, const struct twl_request *req,
 			struct twl_response *resp, struct twl_export_opts *opts,
@@ -229,15 +244,7 @@ static int request_opts(struct twl_server *srv, const struct twl_request *req,
 	const char *group;
 	int rc;
 
-	if (cfg) {
-		opts->show_hosts = cfg->export_show_hosts;
-		opts->full_cgroups = cfg->export_show_cgroups;
-		opts->show_values = cfg->export_show_values;
-		opts->show_images = cfg->export_show_images;
-		opts->show_labels = cfg->export_show_labels;
-		opts->show_teams = cfg->export_show_teams;
-		opts->group_label = cfg->export_group_label;
-	}
+	config_opts(cfg, opts);
 	if (query_opts(req, resp, opts, days))
 		return 1;
 	rc = twl_api_group_label(req, resp, &group);
@@ -287,6 +294,28 @@ int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 	*red = twl_export_redact(data, &opts);
 	json_decref(data);
 	return *red ? 0 : -errno;
+}
+
+/* Contract: see api_read.h. */
+int twl_api_export_ahead(struct twl_server *srv, struct twl_answer_cache *c)
+{
+	struct twl_export_opts opts = { 0 };
+	struct twl_read_filter none = { 0 };
+	struct export_params p;
+	int rc;
+
+	config_opts(twl_server_config(srv), &opts);
+	rc = export_params_of(&p, WINDOW_DAYS, NULL, &opts, &none);
+	if (!rc)
+		rc = twl_answer_cache_ahead(c, &export_kind, &p, sizeof(p));
+	for (size_t i = 0; !rc && i < twl_catalog_count(); i++) {
+		rc = export_params_of(&p, WINDOW_DAYS, twl_catalog_at(i)->id,
+				      &opts, &none);
+		if (!rc)
+			rc = twl_answer_cache_ahead(c, &export_kind, &p,
+						    sizeof(p));
+	}
+	return rc;
 }
 
 static int h_messages(struct twl_server *srv, const struct twl_request *req,

@@ -15,6 +15,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "api/answer_cache.h"
 #include "api/api_app.h"
 #include "api/api_read.h"
 #include "api/export.h"
@@ -268,6 +269,20 @@ static int feature_answer(void *srv, const void *params, json_t **out)
 
 static const struct twl_answer_kind feature_kind = { "feature",
 						     feature_answer };
+
+/* Contract: see api_read.h. */
+int twl_api_feature_ahead(struct twl_answer_cache *c)
+{
+	struct feature_params p;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < twl_catalog_count(); i++) {
+		memset(&p, 0, sizeof(p));
+		snprintf(p.id, sizeof(p.id), "%s", twl_catalog_at(i)->id);
+		rc = twl_answer_cache_ahead(c, &feature_kind, &p, sizeof(p));
+	}
+	return rc;
+}
 
 /* Contract: see api_read.h. */
 int twl_label_bytes_of(struct twl_label_bytes *b,

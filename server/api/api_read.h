@@ -78,6 +78,19 @@ int twl_api_filter_from_query(const struct twl_request *req,
 int twl_api_export_data(struct twl_server *srv, const struct twl_request *req,
 			struct twl_response *resp, json_t **red);
 
+struct twl_answer_cache;
+
+/*
+ * twl_api_feature_ahead - have @c compute ahead (answer_cache.h) what the
+ * dashboard's feature page asks for first: GET /api/v1/features/ID of
+ * every catalog feature, with no range or label. 0 or a negative errno.
+ * twl_api_export_ahead - the same for GET /api/v1/export/linux-mm (the
+ * data of every message, the configuration's redaction) and each
+ * feature's preview on that page (&feature=ID).
+ */
+int twl_api_feature_ahead(struct twl_answer_cache *c);
+int twl_api_export_ahead(struct twl_server *srv, struct twl_answer_cache *c);
+
 /*
  * A label filter as plain bytes, for the parameters of kept answers
  * (api/answer_cache.h): compared and copied as they are.

@@ -13,6 +13,7 @@
 #include <twilight/util.h>
 #include <twilight/wire.h>
 
+#include "api/answer_cache.h"
 #include "api/api_app.h"
 #include "api/api_read.h"
 #include "api/readiness.h"
@@ -296,7 +297,8 @@ static int readiness_answer(void *srv, const void *params, json_t **out)
 		.label_value = p->label.on ? p->label.value : NULL,
 	};
 	json_t *t, *label = json_null();
-	int rc = twl_targets_find(data_dir(srv), p->name, &t);
+	int rc = twl_targets_find(data_dir(srv) ? data_dir(srv) : "", p->name,
+				  &t);
 
 	*out = NULL;
 	if (rc)
@@ -337,6 +339,63 @@ static int readiness_params_of(struct readiness_params *p, const char *name,
 		     group ? group : "") >= (int)sizeof(p->group_label))
 		return -EINVAL;
 	return twl_label_bytes_of(&p->label, lf);
+}
+
+/* Contract: see readiness.h. */
+int twl_api_readiness_export(struct twl_server *srv, const char *name,
+			     unsigned days, const struct twl_label_bytes *label,
+			     json_t *data)
+{
+	struct readiness_params p;
+	struct twl_read_filter none = { 0 };
+	json_t *t = NULL, *doc = NULL;
+	int rc;
+
+	if (!name || !name[0])
+		return 0;
+	rc = readiness_params_of(&p, name, TWL_READ_LIMIT_DEFAULT, days, NULL,
+				 &none);
+	if (rc)
+		return rc;
+	p.label = *label;
+	rc = twl_targets_find(data_dir(srv), name, &t);
+	if (!rc)
+		rc = twl_api_answer(srv, NULL, &readiness_kind, &p, sizeof(p),
+				    &doc);
+	if (!rc)
+		rc = export_facts(t, doc, data);
+	json_decref(doc);
+	json_decref(t);
+	return rc;
+}
+
+/* Contract: see readiness.h. */
+int twl_api_readiness_ahead(struct twl_server *srv, struct twl_answer_cache *c)
+{
+	struct twl_read_filter none = { 0 };
+	struct readiness_params p;
+	json_t *all = NULL, *errors = NULL, *t;
+	size_t i;
+	int rc;
+
+	if (!data_dir(srv))
+		return 0;
+	rc = twl_targets_load(data_dir(srv), &all, &errors);
+	json_array_foreach(all, i, t)
+	{
+		if (!rc)
+			rc = readiness_params_of(
+				&p,
+				json_string_value(json_object_get(t, "name")),
+				TWL_READ_LIMIT_DEFAULT, READINESS_DAYS, NULL,
+				&none);
+		if (!rc)
+			rc = twl_answer_cache_ahead(c, &readiness_kind, &p,
+						    sizeof(p));
+	}
+	json_decref(all);
+	json_decref(errors);
+	return rc;
 }
 
 /* Contract: see readiness.h. GET /api/v1/readiness?target=N. */

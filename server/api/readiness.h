@@ -36,4 +36,26 @@ int twl_readiness_export(struct twl_store *store, const char *data_dir,
 			 const char *name, int64_t since, const char *label_key,
 			 const char *label_value, json_t *data);
 
+struct twl_answer_cache;
+struct twl_label_bytes;
+
+/*
+ * twl_api_readiness_export - as twl_readiness_export(), for the server's
+ * export: the facts of target @name for hosts seen in the last @days,
+ * of those labelled @label if it is on, taken from the readiness answer
+ * GET /api/v1/readiness?target=NAME gives (with &label=KEY=VALUE),
+ * which is a kept one on a fleet where it is slow (answer_cache.h), so
+ * the export and the readiness page compute it once between them.
+ */
+int twl_api_readiness_export(struct twl_server *srv, const char *name,
+			     unsigned days, const struct twl_label_bytes *label,
+			     json_t *data);
+
+/*
+ * twl_api_readiness_ahead - have @c compute ahead (answer_cache.h) the
+ * readiness page's default answer of every target of @srv's (the shipped
+ * ones and its data directory's, as they are now): 0 or a negative errno.
+ */
+int twl_api_readiness_ahead(struct twl_server *srv, struct twl_answer_cache *c);
+
 #endif /* TWL_SERVER_API_READINESS_H */

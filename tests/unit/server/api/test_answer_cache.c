@@ -25,9 +25,12 @@
 
 #include <cmocka.h>
 
+#include <twilight/catalog.h>
+
 #include "api/answer_cache.h"
 #include "api/answer_keep.h"
 #include "harness.h"
+#include "readiness/target_dir.h"
 #include "sqlite_fixture.h"
 
 static uint64_t clock_now;
@@ -294,6 +297,128 @@ static void test_thread(void **state)
 	twl_answer_cache_free(c);
 }
 
+/* ---- answers computed ahead ---------------------------------------- */
+
+static int ahead(struct twl_answer_cache *c, int k)
+{
+	return twl_answer_cache_ahead(c, &answer_kind, &k, sizeof(k));
+}
+
+/*
+ * Computed before any request and served kept; computed again while
+ * nobody asks for it at 3/4 of max age less twice its cost (60,000 ms,
+ * 50 ms: 44,900 ms), at 20 times its cost (1,000 ms) once asked for, and
+ * also past keep_warm_ms, unlike an answer only a request keeps.
+ */
+static void test_ahead(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(ahead(c, 2), 0);
+	assert_int_equal(ahead(c, 1), 0); /* once */
+	assert_int_equal(twl_answer_cache_step(c), 1); /* 1 from 1,000,000 */
+	assert_int_equal(twl_answer_cache_step(c), 1); /* 2 from 1,000,050 */
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 2);
+	assert_int_equal(twl_answer_cache_count(c), 2);
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	/* 1 was asked for: due at 20 x 50 ms after it was computed */
+	clock_now = 1000000 + 1000;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 3);
+	/* 2, never asked for: from 1,000,050 + 44,900 */
+	clock_now = 1000050 + 44899;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now += 1;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(get(c, 2, &kept, &age), 4);
+	assert_int_equal(kept, 1);
+	/* past keep_warm_ms (100,000): 1 and 2 still, 3 (requested) not */
+	assert_int_equal(get(c, 3, &kept, &age), 5);
+	clock_now += 300000;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 7);
+	twl_answer_cache_free(c);
+}
+
+/*
+ * Quick: not kept, tried again after max age. Failed: tried again after
+ * a minute. Nothing to compute (-ENOENT): never again.
+ */
+static void test_ahead_not_kept(void **state)
+{
+	struct twl_answer_cache *c = cache(100, 600000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_count(c), 0);
+	clock_now += 599000;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now += 1000;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(calls, 2);
+	assert_int_equal(get(c, 1, &kept, &age), 3);
+	assert_int_equal(kept, 0);
+	twl_answer_cache_free(c);
+
+	c = cache(10, 600000, 4);
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(ahead(c, 2), 0);
+	fail_with = -EIO;
+	assert_int_equal(twl_answer_cache_step(c), -EIO);
+	fail_with = -ENOENT;
+	assert_int_equal(twl_answer_cache_step(c), -ENOENT);
+	fail_with = 0;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now += 60000;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_count(c), 1);
+	clock_now += 36000000; /* ten hours: 2 is never tried again */
+	for (int i = 0; i < 4; i++)
+		twl_answer_cache_step(c);
+	assert_int_equal(calls, 2); /* 1 computed again once */
+	twl_answer_cache_free(c);
+}
+
+/*
+ * Two slots: a request's answer takes the slot of another request's
+ * before that of one computed ahead, however long ago that one was
+ * served; one computed ahead takes only a free slot.
+ */
+static void test_ahead_slots(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 600000, 2);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	get(c, 2, &kept, &age);
+	clock_now += 10;
+	get(c, 3, &kept, &age); /* takes 2's slot */
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	assert_int_equal(get(c, 2, &kept, &age), 4);
+	assert_int_equal(kept, 0);
+	/* 1 and 2 kept, no slot free: 5 waits */
+	assert_int_equal(ahead(c, 5), 0);
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 4);
+	twl_answer_cache_free(c);
+}
+
 /* ---- requests waiting for a first computation -------------------- */
 
 /* An answer that blocks until the test opens the gate. */
@@ -516,6 +641,7 @@ static void keep_all(struct twl_config *cfg)
 {
 	cfg->slow_answer_ms = 0;
 	cfg->slow_answer_max_age_s = 3600;
+	cfg->slow_answer_ahead = false; /* each first request computes */
 }
 
 /*
@@ -594,6 +720,100 @@ static void test_server(void **state)
 	fixture_stop(&f);
 }
 
+/* Every answer kept, and the dashboard's computed ahead. */
+static void keep_all_ahead(struct twl_config *cfg)
+{
+	keep_all(cfg);
+	cfg->slow_answer_ahead = true;
+}
+
+/* GET @path: whether it was a kept answer (an Age header). */
+static bool aged(struct fixture *f, const char *path)
+{
+	struct http_result r;
+	char age[32];
+	bool kept;
+
+	http(f, "GET", path, f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	kept = http_header(&r, "Age", age, sizeof(age));
+	http_result_fini(&r);
+	return kept;
+}
+
+/*
+ * With slow-answer-ahead, a started server computes the dashboard's
+ * answers before anyone asks (every one is stored: two per feature, the
+ * export, each shipped target's readiness), and the dashboard's own
+ * requests for them are served kept (the parameters of the answers
+ * computed ahead are those of those requests).
+ */
+static void test_server_ahead(void **state)
+{
+	int64_t want = 2 * (int64_t)twl_catalog_count() + 1, n = 0;
+	json_t *targets = NULL, *errors = NULL;
+	struct fixture f;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	fixture_start(&f, keep_all_ahead);
+	assert_int_equal(twl_targets_load(f.cfg.data_dir, &targets, &errors),
+			 0);
+	want += (int64_t)json_array_size(targets);
+	json_decref(targets);
+	json_decref(errors);
+	/* up to 60 s (about 1 s on an idle machine), no request meanwhile */
+	for (int i = 0; i < 600 && n < want; i++) {
+		usleep(100000);
+		n = count_rows(&f, "kept_answers");
+	}
+	assert_int_equal(n, want);
+	assert_true(aged(&f, "/api/v1/features/" SOFT));
+	assert_true(aged(&f, "/api/v1/export/linux-mm?feature=" SOFT));
+	assert_true(aged(&f, "/api/v1/export/linux-mm"));
+	assert_true(aged(&f, "/api/v1/readiness?target=debian-12-6.12"));
+	/* other parameters: computed for the request */
+	assert_false(aged(&f, "/api/v1/features/" SOFT "?since=86400"));
+	fixture_stop(&f);
+}
+
+/*
+ * After a restart (a new cache on the same store, touched as a server's
+ * start touches it), the answers computed ahead are first all taken from
+ * the store, and only then computed again (the touch made them due).
+ */
+static void test_ahead_restart(void **state)
+{
+	struct twl_store *s = new_store();
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+
+	(void)state;
+	twl_answer_cache_free(c);
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(ahead(c, 2), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(q("SELECT count(*) FROM kept_answers"), 2);
+	twl_answer_cache_free(c);
+	clock_now += 100;
+	c = cache_on(s, 50, 60000, 4);
+	twl_answer_cache_touch(c);
+	clock_now += 10; /* a computation after the touch's ms */
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(ahead(c, 2), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(calls, 2); /* both from the store */
+	assert_int_equal(twl_answer_cache_count(c), 2);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 4);
+	twl_answer_cache_free(c);
+	twl_store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,10 +825,15 @@ int main(void)
 		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_failed_refresh),
 		cmocka_unit_test(test_thread),
+		cmocka_unit_test(test_ahead),
+		cmocka_unit_test(test_ahead_not_kept),
+		cmocka_unit_test(test_ahead_slots),
 		cmocka_unit_test(test_single_flight),
 		cmocka_unit_test(test_stored),
 		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_ahead_restart),
 		cmocka_unit_test(test_server),
+		cmocka_unit_test(test_server_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -33,6 +33,7 @@ static void shared_keep_all(struct twl_config *cfg)
 	snprintf(cfg->db_path, sizeof(cfg->db_path), "%s", pg_uri);
 	cfg->slow_answer_ms = 0;
 	cfg->slow_answer_max_age_s = 3600;
+	cfg->slow_answer_ahead = false; /* each first request computes */
 }
 
 /* GET @path on @f: whether it had an Age header; @key's value into *@v. */
