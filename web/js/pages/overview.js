@@ -81,11 +81,17 @@ async function trend(view, used) {
 	const top = used.slice().sort((a, b) => b.hosts_30d - a.hosts_30d).slice(0, 8);
 	if (!top.length)
 		return;
-	const since = Math.floor(Date.now() / 1000) - 30 * DAY;
+	// The feature page's own request (no range), so a large fleet's kept
+	// detail serves both (docs/api.md, "Kept answers"); the chart keeps
+	// the last 30 days of its daily timeline.
+	const since = Math.floor(Date.now() / 1000 / DAY - 29) * DAY;
 	const details = await Promise.all(top.map((f) =>
-		api('/api/v1/features/' + encodeURIComponent(f.id) + '?since=' + since).catch(() => null)));
+		api('/api/v1/features/' + encodeURIComponent(f.id)).catch(() => null)));
 	if (!view.current())
 		return;
+	for (const d of details)
+		if (d && d.timeline)
+			d.timeline = d.timeline.filter((p) => p.day >= since);
 	const days = dayAxis(details.map((d) => d && d.timeline), 30);
 	const series = details.map((d, i) => ({ label: top[i].title, values: onAxis(days, d && d.timeline, 'hosts') }));
 	document.getElementById('trend').replaceChildren(lineChart('Hosts using each feature per day', days, series));
