@@ -70,8 +70,6 @@ static struct twl_answer_cache *answers_new(struct twl_server *srv)
 	 * computed again at once (answer_cache.h).
 	 */
 	twl_answer_cache_touch(c);
-	if (c && cfg->slow_answer_ahead)
-		answers_ahead(srv, c);
 	return c;
 }
 
@@ -122,6 +120,13 @@ int twl_api_app_start(struct twl_server *srv, void **state)
 		return rc;
 	}
 	*state = st;
+	/*
+	 * After the state is the server's: an export computed ahead asks
+	 * for its readiness answer through it (twl_api_answer()), and the
+	 * registration's lock orders this write before that read.
+	 */
+	if (twl_server_config(srv)->slow_answer_ahead)
+		answers_ahead(srv, st->answers);
 	return 0;
 }
 
