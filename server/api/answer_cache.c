@@ -682,9 +682,9 @@ out:
 }
 
 /*
- * The refresh thread: the most overdue answer, else the next one due
- * ahead, else a second's sleep; the store's touches looked at every
- * TOUCH_POLL_MS.
+ * The refresh thread: work() (an answer ahead not tried yet, the most
+ * overdue kept answer, the next one due ahead), else a second's sleep;
+ * the store's touches looked at every TOUCH_POLL_MS.
  */
 static void *refresh_main(void *arg)
 {

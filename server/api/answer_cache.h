@@ -46,7 +46,7 @@ struct twl_answer_kind {
 #define TWL_ANSWER_PARAMS_MAX 1024
 #define TWL_ANSWER_NAME_MAX 64
 /* Most answers computed ahead (twl_answer_cache_ahead()). */
-#define TWL_ANSWER_AHEAD_MAX 96
+#define TWL_ANSWER_AHEAD_MAX 256
 
 struct twl_answer_cache_opts {
 	uint64_t slow_ms; /* keep answers that took this long; 0 = all */
