@@ -348,7 +348,7 @@ int twl_api_readiness_export(struct twl_server *srv, const char *name,
 {
 	struct readiness_params p;
 	struct twl_read_filter none = { 0 };
-	json_t *t = NULL, *doc = NULL;
+	json_t *doc = NULL;
 	int rc;
 
 	if (!name || !name[0])
@@ -358,14 +358,11 @@ int twl_api_readiness_export(struct twl_server *srv, const char *name,
 	if (rc)
 		return rc;
 	p.label = *label;
-	rc = twl_targets_find(data_dir(srv), name, &t);
+	/* the answer names its target (-ENOENT when it is gone) */
+	rc = twl_api_answer(srv, NULL, &readiness_kind, &p, sizeof(p), &doc);
 	if (!rc)
-		rc = twl_api_answer(srv, NULL, &readiness_kind, &p, sizeof(p),
-				    &doc);
-	if (!rc)
-		rc = export_facts(t, doc, data);
+		rc = export_facts(json_object_get(doc, "target"), doc, data);
 	json_decref(doc);
-	json_decref(t);
 	return rc;
 }
 
