@@ -367,7 +367,7 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
 	if (len > TWL_ANSWER_PARAMS_MAX ||
 	    strlen(k->name) > TWL_ANSWER_NAME_MAX)
 		return k->fn(c->ctx, params, out);
-	twl_answer_key(k->name, params, len, key);
+	twl_answer_key(c->o.context, k->name, params, len, key);
 	pthread_mutex_lock(&c->lock);
 	gen = c->gen;
 	rc = lookup(c, key, out, age_ms);
@@ -653,7 +653,7 @@ int twl_answer_cache_ahead(struct twl_answer_cache *c,
 	if (len > TWL_ANSWER_PARAMS_MAX ||
 	    strlen(k->name) > TWL_ANSWER_NAME_MAX)
 		return -E2BIG;
-	twl_answer_key(k->name, params, len, key);
+	twl_answer_key(c->o.context, k->name, params, len, key);
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n_ahead; i++)
 		if (!strcmp(c->ahead[i].key, key))

@@ -56,6 +56,12 @@ struct twl_answer_cache_opts {
 	uint64_t keep_warm_ms;
 	/* where kept answers outlive the process (store.h); NULL: memory */
 	struct twl_store *store;
+	/*
+	 * What every answer depends on beside the data and its parameters
+	 * (twl_answer_context()): part of each stored answer's name, so a
+	 * cache of another context neither serves nor refreshes it. "": none.
+	 */
+	char context[65];
 	bool no_thread; /* tests: refreshes only by twl_answer_cache_step() */
 	uint64_t (*clock_ms)(void); /* tests; NULL = twl_mono_ms() */
 	int64_t (*wall_ms)(void); /* tests; NULL = the time of day, unix ms */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kept answers' copies in the store (answer_keep.h). The name covers
- * the server's version, so a server of another version neither serves
- * nor refreshes an answer whose shape may differ from its own.
+ * the server's version and the context the answers were computed in
+ * (answer_context.h: the server's code, the settings, the catalog and the
+ * targets), so a server of another version or context neither serves nor
+ * refreshes an answer that may differ from its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,23 +25,29 @@
 #define CLAIM_SLACK_MS 60000
 
 /* Contract: see answer_keep.h. */
-void twl_answer_key(const char *name, const void *params, size_t len,
-		    char key[65])
+void twl_answer_key(const char *context, const char *name, const void *params,
+		    size_t len, char key[65])
 {
 	static const char version[] = TWL_VERSION;
-	size_t n = strlen(name);
-	unsigned char buf[sizeof(version) + TWL_ANSWER_NAME_MAX + 1 +
+	size_t n = strlen(name), m = strnlen(context, 64);
+	unsigned char buf[sizeof(version) + 65 + TWL_ANSWER_NAME_MAX + 1 +
 			  TWL_ANSWER_PARAMS_MAX];
+	size_t at = 0;
 
-	/* "VERSION\0NAME\0PARAMS"; answer_cache.c keeps nothing longer */
+	/* "VERSION\0CONTEXT\0NAME\0PARAMS"; nothing longer is kept */
 	if (n > TWL_ANSWER_NAME_MAX || len > TWL_ANSWER_PARAMS_MAX) {
 		key[0] = '\0'; /* no store takes it */
 		return;
 	}
 	memcpy(buf, version, sizeof(version));
-	memcpy(buf + sizeof(version), name, n + 1);
-	memcpy(buf + sizeof(version) + n + 1, params, len);
-	twl_sha256_hex(buf, sizeof(version) + n + 1 + len, key);
+	at = sizeof(version);
+	memcpy(buf + at, context, m);
+	buf[at + m] = '\0';
+	at += m + 1;
+	memcpy(buf + at, name, n + 1);
+	at += n + 1;
+	memcpy(buf + at, params, len);
+	twl_sha256_hex(buf, at + len, key);
 }
 
 /* Contract: see answer_keep.h. */

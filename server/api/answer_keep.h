@@ -17,11 +17,13 @@ struct twl_store;
 
 /*
  * twl_answer_key - the store's name of the answer of kind @name for
- * @params (@len bytes), of this server's version: SHA-256 in hex; ""
- * past TWL_ANSWER_NAME_MAX or TWL_ANSWER_PARAMS_MAX (answer_cache.h).
+ * @params (@len bytes), of this server's version, computed in @context
+ * (twl_answer_context(); "" for none; its first 64 bytes count): SHA-256
+ * in hex; "" past TWL_ANSWER_NAME_MAX or TWL_ANSWER_PARAMS_MAX
+ * (answer_cache.h).
  */
-void twl_answer_key(const char *name, const void *params, size_t len,
-		    char key[65]);
+void twl_answer_key(const char *context, const char *name, const void *params,
+		    size_t len, char key[65]);
 
 /* An answer read from the store. */
 struct twl_answer_stored {

@@ -8,6 +8,7 @@
 
 #include "alerts/alerts.h"
 #include "api/answer_cache.h"
+#include "api/answer_context.h"
 #include "api/api_app.h"
 #include "api/api_ingest.h"
 #include "api/api_read.h"
@@ -62,14 +63,19 @@ static struct twl_answer_cache *answers_new(struct twl_server *srv)
 		.keep_warm_ms = ANSWERS_WARM_MS,
 		.store = twl_server_store(srv),
 	};
-	struct twl_answer_cache *c = twl_answer_cache_new(srv, &o);
+	struct twl_answer_cache *c;
+	int rc = twl_answer_context(cfg, o.context);
 
+	c = twl_answer_cache_new(srv, &o);
 	/*
-	 * A start may come with other settings, targets or catalog than
-	 * the stored answers saw: each is served when first asked for and
+	 * The stored answers of this context (the same code, settings,
+	 * catalog and targets) are served and computed again at their
+	 * usual times. Without a context, a start may come with other
+	 * ones than they saw: each is served when first asked for and
 	 * computed again at once (answer_cache.h).
 	 */
-	twl_answer_cache_touch(c);
+	if (rc)
+		twl_answer_cache_touch(c);
 	return c;
 }
 

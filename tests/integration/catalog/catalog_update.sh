@@ -19,7 +19,8 @@
 #     GET /api/v1/export/linux-mm's.
 #  6. SIGHUP reloads catalog.json in the running server: broken or older
 #     files keep the current catalog, a valid newer one is served, re-matches
-#     a stored unknown text and reaches the agent.
+#     a stored unknown text, marks the kept answers (computed with the
+#     former catalog) and reaches the agent.
 set -euo pipefail
 SERVER=$1
 AGENT=$2
@@ -227,11 +228,15 @@ hup "SIGHUP: catalog version $NEWER stays: $D/catalog.json is invalid: .*message
 jq --argjson v "$SHIPPED" '.version = $v' "$WORK/newer.json" >"$D/catalog.json"
 hup "SIGHUP: catalog version $NEWER stays: $D/catalog.json has version $SHIPPED, older"
 [ "$(served)" = "$NEWER" ] || fail "an older catalog.json replaced the catalog: $(served)"
+# a stored kept answer (computed with the former catalog) is marked by it
+sql "INSERT INTO kept_answers (key, computed, cost, body) VALUES ('ctx-test', 1, 1, '{}')"
 jq --arg t "$TEXT3" --argjson v "$NEWEST" '.version = $v |
 	(.features[] | select(.id == "memcg_v1.soft_limit") | .messages) +=
 	[{"text": $t, "match": "exact", "level": 4}]' "$WORK/newer.json" >"$D/catalog.json"
 hup "SIGHUP: catalog version $NEWER -> $NEWEST from $D/catalog.json: [0-9]+ features; 1 unknown deprecation texts matched"
 [ "$(served)" = "$NEWEST" ] || fail "served version after SIGHUP: $(served)"
+[ "$(sql "SELECT touched > 0 FROM kept_answers WHERE key = 'ctx-test'")" = 1 ] ||
+	fail "SIGHUP's new catalog did not mark the kept answers computed with the former one"
 [ "$(sql "SELECT matched_feature_id FROM unknown_deprecations WHERE text = '$TEXT3'")" = memcg_v1.soft_limit ] ||
 	fail "SIGHUP did not re-match the stored unknown text"
 sql "SELECT value FROM server_meta WHERE key = 'catalog_rematched'" | grep -q "^$NEWEST:" ||

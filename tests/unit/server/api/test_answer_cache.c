@@ -7,10 +7,12 @@
  * refresh keeps the old answer), then the refresh thread, requests
  * waiting for a first computation under way instead of computing it too,
  * answers kept in an SQLite store (served after a restart, touched,
- * shared by two caches as by two servers, a claim held by another), then
- * a real server keeping feature detail and the export's data with an Age
- * header, answering the new data once refreshed, and serving both from
- * the store after a restart.
+ * named by the cache's context, shared by two caches as by two servers,
+ * a claim held by another), then a real server keeping feature detail
+ * and the export's data with an Age header, answering the new data once
+ * refreshed, serving both from the store after a restart but not after
+ * one with a setting changed, and keeping the answers computed ahead
+ * through a plain restart without computing them again.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -74,6 +76,23 @@ static struct twl_answer_cache *cache_on(struct twl_store *s, uint64_t slow,
 					   .clock_ms = fake_clock,
 					   .wall_ms = fake_wall };
 
+	return twl_answer_cache_new(NULL, &o);
+}
+
+/* As cache_on(@s, 50, 60000, 4), of context @context. */
+static struct twl_answer_cache *context_cache(struct twl_store *s,
+					      const char *context)
+{
+	struct twl_answer_cache_opts o = { .slow_ms = 50,
+					   .max_age_ms = 60000,
+					   .max_entries = 4,
+					   .keep_warm_ms = 100000,
+					   .store = s,
+					   .no_thread = true,
+					   .clock_ms = fake_clock,
+					   .wall_ms = fake_wall };
+
+	snprintf(o.context, sizeof(o.context), "%s", context);
 	return twl_answer_cache_new(NULL, &o);
 }
 
@@ -577,6 +596,47 @@ static void test_stored(void **state)
 }
 
 /*
+ * A cache's context names its stored answers: a restarted cache of the
+ * same context serves them and computes them again at their usual time,
+ * not at once; one of another context neither serves nor refreshes
+ * them.
+ */
+static void test_context(void **state)
+{
+	struct twl_store *s = new_store();
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	twl_answer_cache_free(c);
+	c = context_cache(s, "a");
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	twl_answer_cache_free(c);
+	clock_now += 300;
+	c = context_cache(s, "a");
+	assert_int_equal(get(c, 1, &kept, &age), 1);
+	assert_int_equal(kept, 1);
+	assert_int_equal(age, 350);
+	assert_int_equal(twl_answer_cache_step(c), 0); /* due at 20 x 50 ms */
+	clock_now += 650;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(calls, 2);
+	twl_answer_cache_free(c);
+	c = context_cache(s, "b");
+	assert_int_equal(get(c, 1, &kept, &age), 3);
+	assert_int_equal(kept, 0);
+	twl_answer_cache_free(c);
+	/* each context's own answer */
+	assert_int_equal(q("SELECT count(*) FROM kept_answers"), 2);
+	c = context_cache(s, "a");
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 1);
+	twl_answer_cache_free(c);
+	twl_store_close(s);
+}
+
+/*
  * Two servers on one store: one computes an answer again (it claimed
  * the refresh), the other takes that answer from the store instead of
  * computing it; while a third holds the claim, neither computes; an
@@ -606,7 +666,7 @@ static void test_shared(void **state)
 	assert_int_equal(kept, 1);
 	/* another server's claim holds: a waits, b too */
 	clock_now += 1000;
-	twl_answer_key("test", &k, sizeof(k), key);
+	twl_answer_key("", "test", &k, sizeof(k), key);
 	assert_int_equal(twl_store_kept_claim(s, key, fake_wall(),
 					      fake_wall() + 3600000),
 			 1);
@@ -674,6 +734,52 @@ static bool wait_for(struct fixture *f, const char *path, const char *key,
 	return kept;
 }
 
+/*
+ * Stop @f's server, then (*@stopped, if not NULL: the newest stored
+ * answer's computation, once stopped) start it again on the same
+ * database.
+ */
+static void restart_at(struct fixture *f, int64_t *stopped)
+{
+	twl_server_free(f->srv);
+	twl_store_close(f->store);
+	if (stopped)
+		*stopped = query_int(
+			f, "SELECT max(computed) FROM kept_answers", NULL);
+	assert_int_equal(twl_store_open(f->cfg.db_path, &f->store), 0);
+	f->srv = twl_server_new(&f->cfg, f->store);
+	assert_non_null(f->srv);
+	f->port = twl_server_port(f->srv);
+}
+
+static void restart(struct fixture *f)
+{
+	restart_at(f, NULL);
+}
+
+/* GET @path: whether it was a kept answer; its Age into *@age_s. */
+static bool aged_s(struct fixture *f, const char *path, long *age_s)
+{
+	struct http_result r;
+	char age[32];
+	bool kept;
+
+	http(f, "GET", path, f->viewer, NULL, 0, NULL, &r);
+	assert_int_equal(r.status, 200);
+	kept = http_header(&r, "Age", age, sizeof(age));
+	*age_s = kept ? strtol(age, NULL, 10) : -1;
+	http_result_fini(&r);
+	return kept;
+}
+
+/* GET @path: whether it was a kept answer (an Age header). */
+static bool aged(struct fixture *f, const char *path)
+{
+	long age_s;
+
+	return aged_s(f, path, &age_s);
+}
+
 static void test_server(void **state)
 {
 	const char *detail = "/api/v1/features/" SOFT;
@@ -703,12 +809,7 @@ static void test_server(void **state)
 	assert_true(wait_for(&f, detail, "hosts", 2));
 	assert_true(wait_for(&f, export, "hosts_using", 2));
 	/* a restarted server serves both from the store at once */
-	twl_server_free(f.srv);
-	twl_store_close(f.store);
-	assert_int_equal(twl_store_open(f.cfg.db_path, &f.store), 0);
-	f.srv = twl_server_new(&f.cfg, f.store);
-	assert_non_null(f.srv);
-	f.port = twl_server_port(f.srv);
+	restart(&f);
 	http(&f, "GET", detail, f.viewer, NULL, 0, NULL, &r);
 	assert_true(http_header(&r, "Age", age, sizeof(age)));
 	assert_int_equal(json_integer_value(json_object_get(r.json, "hosts")),
@@ -717,6 +818,13 @@ static void test_server(void **state)
 	http(&f, "GET", export, f.viewer, NULL, 0, NULL, &r);
 	assert_true(http_header(&r, "Age", age, sizeof(age)));
 	http_result_fini(&r);
+	/* restarted with a setting an answer reads changed: none served */
+	f.cfg.silent_after_s += 60;
+	restart(&f);
+	http(&f, "GET", detail, f.viewer, NULL, 0, NULL, &r);
+	assert_false(http_header(&r, "Age", age, sizeof(age)));
+	http_result_fini(&r);
+	assert_false(aged(&f, export));
 	fixture_stop(&f);
 }
 
@@ -727,18 +835,29 @@ static void keep_all_ahead(struct twl_config *cfg)
 	cfg->slow_answer_ahead = true;
 }
 
-/* GET @path: whether it was a kept answer (an Age header). */
-static bool aged(struct fixture *f, const char *path)
+/*
+ * A plain restart (the same code, settings, catalog and targets) takes
+ * the stored answers computed ahead and does not compute them again at
+ * once: 3 s later none is newer, and each is served that old.
+ */
+static void restart_keeps(struct fixture *f)
 {
-	struct http_result r;
-	char age[32];
-	bool kept;
+	int64_t n = count_rows(f, "kept_answers");
+	const char *q = "SELECT count(*) FROM kept_answers"
+			" WHERE computed > CAST(? AS INT)";
+	int64_t before;
+	char at[32];
+	long age_s;
 
-	http(f, "GET", path, f->viewer, NULL, 0, NULL, &r);
-	assert_int_equal(r.status, 200);
-	kept = http_header(&r, "Age", age, sizeof(age));
-	http_result_fini(&r);
-	return kept;
+	restart_at(f, &before);
+	sleep(3);
+	snprintf(at, sizeof(at), "%lld", (long long)before);
+	assert_int_equal(query_int(f, q, at), 0);
+	assert_int_equal(count_rows(f, "kept_answers"), n);
+	assert_true(aged_s(f, "/api/v1/features/" SOFT, &age_s));
+	assert_true(age_s >= 3);
+	assert_true(aged_s(f, "/api/v1/export/linux-mm", &age_s));
+	assert_true(age_s >= 3);
 }
 
 /*
@@ -774,13 +893,15 @@ static void test_server_ahead(void **state)
 	assert_true(aged(&f, "/api/v1/readiness?target=debian-12-6.12"));
 	/* other parameters: computed for the request */
 	assert_false(aged(&f, "/api/v1/features/" SOFT "?since=86400"));
+	restart_keeps(&f);
 	fixture_stop(&f);
 }
 
 /*
- * After a restart (a new cache on the same store, touched as a server's
- * start touches it), the answers computed ahead are first all taken from
- * the store, and only then computed again (the touch made them due).
+ * After a restart touched as an admin's change (or a start without a
+ * context, answer_context.h) touches it, the answers computed ahead are
+ * first all taken from the store, and only then computed again (the
+ * touch made them due).
  */
 static void test_ahead_restart(void **state)
 {
@@ -830,6 +951,7 @@ int main(void)
 		cmocka_unit_test(test_ahead_slots),
 		cmocka_unit_test(test_single_flight),
 		cmocka_unit_test(test_stored),
+		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_ahead_restart),
 		cmocka_unit_test(test_server),
