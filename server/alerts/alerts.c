@@ -258,7 +258,9 @@ static void *detect_main(void *arg)
 	struct twl_alerts *a = arg;
 	struct twl_detect_opts d = { .new_days = a->o.new_days,
 				     .silent_after = a->o.silent_after,
-				     .data_dir = a->o.data_dir };
+				     .data_dir = a->o.data_dir,
+				     .kept_breaks = a->o.kept_breaks,
+				     .kept_ctx = a->o.kept_ctx };
 	struct timespec until;
 	uint64_t ready_next = 0, t0;
 	int rc;

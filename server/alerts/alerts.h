@@ -28,6 +28,13 @@ struct twl_alerts_opts {
 	size_t queue_max; /* events waiting at most */
 	const char *data_dir; /* operators' upgrade targets; NULL: none */
 	struct twl_deliver_opts deliver;
+	/*
+	 * The readiness step's count of a target, from an answer already
+	 * kept (the readiness page's): 0 with *@count, or -ENOENT when none
+	 * is kept (the detector then counts itself). NULL: it always does.
+	 */
+	int (*kept_breaks)(void *ctx, const char *target, int64_t *count);
+	void *kept_ctx;
 };
 
 /* The detector's kinds of event, then any other kind raised. */

@@ -322,8 +322,7 @@ int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
 	if (!rc)
 		rc = scan_health(s, a, o, now, !scan.had, &f);
 	if (!rc && !o->skip_readiness)
-		rc = twl_alert_detect_readiness(s, a, o->data_dir, now,
-						!scan.had);
+		rc = twl_alert_detect_readiness(s, a, o, now, !scan.had);
 	if (!rc)
 		rc = scan_reuse(s, a, now, !scan.had, &f);
 	if (!rc)

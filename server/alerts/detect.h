@@ -36,6 +36,9 @@ struct twl_detect_opts {
 	int64_t silent_after;
 	const char *data_dir; /* operators' targets; NULL: shipped ones only */
 	bool skip_readiness; /* leave the readiness step out of this scan */
+	/* as struct twl_alerts_opts's; NULL: every count is the step's own */
+	int (*kept_breaks)(void *ctx, const char *target, int64_t *count);
+	void *kept_ctx;
 };
 
 /*
@@ -68,12 +71,13 @@ int twl_alert_detect_scan(struct twl_store *s, struct twl_alerts *a,
 
 /*
  * twl_alert_detect_readiness - the readiness step of a scan (part of
- * twl_alert_detect_scan()): per target of @data_dir (NULL: the shipped
- * ones), the hosts that would break, recorded; unless @quiet_scan, more
+ * twl_alert_detect_scan()): per target of @o->data_dir (NULL: the
+ * shipped ones), the hosts that would break (@o->kept_breaks' count when
+ * it has one, else counted in @s), recorded; unless @quiet_scan, more
  * than last time is raised. 0 or a negative errno.
  */
 int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
-			       const char *data_dir, int64_t now,
+			       const struct twl_detect_opts *o, int64_t now,
 			       bool quiet_scan);
 
 #endif /* TWL_SERVER_ALERTS_DETECT_H */

@@ -73,11 +73,28 @@ static void worse(struct twl_alerts *a, const char *name, int64_t now_n,
 	json_decref(d);
 }
 
+/*
+ * The hosts that would break on target @t named @name: the count of the
+ * answer @o keeps for it, else counted in @s. On a large fleet the
+ * readiness page's answer is kept and computed ahead (answer_cache.h),
+ * so the step reads it instead of computing it a second time.
+ */
+static int breaks(struct twl_store *s, const struct twl_detect_opts *o,
+		  const json_t *t, const char *name, int64_t now,
+		  int64_t *count)
+{
+	int rc = o->kept_breaks ? o->kept_breaks(o->kept_ctx, name, count) :
+				  -ENOENT;
+
+	return rc == -ENOENT ? breaking(s, t, now, count) : rc;
+}
+
 /* Contract: see detect.h. */
 int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
-			       const char *data_dir, int64_t now,
+			       const struct twl_detect_opts *o, int64_t now,
 			       bool quiet_scan)
 {
+	const char *data_dir = o->data_dir;
 	json_t *targets = NULL, *errors = NULL, *t;
 	struct twl_alert_kv kv = { 0 };
 	struct twl_alerts_ready *ready;
@@ -109,7 +126,7 @@ int twl_alert_detect_readiness(struct twl_store *s, struct twl_alerts *a,
 
 		if (!name || !twl_target_name_ok(name))
 			continue;
-		rc = breaking(s, t, now, &kv.value);
+		rc = breaks(s, o, t, name, now, &kv.value);
 		if (rc)
 			break;
 		if (n < TWL_ALERTS_READY_MAX) {

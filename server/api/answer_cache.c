@@ -727,6 +727,45 @@ void twl_answer_cache_touch(struct twl_answer_cache *c)
 }
 
 /* Contract: see answer_cache.h. */
+int twl_answer_cache_peek(struct twl_answer_cache *c,
+			  const struct twl_answer_kind *k, const void *params,
+			  size_t len, json_t **out, uint64_t *age_ms)
+{
+	struct entry *e;
+	char key[65];
+	int rc = 0;
+
+	*out = NULL;
+	if (!c || len > TWL_ANSWER_PARAMS_MAX ||
+	    strlen(k->name) > TWL_ANSWER_NAME_MAX)
+		return 0;
+	twl_answer_key(c->o.context, k->name, params, len, key);
+	pthread_mutex_lock(&c->lock);
+	e = find(c, key);
+	if (e && e->doc && !e->transient) {
+		uint64_t now = now_ms(c);
+
+		*age_ms = now > e->done ? now - e->done : 0;
+		if (*age_ms <= c->o.max_age_ms) {
+			*out = json_deep_copy(e->doc);
+			rc = *out ? 1 : -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!rc && c->o.store) { /* e.g. before a start's first round */
+		struct twl_answer_stored a;
+
+		if (!twl_answer_load(c->o.store, key, wall_ms(c),
+				     c->o.max_age_ms, &a)) {
+			*out = a.doc;
+			*age_ms = a.age;
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+/* Contract: see answer_cache.h. */
 size_t twl_answer_cache_count(struct twl_answer_cache *c)
 {
 	size_t n = 0;

@@ -133,6 +133,18 @@ int twl_answer_cache_ahead(struct twl_answer_cache *c,
 int twl_answer_cache_step(struct twl_answer_cache *c);
 
 /*
+ * twl_answer_cache_peek - a copy of the answer of kind @k for @params
+ * (@len bytes) into *@out and its age into *@age_ms, if this cache keeps
+ * one no older than max_age_ms, else if its store has one (as after a
+ * start, before the answers are taken from it): 1; else 0. Nothing is
+ * computed or kept, and a peek is no request (the answer's refreshes
+ * keep the pace of an answer nobody asks for). -ENOMEM; NULL @c: 0.
+ */
+int twl_answer_cache_peek(struct twl_answer_cache *c,
+			  const struct twl_answer_kind *k, const void *params,
+			  size_t len, json_t **out, uint64_t *age_ms);
+
+/*
  * twl_answer_cache_count - answers kept now (in memory).
  * twl_answer_cache_waiting - requests waiting now for the first
  * computation of an answer that another request is computing.

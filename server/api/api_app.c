@@ -79,6 +79,14 @@ static struct twl_answer_cache *answers_new(struct twl_server *srv)
 	return c;
 }
 
+/* twl_alerts_opts.kept_breaks: from the kept readiness answers. */
+static int kept_breaks(void *ctx, const char *target, int64_t *count)
+{
+	struct api_state *st = ctx;
+
+	return twl_api_readiness_kept_breaks(st->answers, target, count);
+}
+
 /* The alerts' settings from the server's configuration. */
 static void alerts_opts(const struct twl_config *cfg, struct twl_alerts_opts *o)
 {
@@ -111,15 +119,18 @@ int twl_api_app_start(struct twl_server *srv, void **state)
 		free(st);
 		return rc;
 	}
+	/* the answers first: the detector reads the kept ones (kept_breaks) */
 	alerts_opts(twl_server_config(srv), &o);
-	st->alerts = twl_alerts_new(twl_server_store(srv), &o);
-	if (st->alerts)
-		st->answers = answers_new(srv);
-	if (!st->answers) {
+	o.kept_breaks = kept_breaks;
+	o.kept_ctx = st;
+	st->answers = answers_new(srv);
+	if (st->answers)
+		st->alerts = twl_alerts_new(twl_server_store(srv), &o);
+	if (!st->alerts) {
 		rc = -(errno ? errno : ENOMEM);
 		twl_log(LOG_ERR, "cannot start the alert or answer threads: %s",
 			strerror(-rc));
-		twl_alerts_free(st->alerts);
+		twl_answer_cache_free(st->answers);
 		twl_api_ingest_drain(st->writer);
 		twl_api_ingest_free(st->writer);
 		free(st);
@@ -160,8 +171,9 @@ void twl_api_app_free(void *state)
 
 	if (!st)
 		return;
-	twl_answer_cache_free(st->answers);
+	/* the detector reads the kept answers: it stops first */
 	twl_alerts_free(st->alerts);
+	twl_answer_cache_free(st->answers);
 	twl_api_ingest_free(st->writer);
 	free(st);
 }

@@ -367,6 +367,32 @@ int twl_api_readiness_export(struct twl_server *srv, const char *name,
 }
 
 /* Contract: see readiness.h. */
+int twl_api_readiness_kept_breaks(struct twl_answer_cache *c, const char *name,
+				  int64_t *count)
+{
+	struct twl_read_filter none = { 0 };
+	struct readiness_params p;
+	json_t *doc = NULL, *n;
+	uint64_t age;
+	int rc;
+
+	rc = readiness_params_of(&p, name, TWL_READ_LIMIT_DEFAULT,
+				 READINESS_DAYS, NULL, &none);
+	if (rc)
+		return rc;
+	rc = twl_answer_cache_peek(c, &readiness_kind, &p, sizeof(p), &doc,
+				   &age);
+	if (rc <= 0)
+		return rc ? rc : -ENOENT;
+	n = json_object_get(json_object_get(doc, "breaks"), "count");
+	rc = json_is_integer(n) ? 0 : -ENOENT;
+	if (!rc)
+		*count = json_integer_value(n);
+	json_decref(doc);
+	return rc;
+}
+
+/* Contract: see readiness.h. */
 int twl_api_readiness_ahead(struct twl_server *srv, struct twl_answer_cache *c)
 {
 	struct twl_read_filter none = { 0 };

@@ -52,6 +52,16 @@ int twl_api_readiness_export(struct twl_server *srv, const char *name,
 			     json_t *data);
 
 /*
+ * twl_api_readiness_kept_breaks - the hosts that would break on target
+ * @name, from the readiness answer of the target's page
+ * (GET /api/v1/readiness?target=NAME) if @c keeps one
+ * (twl_answer_cache_peek()): 0 with *@count, -ENOENT when none is kept
+ * (nothing is computed), or -ENOMEM.
+ */
+int twl_api_readiness_kept_breaks(struct twl_answer_cache *c, const char *name,
+				  int64_t *count);
+
+/*
  * twl_api_readiness_ahead - have @c compute ahead (answer_cache.h) the
  * readiness page's default answer of every target of @srv's (the shipped
  * ones and its data directory's, as they are now): 0 or a negative errno.

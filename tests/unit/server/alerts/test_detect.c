@@ -43,18 +43,19 @@ static void counts(struct twl_alerts *a, struct counts *c)
 }
 
 /*
- * Scan at @now; the events of each kind it raised must be @want's
+ * Scan at @now with @o; the events of each kind it raised must be @want's
  * (new_use, host_silent, records_lost, probe_lost, readiness_worse,
  * migrated_used_again, other).
  */
-static void scan(struct twl_store *s, struct twl_alerts *a, int64_t now,
-		 const int64_t want[TWL_ALERT_KINDS])
+static void counts_scan(struct twl_store *s, struct twl_alerts *a,
+			const struct twl_detect_opts *o, int64_t now,
+			const int64_t want[TWL_ALERT_KINDS])
 {
 	struct counts before, after;
 	int k;
 
 	counts(a, &before);
-	assert_int_equal(twl_alert_detect_scan(s, a, &dopts, now), 0);
+	assert_int_equal(twl_alert_detect_scan(s, a, o, now), 0);
 	counts(a, &after);
 	for (k = 0; k < TWL_ALERT_KINDS; k++)
 		if ((int64_t)(after.n[k] - before.n[k]) != want[k])
@@ -62,6 +63,13 @@ static void scan(struct twl_store *s, struct twl_alerts *a, int64_t now,
 				 (long long)now, twl_alert_kind_name(k),
 				 (unsigned long long)(after.n[k] - before.n[k]),
 				 (long long)want[k]);
+}
+
+/* counts_scan() with the tests' options. */
+static void scan(struct twl_store *s, struct twl_alerts *a, int64_t now,
+		 const int64_t want[TWL_ALERT_KINDS])
+{
+	counts_scan(s, a, &dopts, now, want);
 }
 
 /* The options of most tests: 30 days for "new", retries after 1 s. */
@@ -359,6 +367,53 @@ static void test_ready_pace(void **state)
 	twl_store_close(s);
 }
 
+/* kept_breaks: 7 for debian-12-6.12, none kept for any other target. */
+static int kept_calls;
+static int fake_kept(void *ctx, const char *target, int64_t *count)
+{
+	assert_ptr_equal(ctx, &kept_calls);
+	kept_calls++;
+	if (strcmp(target, "debian-12-6.12"))
+		return -ENOENT;
+	*count = 7;
+	return 0;
+}
+
+/*
+ * The readiness step takes a target's count from the kept answer when
+ * there is one (7, more than the one host the store has: raised as
+ * worse) and counts the others itself (one host breaking at most).
+ */
+static void test_ready_kept(void **state)
+{
+	struct twl_detect_opts o = dopts;
+	struct twl_store *s = NULL;
+	struct twl_alerts *a;
+	json_t *r;
+	const int64_t worse[TWL_ALERT_KINDS] = { [TWL_ALERT_READINESS_WORSE] =
+							 1 };
+
+	(void)state;
+	a = alerts_open(&s, &test_opts);
+	r = report(HOST_A, "a0000000000000000000000000000001");
+	ingest_at(s, HOST_A, r, 100 * DAY);
+	json_decref(r);
+	assert_int_equal(twl_alert_detect_scan(s, a, &o, 100 * DAY + 10), 0);
+	check_ready(a, 1);
+	o.kept_breaks = fake_kept;
+	o.kept_ctx = &kept_calls;
+	counts_scan(s, a, &o, 100 * DAY + 20, worse);
+	assert_true(kept_calls >= 3);
+	assert_int_equal(q("SELECT value FROM alert_state"
+			   " WHERE key = 'ready|debian-12-6.12'"),
+			 7);
+	assert_true(q("SELECT max(value) FROM alert_state WHERE key LIKE"
+		      " 'ready|%' AND key <> 'ready|debian-12-6.12'") <= 1);
+	check_ready(a, 7);
+	twl_alerts_free(a);
+	twl_store_close(s);
+}
+
 /*
  * A workload marked migrated and seen writing the feature after the
  * status's date: raised once per status; set again with a later date
@@ -441,6 +496,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ready_pace, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ready_kept, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raise, setup, teardown),

@@ -595,6 +595,67 @@ static void test_stored(void **state)
 	twl_store_close(s);
 }
 
+/* A peek at answer @k: its "n", or 0 when there is none to peek at. */
+static int peek(struct twl_answer_cache *c, int k, uint64_t *age)
+{
+	json_t *doc = NULL;
+	int rc = twl_answer_cache_peek(c, &answer_kind, &k, sizeof(k), &doc,
+				       age);
+	int n = rc ? (int)json_integer_value(json_object_get(doc, "n")) : 0;
+
+	assert_true(rc == 0 || rc == 1);
+	assert_true(rc ? doc != NULL : doc == NULL);
+	json_decref(doc);
+	return n;
+}
+
+/*
+ * A peek gets a kept answer, else the store's, or none: it never
+ * computes or keeps one, and is no request (an answer computed ahead
+ * keeps the pace of one nobody asks for), nor does it see one past max
+ * age.
+ */
+static void test_peek(void **state)
+{
+	struct twl_store *s = new_store();
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	json_t *doc;
+	uint64_t age;
+	int k = 1;
+
+	(void)state;
+	twl_answer_cache_free(c);
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(peek(c, 1, &age), 0);
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	clock_now += 1000; /* past 20 x its cost */
+	assert_int_equal(peek(c, 1, &age), 1);
+	assert_int_equal(age, 1050); /* from its start */
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 1);
+	assert_int_equal(twl_answer_cache_peek(NULL, &answer_kind, &k,
+					       sizeof(k), &doc, &age),
+			 0);
+	/* a restarted cache keeps nothing in memory yet: the store's */
+	twl_answer_cache_free(c);
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(peek(c, 1, &age), 1);
+	assert_int_equal(age, 1050);
+	assert_int_equal(twl_answer_cache_count(c), 0);
+	assert_int_equal(peek(c, 2, &age), 0);
+	assert_int_equal(calls, 1);
+	twl_answer_cache_free(c);
+	/* past max age: none */
+	c = cache(50, 60000, 4);
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	clock_now += 60001;
+	assert_int_equal(peek(c, 1, &age), 0);
+	twl_answer_cache_free(c);
+	twl_store_close(s);
+}
+
 /*
  * A cache's context names its stored answers: a restarted cache of the
  * same context serves them and computes them again at their usual time,
@@ -854,6 +915,28 @@ static void restart_keeps(struct fixture *f)
 }
 
 /*
+ * Wait for @f's first round of answers computed ahead, every one stored
+ * (two per feature, the export, each target's readiness): up to 60 s
+ * (about 1 s on an idle machine), making no request meanwhile.
+ */
+static void wait_round(struct fixture *f)
+{
+	int64_t want = 2 * (int64_t)twl_catalog_count() + 1, n = 0;
+	json_t *targets = NULL, *errors = NULL;
+
+	assert_int_equal(twl_targets_load(f->cfg.data_dir, &targets, &errors),
+			 0);
+	want += (int64_t)json_array_size(targets);
+	json_decref(targets);
+	json_decref(errors);
+	for (int i = 0; i < 600 && n < want; i++) {
+		usleep(100000);
+		n = count_rows(f, "kept_answers");
+	}
+	assert_int_equal(n, want);
+}
+
+/*
  * With slow-answer-ahead, a started server computes the dashboard's
  * answers before anyone asks (every one is stored: two per feature, the
  * export, each shipped target's readiness), and the dashboard's own
@@ -862,24 +945,12 @@ static void restart_keeps(struct fixture *f)
  */
 static void test_server_ahead(void **state)
 {
-	int64_t want = 2 * (int64_t)twl_catalog_count() + 1, n = 0;
-	json_t *targets = NULL, *errors = NULL;
 	struct fixture f;
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
 	fixture_start(&f, keep_all_ahead);
-	assert_int_equal(twl_targets_load(f.cfg.data_dir, &targets, &errors),
-			 0);
-	want += (int64_t)json_array_size(targets);
-	json_decref(targets);
-	json_decref(errors);
-	/* up to 60 s (about 1 s on an idle machine), no request meanwhile */
-	for (int i = 0; i < 600 && n < want; i++) {
-		usleep(100000);
-		n = count_rows(&f, "kept_answers");
-	}
-	assert_int_equal(n, want);
+	wait_round(&f);
 	assert_true(aged(&f, "/api/v1/features/" SOFT));
 	assert_true(aged(&f, "/api/v1/export/linux-mm?feature=" SOFT));
 	assert_true(aged(&f, "/api/v1/export/linux-mm"));
@@ -887,6 +958,41 @@ static void test_server_ahead(void **state)
 	/* other parameters: computed for the request */
 	assert_false(aged(&f, "/api/v1/features/" SOFT "?since=86400"));
 	restart_keeps(&f);
+	fixture_stop(&f);
+}
+
+/* Every answer kept and computed ahead; a detector scan every second. */
+static void keep_all_ahead_scans(struct twl_config *cfg)
+{
+	keep_all_ahead(cfg);
+	cfg->alert_interval_s = 1;
+}
+
+/*
+ * The alert detector's readiness step takes a target's count from its
+ * kept readiness answer: computed ahead with no host, it still says 0
+ * after a host that breaks on the target reported (the answer is not
+ * due for 45 minutes), where counting again would say 1.
+ */
+static void test_server_detector_kept(void **state)
+{
+	const char *scan = "SELECT value FROM alert_state WHERE key = 'scan'";
+	const char *ready = "SELECT value FROM alert_state"
+			    " WHERE key = 'ready|debian-12-6.12'";
+	int64_t shift = (int64_t)time(NULL) - FULL_JSON_SENT - 3600, after;
+	struct fixture f;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	fixture_start(&f, keep_all_ahead_scans);
+	wait_round(&f); /* no request: one would make its answer due */
+	post_full_report(&f, HOST_A, "000000000000000000000000000000a1", shift);
+	after = (int64_t)time(NULL) + 1;
+	/* a scan that started after the report: up to 60 s */
+	for (int i = 0; i < 600 && query_int(&f, scan, NULL) <= after; i++)
+		usleep(100000);
+	assert_true(query_int(&f, scan, NULL) > after);
+	assert_int_equal(query_int(&f, ready, NULL), 0);
 	fixture_stop(&f);
 }
 
@@ -940,6 +1046,7 @@ int main(void)
 		cmocka_unit_test(test_failed_refresh),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_ahead),
+		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_ahead_not_kept),
 		cmocka_unit_test(test_ahead_slots),
 		cmocka_unit_test(test_single_flight),
@@ -949,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_ahead_restart),
 		cmocka_unit_test(test_server),
 		cmocka_unit_test(test_server_ahead),
+		cmocka_unit_test(test_server_detector_kept),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
