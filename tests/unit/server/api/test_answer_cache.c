@@ -543,10 +543,12 @@ static void test_single_flight(void **state)
 
 /* ---- kept in the store -------------------------------------------- */
 
+/* A new store, the clocks and counters as cache() leaves them. */
 static struct twl_store *new_store(void)
 {
 	struct twl_store *s = NULL;
 
+	twl_answer_cache_free(cache(50, 60000, 4));
 	unlink(dbpath);
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	return s;
@@ -560,12 +562,11 @@ static struct twl_store *new_store(void)
 static void test_stored(void **state)
 {
 	struct twl_store *s = new_store();
-	struct twl_answer_cache *c = cache(50, 60000, 4);
+	struct twl_answer_cache *c;
 	uint64_t age;
 	int kept;
 
 	(void)state;
-	twl_answer_cache_free(c);
 	c = cache_on(s, 50, 60000, 4);
 	assert_int_equal(get(c, 1, &kept, &age), 1);
 	assert_int_equal(q("SELECT count(*) FROM kept_answers"), 1);
@@ -618,13 +619,12 @@ static int peek(struct twl_answer_cache *c, int k, uint64_t *age)
 static void test_peek(void **state)
 {
 	struct twl_store *s = new_store();
-	struct twl_answer_cache *c = cache(50, 60000, 4);
+	struct twl_answer_cache *c;
 	json_t *doc;
 	uint64_t age;
 	int k = 1;
 
 	(void)state;
-	twl_answer_cache_free(c);
 	c = cache_on(s, 50, 60000, 4);
 	assert_int_equal(peek(c, 1, &age), 0);
 	assert_int_equal(ahead(c, 1), 0);
@@ -665,12 +665,11 @@ static void test_peek(void **state)
 static void test_context(void **state)
 {
 	struct twl_store *s = new_store();
-	struct twl_answer_cache *c = cache(50, 60000, 4);
+	struct twl_answer_cache *c;
 	uint64_t age;
 	int kept;
 
 	(void)state;
-	twl_answer_cache_free(c);
 	c = context_cache(s, "a");
 	assert_int_equal(get(c, 1, &kept, &age), 1);
 	twl_answer_cache_free(c);
@@ -705,7 +704,6 @@ static void test_shared(void **state)
 	char key[65];
 
 	(void)state;
-	twl_answer_cache_free(cache(50, 60000, 4));
 	a = cache_on(s, 50, 60000, 4);
 	b = cache_on(s, 50, 60000, 4);
 	assert_int_equal(get(a, 1, &kept, &age), 1);
@@ -1005,10 +1003,9 @@ static void test_server_detector_kept(void **state)
 static void test_ahead_restart(void **state)
 {
 	struct twl_store *s = new_store();
-	struct twl_answer_cache *c = cache(50, 60000, 4);
+	struct twl_answer_cache *c;
 
 	(void)state;
-	twl_answer_cache_free(c);
 	c = cache_on(s, 50, 60000, 4);
 	assert_int_equal(ahead(c, 1), 0);
 	assert_int_equal(ahead(c, 2), 0);
