@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <twilight/catalog.h>
 #include <twilight/util.h>
@@ -82,27 +81,6 @@ static int keep(const char *path, const char *why)
 	return 1;
 }
 
-/*
- * The kept answers were computed with the catalog before: mark them in
- * @s, so every server computes its own again within the poll of its
- * cache (answer_cache.c) and serves them meanwhile. Logged on failure.
- */
-static void touch_answers(struct twl_store *s)
-{
-	struct timespec now;
-	int rc;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	rc = twl_store_kept_touch(s, (int64_t)now.tv_sec * 1000 +
-					     now.tv_nsec / 1000000);
-	if (rc)
-		twl_log(LOG_WARNING,
-			"SIGHUP: cannot mark the kept answers as computed with "
-			"the former catalog: %s; each is computed again at its "
-			"usual time",
-			strerror(-rc));
-}
-
 /* Contract: see catalog_data.h. */
 int twl_server_catalog_reload(const char *data_dir, struct twl_store *s)
 {
@@ -154,7 +132,6 @@ int twl_server_catalog_reload(const char *data_dir, struct twl_store *s)
 		"SIGHUP: catalog version %u -> %u from %s: %zu features; %" PRId64
 		" unknown deprecation texts matched to its features",
 		old, c->version, path, c->n_features, n);
-	touch_answers(s);
 	return 0;
 }
 

@@ -21,8 +21,7 @@ struct twl_store;
 /*
  * twl_server_catalog_reload - on SIGHUP: install @data_dir/catalog.json
  * when it is valid (the rules of "catalog check") and its version is not
- * older than the current catalog's, then twl_store_catalog_reload() @s
- * and mark the kept answers in @s as computed before (twl_store_kept_touch()).
+ * older than the current catalog's, then twl_store_catalog_reload() @s.
  * Logs one line in every case: what was installed and how many stored
  * unknown texts it matched, or why the current catalog stays (absent,
  * invalid, older, TWL_CATALOG_MAX_INSTALLS reached). Returns 0 when

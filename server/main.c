@@ -20,6 +20,7 @@
 
 #include "http/auth.h"
 #include "config.h"
+#include "api/api_app.h"
 #include "api/export.h"
 #include "store/migrate_store.h"
 #include "http/server.h"
@@ -216,7 +217,9 @@ static int serve(const struct twl_config *cfg, struct twl_store *s)
 		 */
 		if (hup_flag) {
 			hup_flag = 0;
-			twl_server_catalog_reload(cfg->data_dir, s);
+			/* installed: the kept answers saw the former catalog */
+			if (twl_server_catalog_reload(cfg->data_dir, s) != 1)
+				twl_api_answers_touch(srv);
 		}
 	}
 	twl_log(LOG_INFO, "stopping on signal %d: finishing queued batches",

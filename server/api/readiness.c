@@ -366,18 +366,29 @@ int twl_api_readiness_export(struct twl_server *srv, const char *name,
 	return rc;
 }
 
+/*
+ * @p for target @name as its readiness page asks (GET
+ * /api/v1/readiness?target=NAME, every other parameter its default):
+ * the answer computed ahead, and the one the detector reads.
+ */
+static int page_params(struct readiness_params *p, const char *name)
+{
+	struct twl_read_filter none = { 0 };
+
+	return readiness_params_of(p, name, TWL_READ_LIMIT_DEFAULT,
+				   READINESS_DAYS, NULL, &none);
+}
+
 /* Contract: see readiness.h. */
 int twl_api_readiness_kept_breaks(struct twl_answer_cache *c, const char *name,
 				  int64_t *count)
 {
-	struct twl_read_filter none = { 0 };
 	struct readiness_params p;
 	json_t *doc = NULL, *n;
 	uint64_t age;
 	int rc;
 
-	rc = readiness_params_of(&p, name, TWL_READ_LIMIT_DEFAULT,
-				 READINESS_DAYS, NULL, &none);
+	rc = page_params(&p, name);
 	if (rc)
 		return rc;
 	rc = twl_answer_cache_peek(c, &readiness_kind, &p, sizeof(p), &doc,
@@ -395,7 +406,6 @@ int twl_api_readiness_kept_breaks(struct twl_answer_cache *c, const char *name,
 /* Contract: see readiness.h. */
 int twl_api_readiness_ahead(struct twl_server *srv, struct twl_answer_cache *c)
 {
-	struct twl_read_filter none = { 0 };
 	struct readiness_params p;
 	json_t *all = NULL, *errors = NULL, *t;
 	size_t i;
@@ -407,11 +417,8 @@ int twl_api_readiness_ahead(struct twl_server *srv, struct twl_answer_cache *c)
 	json_array_foreach(all, i, t)
 	{
 		if (!rc)
-			rc = readiness_params_of(
-				&p,
-				json_string_value(json_object_get(t, "name")),
-				TWL_READ_LIMIT_DEFAULT, READINESS_DAYS, NULL,
-				&none);
+			rc = page_params(&p, json_string_value(json_object_get(
+						     t, "name")));
 		if (!rc)
 			rc = twl_answer_cache_ahead(c, &readiness_kind, &p,
 						    sizeof(p));
