@@ -288,6 +288,7 @@ static void pg_close(struct twl_store *s)
 	PQfinish(p->wconn);
 	PQfinish(p->conn);
 	free(p->uri);
+	twl_pg_fold_free(&p->fold);
 	pthread_mutex_destroy(&p->plock);
 	pthread_mutex_destroy(&p->rlock);
 	pthread_mutex_destroy(&p->wlock);

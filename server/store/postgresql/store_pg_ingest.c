@@ -180,6 +180,74 @@ static void tail_settle(struct twl_pg *p)
 	p->wpend = 0;
 }
 
+/*
+ * Between two reports: every report's result made final, and the sums
+ * kept so far written. A failure is the group's (twl_pg_write_end()
+ * stores its reports again, each alone): its transaction is aborted.
+ */
+static void group_flush_now(struct twl_pg *p)
+{
+	int ret;
+
+	if (p->fold_err)
+		return;
+	tail_settle(p);
+	ret = twl_pg_rollup_write(p);
+	if (ret)
+		p->fold_err = ret;
+}
+
+/* group_flush_now() when the group kept TWL_PG_FOLD_MAX sums. */
+static void group_flush(struct twl_pg *p)
+{
+	if (twl_pg_fold_full(&p->fold))
+		group_flush_now(p);
+}
+
+static void report_run(struct twl_pg *p, const char *host_id,
+		       const struct twl_ingest *in, int64_t now, int *result);
+
+/*
+ * The group's sums could not be written (@err): its transaction rolled
+ * back and begun again, and each of its reports stored again alone, its
+ * sums inside its own savepoint, so that one whose sums fail (a trigger,
+ * a value out of range) fails alone, as it would have without the fold.
+ * 0, or the failure to begin again (every report then fails).
+ */
+static int group_again(struct twl_pg *p, int err)
+{
+	size_t n = p->fold.nr;
+	struct twl_pg_fold_report *rs = malloc((n ? n : 1) * sizeof(*rs));
+	int ret;
+
+	twl_log(LOG_WARNING,
+		"%s: writing the rollups of %zu reports failed (%s); storing each again alone",
+		p->where, n, strerror(-err));
+	if (!rs)
+		return err;
+	memcpy(rs, p->fold.r, n * sizeof(*rs));
+	for (size_t i = 0; i < n; i++) {
+		if (rs[i].in)
+			continue;
+		/* one was stored alone (twl_pg_ingest_prepared()) */
+		free(rs);
+		return err;
+	}
+	twl_pg_fold_empty(&p->fold);
+	p->fold_err = 0;
+	twl_pg_exec(p->wconn, "ROLLBACK", 0, NULL, NULL);
+	ret = twl_pg_exec(p->wconn, "BEGIN", 0, NULL, NULL);
+	if (!ret)
+		ret = run(p, "w_lock", NULL, NULL);
+	p->fold_alone = true;
+	for (size_t i = 0; !ret && i < n; i++)
+		report_run(p, rs[i].host, rs[i].in, rs[i].now, rs[i].result);
+	tail_settle(p);
+	p->fold_alone = false;
+	free(rs);
+	return ret;
+}
+
 /* Contract: see store_pg_ingest.h. */
 int twl_pg_write_end(struct twl_store *s, bool commit)
 {
@@ -188,7 +256,11 @@ int twl_pg_write_end(struct twl_store *s, bool commit)
 
 	tail_settle(p);
 	if (commit)
-		ret = twl_pg_rollup_fold(p);
+		ret = p->fold_err ? p->fold_err : twl_pg_rollup_write(p);
+	if (commit && ret)
+		ret = group_again(p, ret);
+	twl_pg_fold_empty(&p->fold);
+	p->fold_err = 0;
 	if (commit && !ret)
 		ret = twl_pg_exec(p->wconn, "COMMIT", 0, NULL, NULL);
 	if (!commit || ret)
@@ -513,6 +585,8 @@ static int ingest_body(struct twl_pg_report *r)
 		ret = census_finish(r);
 	if (!ret)
 		ret = twl_pg_rollup_flush(r);
+	if (!ret && r->p->fold_alone)
+		ret = twl_pg_rollup_send(&r->pipe, &r->p->fold);
 	return ret;
 }
 
@@ -594,20 +668,34 @@ static int report_end(struct twl_pg_report *r, int ret, int *result)
 	return ret;
 }
 
-/* Contract: see store_pg_ingest.h. */
-void twl_pg_ingest_deferred(struct twl_store *s, const char *host_id,
-			    const struct twl_ingest *in, int64_t now,
-			    int *result)
+/*
+ * One report, its tail not synced (twl_pg_ingest_deferred()'s contract).
+ * In the group (!@p->fold_alone) its sums are kept for the group's end;
+ * alone, it writes them itself before its RELEASE, and what a failure
+ * left of them is forgotten.
+ */
+static void report_run(struct twl_pg *p, const char *host_id,
+		       const struct twl_ingest *in, int64_t now, int *result)
 {
 	struct twl_pg_report *r = malloc(sizeof(*r));
 	bool again;
 	int ret;
 
 	*result = -ENOMEM;
-	if (!r)
+	if (!p->fold_alone)
+		group_flush(p);
+	else if (p->fold.n)
+		group_flush_now(p); /* the group's before this one */
+	/* alone: nothing to retry (its caller may free @in on return) */
+	if (!r ||
+	    (p->fold_alone ?
+		     twl_pg_fold_begin(&p->fold, NULL, NULL, NULL, 0) :
+		     twl_pg_fold_begin(&p->fold, result, host_id, in, now))) {
+		free(r);
 		return;
+	}
 	do {
-		ret = report_init(r, twl_pg_of(s), host_id, in, now);
+		ret = report_init(r, p, host_id, in, now);
 		if (!ret) {
 			ret = ingest_body(r);
 			if (!r->redo)
@@ -617,17 +705,34 @@ void twl_pg_ingest_deferred(struct twl_store *s, const char *host_id,
 		report_free(r);
 	} while (again);
 	free(r);
+	if (p->fold_alone)
+		twl_pg_fold_written(&p->fold);
 	*result = ret; /* a failure of its tail: put there when synced */
 }
 
 /* Contract: see store_pg_ingest.h. */
+void twl_pg_ingest_deferred(struct twl_store *s, const char *host_id,
+			    const struct twl_ingest *in, int64_t now,
+			    int *result)
+{
+	report_run(twl_pg_of(s), host_id, in, now, result);
+}
+
+/*
+ * Contract: see store_pg_ingest.h. Stored alone: its result is known
+ * when this returns, so its sums are written inside its savepoint.
+ */
 int twl_pg_ingest_prepared(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now)
 {
+	struct twl_pg *p = twl_pg_of(s);
+	bool alone = p->fold_alone;
 	int ret;
 
-	twl_pg_ingest_deferred(s, host_id, in, now, &ret);
-	tail_settle(twl_pg_of(s));
+	p->fold_alone = true;
+	report_run(p, host_id, in, now, &ret);
+	tail_settle(p);
+	p->fold_alone = alone;
 	return ret;
 }
 

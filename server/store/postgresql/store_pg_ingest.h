@@ -26,6 +26,7 @@
 struct twl_store;
 struct twl_ingest;
 struct twl_pg;
+struct twl_pg_fold;
 
 /* The advisory lock key of ingest ("twli"). */
 #define TWL_PG_INGEST_LOCK 0x74776c69LL
@@ -78,9 +79,9 @@ int twl_pg_db_size(struct twl_store *s, int64_t *bytes);
  * 2. The _finish() functions read them, send what they decide (a new
  *    host row, labels, grown unknown texts, usage rows not at their
  *    hash: one or more syncs of their own) and add the growth to @ru.
- * 3. twl_pg_rollup_flush() sends @ru's sums, then the RELEASE: synced
- *    with the next report's step 1 (twl_pg_ingest_deferred()) or at
- *    once (twl_pg_ingest_prepared()).
+ * 3. twl_pg_rollup_flush() keeps @ru's sums for the group's end; the
+ *    RELEASE is sent, synced with the next report's step 1
+ *    (twl_pg_ingest_deferred()) or at once (twl_pg_ingest_prepared()).
  */
 struct twl_pg_report {
 	struct twl_pg *p;
@@ -119,20 +120,30 @@ int twl_pg_usage_finish(struct twl_pg_report *r);
 
 /*
  * twl_pg_rollup - twl_rollup_add() (store/rollup_sum.h) of evidence to
- * @r->ru, its sums sent at once when full. twl_pg_rollup_flush - send
- * @r->ru's sums into feature_host (and feature_day where the triggers
- * do not) on @r's pipe and empty it (store_pg_rollup.c). 0 or -errno.
+ * @r->ru, its sums kept at once when full. twl_pg_rollup_flush - keep
+ * @r->ru's sums with the group's (@r->p->fold, under the report that
+ * twl_pg_fold_begin() began) and empty it (store_pg_rollup.c). Nothing
+ * is sent: 0 or -errno.
  */
 int twl_pg_rollup(struct twl_pg_report *r, const char *feature, int64_t first,
 		  int64_t last, int kind, int64_t n);
 int twl_pg_rollup_flush(struct twl_pg_report *r);
 
 /*
- * twl_pg_rollup_fold - the feature_day additions of the group's reports
- * (day_pending, store_pg_rollup.c) summed into feature_day: run by
- * twl_pg_write_end() before its COMMIT, every report's tail settled.
- * 0 or -errno (the group then rolls back).
+ * twl_pg_rollup_write - the kept sums of the group's reports that
+ * succeeded written into feature_host and feature_day (one round trip),
+ * and forgotten: run by twl_pg_write_end() before its COMMIT, and between
+ * two reports when the group kept TWL_PG_FOLD_MAX, every report's result
+ * final. 0 or -errno (the group then rolls back).
  */
-int twl_pg_rollup_fold(struct twl_pg *p);
+int twl_pg_rollup_write(struct twl_pg *p);
+
+/*
+ * twl_pg_rollup_send - the statements of twl_pg_rollup_write() sent on
+ * @pp, not synced, for the kept sums of @f, which forgets its entries:
+ * how a report stored alone writes its own, inside its savepoint
+ * (store_pg_ingest.c). 0 or -errno.
+ */
+int twl_pg_rollup_send(struct twl_pg_pipe *pp, struct twl_pg_fold *f);
 
 #endif /* TWL_SERVER_STORE_PG_INGEST_H */

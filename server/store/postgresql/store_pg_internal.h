@@ -28,6 +28,7 @@
 
 #include <libpq-fe.h>
 
+#include "store/postgresql/store_pg_fold.h"
 #include "store/postgresql/store_pg_pipe.h"
 
 struct twl_store;
@@ -57,6 +58,10 @@ struct twl_pg {
 	struct twl_pg_pipe wpipe;
 	size_t wpend;
 	int *wpend_result;
+	/* the group's feature sums, written at its end (store_pg_rollup.c) */
+	struct twl_pg_fold fold;
+	int fold_err; /* writing it inside the group failed: it rolls back */
+	bool fold_alone; /* each report writes its own sums (store_pg_ingest.c) */
 	pthread_mutex_t rlock; /* held around every use of rconn */
 	PGconn *rconn;
 	/*
