@@ -39,6 +39,16 @@ static bool catalog_derived(const char *name)
 	return false;
 }
 
+/*
+ * Columns the target has and SQLite has not, left out of the copy and
+ * the checksum: PostgreSQL's usage.count_prev, the ingest's scratch (its
+ * migration 008), NULL until a row next grows.
+ */
+static bool target_only(const char *table, const char *column)
+{
+	return !strcmp(table, "usage") && !strcmp(column, "count_prev");
+}
+
 /* The target's columns of @t in their order into @t->cols; 1: skip @t. */
 static int target_columns(struct twl_mig *m, struct twl_mig_table *t)
 {
@@ -48,7 +58,7 @@ static int target_columns(struct twl_mig *m, struct twl_mig_table *t)
 		" ORDER BY ordinal_position";
 	const char *v[] = { t->name };
 	PGresult *r = NULL;
-	int ret, i;
+	int ret, i, n;
 
 	ret = twl_pg_exec(m->dst, sql, 1, v, &r);
 	if (ret)
@@ -56,7 +66,9 @@ static int target_columns(struct twl_mig *m, struct twl_mig_table *t)
 				    "reading the columns of %s in %s: %s",
 				    t->name, m->where, PQerrorMessage(m->dst));
 	t->identity = -1;
-	t->n_cols = PQntuples(r);
+	t->n_cols = 0;
+	for (i = 0; i < PQntuples(r); i++)
+		t->n_cols += !target_only(t->name, PQgetvalue(r, i, 0));
 	if (!strcmp(t->name, "kept_answers")) {
 		PQclear(r);
 		fprintf(m->out,
@@ -78,10 +90,13 @@ static int target_columns(struct twl_mig *m, struct twl_mig_table *t)
 				   "table %s of the source has no place in the "
 				   "target (%d columns there)",
 				   t->name, t->n_cols);
-	for (i = 0; !ret && i < t->n_cols; i++) {
-		snprintf(t->cols[i], TWL_MIG_NAME, "%s", PQgetvalue(r, i, 0));
+	for (i = 0, n = 0; !ret && i < PQntuples(r); i++) {
+		if (target_only(t->name, PQgetvalue(r, i, 0)))
+			continue;
+		snprintf(t->cols[n], TWL_MIG_NAME, "%s", PQgetvalue(r, i, 0));
 		if (!strcmp(PQgetvalue(r, i, 1), "YES"))
-			t->identity = i;
+			t->identity = n;
+		n++;
 	}
 	PQclear(r);
 	return ret;

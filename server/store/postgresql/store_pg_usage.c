@@ -49,15 +49,15 @@ static const struct twl_pg_stmt usql[] = {
 	/*
 	 * The common case: the row at the key's hash id is the key's (its
 	 * key_check and host) and its counter grew. Answers the count it
-	 * replaced; no row when none matched.
+	 * replaced (count_prev, set from the row as it was: migration 008);
+	 * no row when none matched.
 	 */
 	{ "u_bump",
-	  "UPDATE usage SET " NEW_VALUES "," VALUE_GREW(
+	  "UPDATE usage SET count_prev = count, " NEW_VALUES "," VALUE_GREW(
 		  "$11", "$12", "$13", "$14", "$15", "$16",
-		  "$17") " FROM (SELECT id AS old_id, count AS old_count FROM usage"
-			 " WHERE id = $8::bigint) o WHERE usage.id = o.old_id"
-			 " AND key_check = $9::bigint AND count < $3::bigint"
-			 " AND host_id = $10 RETURNING o.old_count" },
+		  "$17") " WHERE id = $8::bigint AND key_check = $9::bigint"
+			 " AND count < $3::bigint AND host_id = $10"
+			 " RETURNING count_prev" },
 	/* The row of a key, wherever it is stored (unique index). */
 	{ "u_find",
 	  "SELECT id, count FROM usage WHERE host_id = $1 AND boot_id = $2"

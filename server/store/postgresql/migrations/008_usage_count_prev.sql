@@ -1,0 +1,22 @@
+-- twilight server schema on PostgreSQL, migration 8: the count a usage
+-- row's common update replaced, read back by the same statement.
+--
+-- The ingest's u_bump (store_pg_usage.c) grows a usage row's cumulative
+-- counter and must answer the count it replaced: the growth is what the
+-- report adds to its feature_host row. PostgreSQL 15's RETURNING sees
+-- only the new row, so u_bump joined the row to itself to read the old
+-- count: a nested loop and a second index scan started and run 20 times
+-- per report, 14% of the writer's backend CPU under perf
+-- (ExecInitNestLoop; bench/README.md, "server-load on PostgreSQL: the
+-- group's rollups at its end"). Now the update sets count_prev = count
+-- (a SET expression reads the row as it was) and returns count_prev.
+--
+-- count_prev is the ingest's scratch: it means "the count before this
+-- row's last growth" and nothing reads it but the statement that set it.
+-- It is in no index, so the update stays HOT (migration 005). SQLite has
+-- no such column (its update passes the old count to C through an
+-- application function, twl_old_count(), store_sqlite_ingest.c):
+-- migrate-store leaves it out of the copy and the checksum
+-- (store/migrate_tables.c). Nullable without a default: adding it
+-- rewrites no row.
+ALTER TABLE usage ADD COLUMN count_prev BIGINT;
