@@ -61,24 +61,12 @@ int twl_pg_fold_add(struct twl_pg_fold *f, const char *host,
 	return 0;
 }
 
-/* Contract: see store_pg_fold.h. */
-void twl_pg_fold_known(struct twl_pg_fold *f, const int *result, int ret)
-{
-	for (size_t i = f->nr; i-- > 0;) {
-		if (f->r[i].result != result)
-			continue;
-		f->r[i].result = NULL;
-		f->r[i].dropped = ret < 0;
-		return;
-	}
-}
-
 /* Whether entry @x's report succeeded (every result final). */
 static bool kept(const struct twl_pg_fold *f, const struct twl_pg_fold_entry *x)
 {
 	const struct twl_pg_fold_report *r = &f->r[x->report];
 
-	return !r->dropped && (!r->result || *r->result >= 0);
+	return !r->result || *r->result >= 0;
 }
 
 /* A kept entry's row and place, sorted by row, then place. */

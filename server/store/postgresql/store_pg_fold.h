@@ -33,8 +33,7 @@ struct twl_pg_fold_entry {
 struct twl_ingest;
 
 struct twl_pg_fold_report {
-	int *result; /* read at the group's end; NULL: known to have succeeded */
-	bool dropped; /* known to have failed */
+	int *result; /* read at the group's end; NULL: stored alone, kept */
 	/* what twl_pg_fold_begin() was given, for a retry of the group */
 	const char *host;
 	const struct twl_ingest *in;
@@ -66,17 +65,11 @@ int twl_pg_fold_add(struct twl_pg_fold *f, const char *host,
 		    const struct twl_rollup_entry *e);
 
 /*
- * twl_pg_fold_known - the last report begun with @result has ended with
- * @ret: its entries are kept (@ret >= 0) or dropped, and @result is not
- * read again (the caller may free it).
- */
-void twl_pg_fold_known(struct twl_pg_fold *f, const int *result, int ret);
-
-/*
  * twl_pg_fold_rounds - once every report's result is final: sets each
  * kept entry's round (its row's earlier entries in the group before it)
- * and answers how many rounds there are; dropped entries get UINT_MAX,
- * and UINT_MAX is the answer when memory ran out.
+ * and answers how many rounds there are; entries of reports that failed
+ * (a negative result) get UINT_MAX, and UINT_MAX is the answer when
+ * memory ran out.
  * Entries of one round name each (host, feature) row once, so one set
  * statement per round writes them as the reports did one by one.
  */

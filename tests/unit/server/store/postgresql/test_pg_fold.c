@@ -71,24 +71,27 @@ static void test_rounds(void **state)
 	twl_pg_fold_free(&f);
 }
 
-static void test_known(void **state)
+/* A report stored alone (result NULL) is kept, whatever happens later. */
+static void test_alone(void **state)
 {
 	struct twl_pg_fold f = { 0 };
-	int a = 0, b = 0;
+	int b = -EIO;
 
 	(void)state;
-	assert_int_equal(twl_pg_fold_begin(&f, &a, NULL, NULL, 0), 0);
+	assert_int_equal(twl_pg_fold_begin(&f, NULL, NULL, NULL, 0), 0);
 	add(&f, "h1", "f1", 1);
-	assert_int_equal(twl_pg_fold_begin(&f, &b, NULL, NULL, 0), 0);
+	assert_int_equal(twl_pg_fold_begin(&f, &b, "h2", NULL, 7), 0);
 	add(&f, "h2", "f1", 2);
-	/* known: the result is not read again, whatever it holds later */
-	twl_pg_fold_known(&f, &a, 0);
-	twl_pg_fold_known(&f, &b, -ENOSPC);
-	a = -EIO;
-	b = 0;
 	assert_int_equal(twl_pg_fold_rounds(&f), 1);
 	assert_int_equal(f.e[0].round, 0);
 	assert_int_equal(f.e[1].round, UINT_MAX);
+	/* what a retry of the group needs is kept as given */
+	assert_string_equal(f.r[1].host, "h2");
+	assert_int_equal(f.r[1].now, 7);
+	/* written: the entries go, the reports stay for a retry */
+	twl_pg_fold_written(&f);
+	assert_int_equal(f.n, 0);
+	assert_int_equal(f.nr, 2);
 	twl_pg_fold_free(&f);
 }
 
@@ -119,7 +122,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rounds),
-		cmocka_unit_test(test_known),
+		cmocka_unit_test(test_alone),
 		cmocka_unit_test(test_refused),
 	};
 
