@@ -200,9 +200,12 @@ static struct entry *slot(struct twl_answer_cache *c)
  * Under the lock: a copy of the kept answer of @key into *@out, or of the
  * one a request is computing first (waited for). 1 for a kept answer, 0
  * for one computed for its waiters, -ENOENT when there is none to serve.
+ * A first computation that began before the touches a request saw (@gen)
+ * is not served to it: the change the request may follow (an annotation
+ * posted, then the export asked for) came after that computation's reads.
  */
 static int lookup(struct twl_answer_cache *c, const char *key, json_t **out,
-		  uint64_t *age_ms)
+		  uint64_t *age_ms, unsigned gen)
 {
 	uint64_t now = now_ms(c);
 	struct entry *e = find(c, key);
@@ -214,6 +217,8 @@ static int lookup(struct twl_answer_cache *c, const char *key, json_t **out,
 			pthread_cond_wait(&c->done, &c->lock);
 		e->waiters--;
 		now = now_ms(c);
+		if (e->gen != gen)
+			goto out;
 	}
 	if (!e || !e->doc)
 		goto out;
@@ -370,7 +375,7 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
 	twl_answer_key(c->o.context, k->name, params, len, key);
 	pthread_mutex_lock(&c->lock);
 	gen = c->gen;
-	rc = lookup(c, key, out, age_ms);
+	rc = lookup(c, key, out, age_ms, gen);
 	if (rc == -ENOENT && c->o.max_age_ms)
 		e = hold(c, k, params, len, key);
 	pthread_mutex_unlock(&c->lock);

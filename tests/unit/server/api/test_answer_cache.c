@@ -489,11 +489,12 @@ static void *request_main(void *arg)
 /*
  * Two requests for one answer while its first computation runs: the
  * second waits for the first's (counted by twl_answer_cache_waiting())
- * and gets a copy, kept or not; when that computation fails, the waiter
- * computes on its own.
+ * and gets a copy, kept or not; when that computation fails, or when a
+ * change was marked (@touch) after it began and before the second
+ * request, the waiter computes on its own.
  */
-static void single_flight(uint64_t slow_ms, int fail, int want_calls,
-			  int want_rc2)
+static void single_flight(uint64_t slow_ms, int fail, bool touch,
+			  int want_calls, int want_rc2)
 {
 	struct twl_answer_cache_opts o = { .slow_ms = slow_ms,
 					   .max_age_ms = 600000,
@@ -512,6 +513,8 @@ static void single_flight(uint64_t slow_ms, int fail, int want_calls,
 	while (!gate_entered)
 		pthread_cond_wait(&gate_cond, &gate_lock);
 	pthread_mutex_unlock(&gate_lock);
+	if (touch)
+		twl_answer_cache_touch(c);
 	assert_int_equal(pthread_create(&t2, NULL, request_main, &r2), 0);
 	/* the second request waits (up to 60 s on a loaded machine) */
 	for (int i = 0; i < 60000 && twl_answer_cache_waiting(c) < 1; i++)
@@ -536,9 +539,12 @@ static void single_flight(uint64_t slow_ms, int fail, int want_calls,
 static void test_single_flight(void **state)
 {
 	(void)state;
-	single_flight(0, 0, 1, 1); /* kept: the waiter is served it */
-	single_flight(3600000, 0, 1, 0); /* quick: handed over, not kept */
-	single_flight(0, -EIO, 2, 0); /* failed: the waiter computes */
+	single_flight(0, 0, false, 1, 1); /* kept: the waiter is served it */
+	single_flight(3600000, 0, false, 1, 0); /* quick: handed over */
+	single_flight(0, -EIO, false, 2, 0); /* failed: the waiter computes */
+	/* begun before a change the waiter came after: it computes */
+	single_flight(0, 0, true, 2, 0);
+	single_flight(3600000, 0, true, 2, 0);
 }
 
 /* ---- kept in the store -------------------------------------------- */
