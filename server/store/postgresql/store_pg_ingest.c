@@ -207,32 +207,40 @@ static void group_flush(struct twl_pg *p)
 static void report_run(struct twl_pg *p, const char *host_id,
 		       const struct twl_ingest *in, int64_t now, int *result);
 
+/* Whether every report of @f can be stored again (none was stored alone). */
+static bool retriable(const struct twl_pg_fold *f)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		if (!f->r[i].in) /* twl_pg_ingest_prepared(): may be freed */
+			return false;
+	return true;
+}
+
 /*
  * The group's sums could not be written (@err): its transaction rolled
  * back and begun again, and each of its reports stored again alone, its
  * sums inside its own savepoint, so that one whose sums fail (a trigger,
  * a value out of range) fails alone, as it would have without the fold.
- * 0, or the failure to begin again (every report then fails).
+ * 0, or the failure to begin again (every report then fails); @err when
+ * a report of the group was stored alone and cannot be stored again.
  */
 static int group_again(struct twl_pg *p, int err)
 {
+	struct twl_pg_fold_report *rs = p->fold.r; /* taken from the fold */
 	size_t n = p->fold.nr;
-	struct twl_pg_fold_report *rs = malloc((n ? n : 1) * sizeof(*rs));
 	int ret;
 
+	if (!retriable(&p->fold)) {
+		twl_log(LOG_WARNING,
+			"%s: writing the rollups of %zu reports failed (%s); the group fails whole (one was stored alone)",
+			p->where, n, strerror(-err));
+		return err;
+	}
 	twl_log(LOG_WARNING,
 		"%s: writing the rollups of %zu reports failed (%s); storing each again alone",
 		p->where, n, strerror(-err));
-	if (!rs)
-		return err;
-	memcpy(rs, p->fold.r, n * sizeof(*rs));
-	for (size_t i = 0; i < n; i++) {
-		if (rs[i].in)
-			continue;
-		/* one was stored alone (twl_pg_ingest_prepared()) */
-		free(rs);
-		return err;
-	}
+	p->fold.r = NULL;
+	p->fold.rcap = 0;
 	twl_pg_fold_empty(&p->fold);
 	p->fold_err = 0;
 	twl_pg_exec(p->wconn, "ROLLBACK", 0, NULL, NULL);
