@@ -7,7 +7,8 @@
 #   ROLE   containers | oomd | v2 (which cgroups and knobs the workload uses)
 #   N      repetitions per workload step
 #   AGENT_KILL  1: kill -9 the agent after phase 1, run phase 2 without an
-#               agent, then restart it (fault test)
+#               agent, start it and kill -9 it during its start-up, then
+#               restart it (fault test)
 #   PHASE_DELAY seconds between a phase's "begin" marker and its workload
 #               (gives the host time to apply a fault first)
 #   MONITOR     1 (oomd): a monitoring daemon ("runc", as runc's stats
@@ -20,7 +21,10 @@
 # and /etc/twilight/agent.conf, ca.pem and enroll.token.
 #
 # Console protocol (parsed by tests/fleet/fleet.sh on the host):
-#   FLEET-AGENT-START <n>          agent started (n-th time)
+#   FLEET-AGENT-START <n>          agent started (its n-th start, killed
+#                                  starts counted)
+#   FLEET-AGENT-KILLED[-AT-START]  agent killed -9 (after phase 1; during
+#                                  its own start-up)
 #   FLEET-PHASE <k> begin|end|delivered
 #   FLEET-WORKLOAD workload op=... the workload's own log line
 #   FLEET-KMSG-USER phase=P n=K    K records of the probe text written to
@@ -56,24 +60,52 @@ fail() {
 	exit 3
 }
 
-# start_agent: start the agent and wait until it has logged "started:"
-# (its signal handling is set up by then: a SIGHUP sent earlier would end
-# it, and TCG guests on a loaded host can take many seconds to get there).
+# start_agent: start the agent and wait until this start has logged
+# "started:" (its signal handling is set up by then: a SIGHUP sent earlier
+# would end it, and TCG guests on a loaded host can take many seconds to
+# get there). Only lines written after this start began count: a start
+# killed before "started:" logs none, and a count of every line since boot
+# then waited for ever for a line no agent would write. That was the
+# "restart hang" of the fault test: its agent killed during its own
+# start-up, the next start alive, started and idle, the wait still
+# counting.
 start_agent() {
 	# The log must exist before the first grep: a missing file made the
 	# count empty, the test "bad number", and the wait end at once.
 	touch /tmp/agent.log
+	before=$(grep -c ': started: ' /tmp/agent.log)
 	twilight-agent -c /etc/twilight/agent.conf >>/tmp/agent.log 2>&1 &
 	AGENT=$!
 	STARTS=$((STARTS + 1))
 	i=0
-	while [ "$(grep -c ': started: ' /tmp/agent.log)" -lt $STARTS ]; do
+	while [ "$(grep -c ': started: ' /tmp/agent.log)" -le "$before" ]; do
 		kill -0 "$AGENT" 2>/dev/null || fail "agent exited at start"
 		i=$((i + 1))
 		[ $i -lt 1200 ] || fail "agent not started after 600 s"
 		sleep 0.5
 	done
 	echo "FLEET-AGENT-START $STARTS uptime=$(cut -d' ' -f1 /proc/uptime)"
+}
+
+# kill_at_start: start the agent and kill -9 it as soon as it runs its own
+# program, long before it can log "started:" (the guest.sh of the restart
+# hang waited for that line). The next start_agent must still see its own.
+kill_at_start() {
+	before=$(grep -c ': started: ' /tmp/agent.log)
+	twilight-agent -c /etc/twilight/agent.conf >>/tmp/agent.log 2>&1 &
+	pid=$!
+	STARTS=$((STARTS + 1))
+	i=0
+	until readlink /proc/$pid/exe 2>/dev/null | grep -q twilight-agent; do
+		i=$((i + 1))
+		[ $i -lt 1000 ] || fail "agent started for kill_at_start never ran"
+		sleep 0.01
+	done
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	[ "$(grep -c ': started: ' /tmp/agent.log)" -eq "$before" ] ||
+		fail "kill_at_start landed after start-up: it proves nothing"
+	echo "FLEET-AGENT-KILLED-AT-START uptime=$(cut -d' ' -f1 /proc/uptime)"
 }
 
 # step ARGS...: run twl-workload once and put its log line on the console.
@@ -195,6 +227,7 @@ containers)
 		phase 2
 		step -c $C2 -n $N -N 'runc:[2:INIT]' write memory.soft_limit_in_bytes 67108864
 		echo "FLEET-PHASE 2 end"
+		kill_at_start
 		start_agent
 	else
 		drained 1
