@@ -203,9 +203,11 @@ static struct entry *slot(struct twl_answer_cache *c)
  * A first computation that began before the touches a request saw (@gen)
  * is not served to it: the change the request may follow (an annotation
  * posted, then the export asked for) came after that computation's reads.
+ * @asked: a request's (refresh_at(), keep_warm_ms and eviction count it),
+ * not another answer's computation's.
  */
 static int lookup(struct twl_answer_cache *c, const char *key, json_t **out,
-		  uint64_t *age_ms, unsigned gen)
+		  uint64_t *age_ms, unsigned gen, bool asked)
 {
 	uint64_t now = now_ms(c);
 	struct entry *e = find(c, key);
@@ -229,7 +231,7 @@ static int lookup(struct twl_answer_cache *c, const char *key, json_t **out,
 	if (!*out)
 		goto out;
 	rc = e->transient ? 0 : 1;
-	if (rc) {
+	if (rc && asked) {
 		e->served = now;
 		if (due(c, e, now))
 			pthread_cond_signal(&c->wake);
@@ -304,7 +306,7 @@ static void seen_touch(struct twl_answer_cache *c, int64_t at)
  * enough was there (then kept in @e), else 0 and nothing changed.
  */
 static int from_store(struct twl_answer_cache *c, struct entry *e, json_t **out,
-		      uint64_t *age_ms)
+		      uint64_t *age_ms, bool asked)
 {
 	struct twl_answer_stored a;
 
@@ -321,16 +323,19 @@ static int from_store(struct twl_answer_cache *c, struct entry *e, json_t **out,
 	seen_touch(c, a.touched);
 	settle(c, e, a.doc, a.computed, now_ms(c) - a.age, a.cost, c->gen,
 	       true);
-	if (!e->ahead)
+	if (!e->ahead && asked)
 		e->served = now_ms(c);
 	pthread_mutex_unlock(&c->lock);
 	return 1;
 }
 
-/* Compute @k's answer for @params now into *@out; @e held or NULL. */
+/*
+ * Compute @k's answer for @params now into *@out; @e held or NULL.
+ * @asked: for a request (lookup()), which counts as serving it.
+ */
 static int compute(struct twl_answer_cache *c, struct entry *e,
 		   const struct twl_answer_kind *k, const void *params,
-		   json_t **out, unsigned gen)
+		   json_t **out, unsigned gen, bool asked)
 {
 	int64_t computed = wall_ms(c);
 	uint64_t t0 = now_ms(c), cost;
@@ -353,14 +358,16 @@ static int compute(struct twl_answer_cache *c, struct entry *e,
 		       false);
 	else
 		settle(c, e, keep, computed, t0, cost, gen, keep != NULL);
+	if (!asked && e->kind)
+		e->served = 0; /* an inner computation's: not asked for */
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
 
-/* Contract: see answer_cache.h. */
-int twl_answer_cache_get(struct twl_answer_cache *c,
-			 const struct twl_answer_kind *k, const void *params,
-			 size_t len, json_t **out, uint64_t *age_ms)
+/* twl_answer_cache_get() (@asked) or twl_answer_cache_get_inner(). */
+static int get(struct twl_answer_cache *c, const struct twl_answer_kind *k,
+	       const void *params, size_t len, json_t **out, uint64_t *age_ms,
+	       bool asked)
 {
 	struct entry *e = NULL;
 	char key[65];
@@ -375,16 +382,33 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
 	twl_answer_key(c->o.context, k->name, params, len, key);
 	pthread_mutex_lock(&c->lock);
 	gen = c->gen;
-	rc = lookup(c, key, out, age_ms, gen);
+	rc = lookup(c, key, out, age_ms, gen, asked);
 	if (rc == -ENOENT && c->o.max_age_ms)
 		e = hold(c, k, params, len, key);
 	pthread_mutex_unlock(&c->lock);
 	if (rc != -ENOENT)
 		return rc;
 	*age_ms = 0;
-	if (e && from_store(c, e, out, age_ms))
+	if (e && from_store(c, e, out, age_ms, asked))
 		return 1;
-	return compute(c, e, k, params, out, gen);
+	return compute(c, e, k, params, out, gen, asked);
+}
+
+/* Contract: see answer_cache.h. */
+int twl_answer_cache_get(struct twl_answer_cache *c,
+			 const struct twl_answer_kind *k, const void *params,
+			 size_t len, json_t **out, uint64_t *age_ms)
+{
+	return get(c, k, params, len, out, age_ms, true);
+}
+
+/* Contract: see answer_cache.h. */
+int twl_answer_cache_get_inner(struct twl_answer_cache *c,
+			       const struct twl_answer_kind *k,
+			       const void *params, size_t len, json_t **out,
+			       uint64_t *age_ms)
+{
+	return get(c, k, params, len, out, age_ms, false);
 }
 
 /* The kept answer most overdue for a refresh, or NULL. Under the lock. */
@@ -601,9 +625,9 @@ static int ahead_one(struct twl_answer_cache *c, struct ahead *a)
 		return 0;
 	e->ahead = true;
 	pthread_mutex_unlock(&c->lock);
-	rc = from_store(c, e, &doc, &age);
+	rc = from_store(c, e, &doc, &age, false);
 	if (!rc)
-		rc = compute(c, e, a->kind, a->params, &doc, gen);
+		rc = compute(c, e, a->kind, a->params, &doc, gen, false);
 	json_decref(doc);
 	pthread_mutex_lock(&c->lock);
 	e = find(c, a->key);

@@ -96,6 +96,20 @@ int twl_answer_cache_get(struct twl_answer_cache *c,
 			 size_t len, json_t **out, uint64_t *age_ms);
 
 /*
+ * twl_answer_cache_get_inner - twl_answer_cache_get() for the computation
+ * of another answer (the export's readiness facts): a kept answer found
+ * this way is not counted as asked for. So an answer computed ahead that
+ * only other answers read is refreshed on its unasked schedule (3/4 of
+ * max_age_ms), not at 20 times its cost after each of their
+ * computations, and it is neither kept warm nor kept from eviction by
+ * them.
+ */
+int twl_answer_cache_get_inner(struct twl_answer_cache *c,
+			       const struct twl_answer_kind *k,
+			       const void *params, size_t len, json_t **out,
+			       uint64_t *age_ms);
+
+/*
  * twl_answer_cache_touch - after a change an answer cannot see by its age
  * (an annotation, a target): every kept answer is computed again before
  * its refresh time, and is served as it is until then; those in the store

@@ -205,7 +205,10 @@ int twl_api_answer(struct twl_server *srv, struct twl_response *resp,
 
 	if (!st || !st->answers)
 		return k->fn(srv, params, out);
-	rc = twl_answer_cache_get(st->answers, k, params, len, out, &age);
+	rc = resp ? twl_answer_cache_get(st->answers, k, params, len, out,
+					 &age) :
+		    twl_answer_cache_get_inner(st->answers, k, params, len, out,
+					       &age);
 	if (rc > 0 && resp) /* a kept one: how old, whole seconds (RFC 9111) */
 		twl_response_header(resp, "Age", "%llu",
 				    (unsigned long long)(age / 1000));

@@ -38,7 +38,8 @@ struct twl_alerts *twl_api_alerts(struct twl_server *srv);
  * (twl_answer_cache_get()) from the server's kept answers, @k->fn's
  * context being @srv; computed each time on a server without them. A
  * kept answer sets @resp's Age header (whole seconds, RFC 9111) unless
- * @resp is NULL (an answer made of another). 0 or a negative errno.
+ * @resp is NULL: an answer made of another, which does not count as
+ * asking for it (twl_answer_cache_get_inner()). 0 or a negative errno.
  * twl_api_answers_touch - after an admin's change that a kept answer
  * shows (annotations, targets, migration status): compute them again
  * (twl_answer_cache_touch()); with slow-answer-ahead, a target added is

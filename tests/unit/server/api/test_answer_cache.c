@@ -368,6 +368,67 @@ static void test_ahead(void **state)
 	twl_answer_cache_free(c);
 }
 
+/* The "n" of the answer for @k read by another answer's computation. */
+static int get_inner(struct twl_answer_cache *c, int k, int want_kept)
+{
+	json_t *doc = NULL;
+	uint64_t age;
+	int n;
+
+	assert_int_equal(twl_answer_cache_get_inner(c, &answer_kind, &k,
+						    sizeof(k), &doc, &age),
+			 want_kept);
+	n = (int)json_integer_value(json_object_get(doc, "n"));
+	json_decref(doc);
+	return n;
+}
+
+/*
+ * An answer computed ahead that another answer's computation reads
+ * (twl_answer_cache_get_inner(): the export reading a target's readiness)
+ * is not asked for by that: at 20 times its cost it is not due, and it
+ * is computed again on its unasked schedule (1,000,000 + 44,900); a
+ * request's read makes it due at 20 times its cost. Nor is one that such
+ * a computation computed first, before the round ahead took it.
+ */
+static void test_inner_not_asked(void **state)
+{
+	struct twl_answer_cache *c = cache(50, 60000, 4);
+	uint64_t age;
+	int kept;
+
+	(void)state;
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1); /* from 1,000,000 */
+	assert_int_equal(get_inner(c, 1, 1), 1);
+	clock_now = 1000000 + 1000;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now = 1000000 + 44900;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(calls, 2);
+	/* asked for by a request: due 20 x 50 ms after its computation */
+	assert_int_equal(get(c, 1, &kept, &age), 2);
+	assert_int_equal(kept, 1);
+	clock_now = 1000000 + 44900 + 999;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	clock_now += 1;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(calls, 3);
+	twl_answer_cache_free(c);
+	/* computed first by another answer's computation, then ahead */
+	c = cache(50, 60000, 4);
+	assert_int_equal(get_inner(c, 1, 0), 1);
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 0); /* taken as it is */
+	clock_now = 1000000 + 1000;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 1);
+	clock_now = 1000000 + 44900;
+	assert_int_equal(twl_answer_cache_step(c), 1);
+	assert_int_equal(calls, 2);
+	twl_answer_cache_free(c);
+}
+
 /*
  * Quick: not kept, tried again after max age. Failed: tried again after
  * a minute. Nothing to compute (-ENOENT): never again.
@@ -1049,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_failed_refresh),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_ahead),
+		cmocka_unit_test(test_inner_not_asked),
 		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_ahead_not_kept),
 		cmocka_unit_test(test_ahead_slots),
