@@ -271,11 +271,13 @@ static struct entry *hold(struct twl_answer_cache *c,
 /*
  * Under the lock: the end of @e's first computation, @doc (taken; NULL
  * when it failed), from @computed (unix ms) and @t0 for @cost ms, kept
- * when @keep. Wakes the waiters; frees the slot when nothing stays.
+ * when @keep, served then when @asked (a request's, not another answer's
+ * computation's or the round ahead's). Wakes the waiters; frees the slot
+ * when nothing stays.
  */
 static void settle(struct twl_answer_cache *c, struct entry *e, json_t *doc,
 		   int64_t computed, uint64_t t0, uint64_t cost, unsigned gen,
-		   bool keep)
+		   bool keep, bool asked)
 {
 	e->busy = false;
 	e->doc = doc;
@@ -283,7 +285,7 @@ static void settle(struct twl_answer_cache *c, struct entry *e, json_t *doc,
 	e->done = t0;
 	e->cost = cost;
 	e->gen = gen;
-	e->served = e->ahead ? 0 : t0 + cost; /* computed ahead: not asked */
+	e->served = e->ahead || !asked ? 0 : t0 + cost;
 	e->transient = !keep;
 	if (e->waiters)
 		pthread_cond_broadcast(&c->done);
@@ -321,8 +323,8 @@ static int from_store(struct twl_answer_cache *c, struct entry *e, json_t **out,
 	*age_ms = a.age;
 	pthread_mutex_lock(&c->lock);
 	seen_touch(c, a.touched);
-	settle(c, e, a.doc, a.computed, now_ms(c) - a.age, a.cost, c->gen,
-	       true);
+	settle(c, e, a.doc, a.computed, now_ms(c) - a.age, a.cost, c->gen, true,
+	       asked);
 	if (!e->ahead && asked)
 		e->served = now_ms(c);
 	pthread_mutex_unlock(&c->lock);
@@ -355,11 +357,10 @@ static int compute(struct twl_answer_cache *c, struct entry *e,
 	pthread_mutex_lock(&c->lock);
 	if (!rc && !keep && e->waiters) /* for the waiters only */
 		settle(c, e, json_deep_copy(*out), computed, t0, cost, gen,
-		       false);
+		       false, asked);
 	else
-		settle(c, e, keep, computed, t0, cost, gen, keep != NULL);
-	if (!asked && e->kind)
-		e->served = 0; /* an inner computation's: not asked for */
+		settle(c, e, keep, computed, t0, cost, gen, keep != NULL,
+		       asked);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }

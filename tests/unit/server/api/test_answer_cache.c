@@ -678,6 +678,32 @@ static int peek(struct twl_answer_cache *c, int k, uint64_t *age)
 }
 
 /*
+ * The same for an answer another answer's computation takes from the
+ * store (a restarted server): then taken by the round ahead as it is, it
+ * is not due at 20 times its cost.
+ */
+static void test_inner_from_store(void **state)
+{
+	struct twl_store *s = new_store();
+	struct twl_answer_cache *c;
+
+	(void)state;
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 1); /* stored */
+	twl_answer_cache_free(c);
+	c = cache_on(s, 50, 60000, 4);
+	assert_int_equal(get_inner(c, 1, 1), 1); /* from the store */
+	assert_int_equal(ahead(c, 1), 0);
+	assert_int_equal(twl_answer_cache_step(c), 0); /* taken as it is */
+	clock_now += 1000;
+	assert_int_equal(twl_answer_cache_step(c), 0);
+	assert_int_equal(calls, 1);
+	twl_answer_cache_free(c);
+	twl_store_close(s);
+}
+
+/*
  * A peek gets a kept answer, else the store's, or none: it never
  * computes or keeps one, and is no request (an answer computed ahead
  * keeps the pace of one nobody asks for), nor does it see one past max
@@ -1111,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_ahead),
 		cmocka_unit_test(test_inner_not_asked),
+		cmocka_unit_test(test_inner_from_store),
 		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_ahead_not_kept),
 		cmocka_unit_test(test_ahead_slots),
