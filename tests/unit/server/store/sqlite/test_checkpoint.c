@@ -47,7 +47,8 @@ static void bulk_commit(struct twl_store *s, int blobs)
  * not in the writer's COMMIT: after ~20 MB (past its 4000-page
  * threshold) committed through the writer
  * connection in small transactions, the database file itself grows while
- * the writer does nothing more, which only a checkpoint can do.
+ * the writer does nothing more, which only a checkpoint can do; and the
+ * thread starts the kernel's writeback of the file after its pass.
  */
 static void test_checkpoint_thread(void **state)
 {
@@ -73,7 +74,8 @@ static void test_checkpoint_thread(void **state)
 		bulk_commit(s, 50);
 	for (waited = 0; waited < 100; waited++) {
 		assert_int_equal(stat(dbpath, &st), 0);
-		if (st.st_size > before + (4 << 20))
+		if (st.st_size > before + (4 << 20) &&
+		    twl_ckpt_writebacks(s->ckpt) > 0)
 			break;
 		usleep(100 * 1000);
 	}
@@ -81,6 +83,10 @@ static void test_checkpoint_thread(void **state)
 		fail_msg(
 			"database file %lld -> %lld bytes in 10 s: no checkpoint ran",
 			(long long)before, (long long)st.st_size);
+	/* and the thread started the writeback of what it copied */
+	if (twl_ckpt_writebacks(s->ckpt) == 0)
+		fail_msg(
+			"a checkpoint ran, but no writeback of the database file started");
 	twl_store_close(s);
 }
 
