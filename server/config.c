@@ -322,9 +322,10 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "answers 503 (agents retry later)." },
 	/*
 	 * Past wal-max the writer stops to checkpoint the WAL itself (every
-	 * batch waiting; 3-7 ms median at 5,000 reports/s, ~20 ms with full
-	 * group commits); 256 MiB makes that 4 times rarer than 64 MiB did
-	 * (server/store/sqlite/checkpoint.h, bench/README.md).
+	 * batch waiting; 11-21 ms on average at 5,000 reports/s, 50-60 ms
+	 * with ingest flat out, on the machine of 2026-12-06); 256 MiB makes
+	 * that 4 times rarer than 64 MiB did (server/store/sqlite/checkpoint.h,
+	 * bench/README.md).
 	 */
 	{ .name = "wal-max",
 	  .type = TWL_CFG_SIZE,
@@ -336,7 +337,7 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "reach under sustained ingest; a thread copies it into the "
 		  "database meanwhile. At that size the writer copies the rest "
 		  "itself and the log starts again from its beginning, while "
-		  "every waiting batch waits (a few ms, up to about 20 ms under "
+		  "every waiting batch waits (10-20 ms, up to about 60 ms under "
 		  "full load). Larger means rarer pauses and more disk; the "
 		  "space is given back when the server stops." },
 	{ .name = "silent-after",

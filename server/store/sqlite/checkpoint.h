@@ -50,9 +50,9 @@
  * thread therefore starts the writeback of the database file without
  * waiting for it (sync_file_range(SYNC_FILE_RANGE_WRITE)): the disk writes
  * it while the thread sleeps, and the syncs find little left. At 5,000
- * reports/s offered on the machine of 2026-12-06 that took the writer's
- * catch-ups from 25-28 ms to 15-19 ms on average and p99 from 56-72 ms to
- * 35-48 ms (three runs each, interleaved; bench/README.md).
+ * reports/s offered on the machine of 2026-12-06 (three interleaved pairs
+ * of builds; bench/README.md) that took the writer's catch-ups from 26-40
+ * to 11-18 ms on average and p99 from 88-230 to 30-43 ms.
  */
 #ifndef TWL_SERVER_CHECKPOINT_H
 #define TWL_SERVER_CHECKPOINT_H
