@@ -135,14 +135,18 @@ static void *ckpt_main(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		rc = sqlite3_wal_checkpoint_v2(
 			c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &pages, NULL);
-		if (rc == SQLITE_OK && pages > 0)
-			start_writeback(c);
-		/* so that the writer's catch-up syncs little but its tail */
+		/*
+		 * so that the writer's catch-up syncs little but its tail:
+		 * near the limit a sync, which writes back itself; else the
+		 * writeback started
+		 */
 		if (rc == SQLITE_OK &&
 		    twl_ckpt_near_limit(pages,
 					__atomic_load_n(&c->limit,
 							__ATOMIC_RELAXED)))
 			rc = twl_ckpt_sync_db(c->db);
+		else if (rc == SQLITE_OK && pages > 0)
+			start_writeback(c);
 		if (rc != SQLITE_OK && rc != SQLITE_BUSY && !warned) {
 			twl_log(LOG_WARNING,
 				"WAL checkpoint failed (%s); the writer will checkpoint itself past %d pages",
@@ -157,7 +161,7 @@ static void *ckpt_main(void *arg)
 /*
  * A descriptor of the database file for sync_file_range(), which works on
  * any descriptor of the file. Without one the thread only copies, as
- * before (logged once): writeback then waits for the catch-up's sync.
+ * before (logged once): writeback then waits for the next sync.
  */
 static int open_for_writeback(const char *path)
 {

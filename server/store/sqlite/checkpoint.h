@@ -46,9 +46,10 @@
  * it (with 24 GiB of memory, no background writeback starts for gigabytes),
  * so the first sync of the last stretch wrote out everything copied since
  * the WAL started: up to ~50 ms, during which the WAL's own syncs, and so
- * every acknowledgement, queued behind it on the disk. After each pass the
- * thread therefore starts the writeback of the database file without
- * waiting for it (sync_file_range(SYNC_FILE_RANGE_WRITE)): the disk writes
+ * every acknowledgement, queued behind it on the disk. After each pass
+ * before the last stretch (whose passes sync) the thread therefore starts
+ * the writeback of the database file without waiting for it
+ * (sync_file_range(SYNC_FILE_RANGE_WRITE)): the disk writes
  * it while the thread sleeps, and the syncs find little left. At 5,000
  * reports/s offered on the machine of 2026-12-06 (three interleaved pairs
  * of builds; bench/README.md) that took the writer's catch-ups from 26-40
@@ -125,7 +126,8 @@ void twl_ckpt_stats(struct twl_ckpt *c, uint64_t *catchups, uint64_t *ns);
 
 /*
  * twl_ckpt_writebacks - how many times the thread started the writeback of
- * the database file after a pass (0 if it could not open the file). Safe
+ * the database file after a pass before the last stretch (0 if it could
+ * not open the file). Safe
  * from any thread.
  */
 uint64_t twl_ckpt_writebacks(struct twl_ckpt *c);
