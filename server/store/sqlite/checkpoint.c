@@ -20,6 +20,7 @@ struct twl_ckpt {
 	pthread_cond_t cond;
 	bool wanted, stop;
 	int asked_at; /* twl_ckpt_step()'s; the writer's thread only */
+	int last_pages, avg_frames; /* twl_ckpt_busy()'s; the writer's too */
 	int limit; /* pages; atomic: set from any thread */
 	uint64_t catchups, catchup_ns; /* atomic: written by the writer */
 	uint64_t writebacks; /* atomic: written by the thread */
@@ -33,13 +34,23 @@ bool twl_ckpt_near_limit(int pages, int limit)
 }
 
 /* Contract: see checkpoint.h. */
-enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at)
+bool twl_ckpt_busy(int frames, int *avg)
 {
+	*avg += (frames - *avg) / 8;
+	return *avg >= TWL_CKPT_BUSY_FRAMES;
+}
+
+/* Contract: see checkpoint.h. */
+enum twl_ckpt_action twl_ckpt_step(int pages, int limit, bool busy,
+				   int *asked_at)
+{
+	int window = busy ? TWL_CKPT_ASK_PAGES_BUSY : TWL_CKPT_ASK_PAGES;
+
 	if (pages < *asked_at)
 		*asked_at = 0; /* the WAL started again from its beginning */
 	if (pages >= limit)
 		return TWL_CKPT_SELF;
-	if (pages - *asked_at >= TWL_CKPT_ASK_PAGES ||
+	if (pages - *asked_at >= window ||
 	    (twl_ckpt_near_limit(pages, limit) && pages > *asked_at)) {
 		*asked_at = pages;
 		return TWL_CKPT_ASK;
@@ -52,10 +63,14 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 {
 	struct twl_ckpt *c = arg;
 	struct timespec t0, t1;
+	/* what this commit added (all of it when the WAL started again) */
+	int frames = pages >= c->last_pages ? pages - c->last_pages : pages;
+	bool busy = twl_ckpt_busy(frames, &c->avg_frames);
 
+	c->last_pages = pages;
 	switch (twl_ckpt_step(pages,
 			      __atomic_load_n(&c->limit, __ATOMIC_RELAXED),
-			      &c->asked_at)) {
+			      busy, &c->asked_at)) {
 	case TWL_CKPT_SELF:
 		/*
 		 * Returns at once (SQLITE_BUSY) while the thread checkpoints;

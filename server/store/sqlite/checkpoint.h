@@ -20,6 +20,8 @@
  * 4000 new pages, not after every commit from there on: that made it
  * checkpoint, with two fdatasync()s each, after every commit (180 times a
  * second at 5,000 reports/s offered, a quarter of a CPU; bench/README.md).
+ * While the writer is saturated (large groups, twl_ckpt_busy()) it is
+ * asked once per 16000 (TWL_CKPT_ASK_PAGES_BUSY below).
  *
  * At a limit (the server's `wal-max`, 256 MiB by default) the writer copies
  * the rest itself right after its commit (as SQLite would by default),
@@ -77,16 +79,41 @@ enum twl_ckpt_action {
  * commit in the last twice this many before the limit.
  */
 #define TWL_CKPT_ASK_PAGES 4000
+/*
+ * While the writer is saturated (twl_ckpt_busy()), once per this many:
+ * its groups are then large, every batch waits in its queue anyway, and a
+ * pass copies the last version of a hot page once instead of four times.
+ * That halved the thread's CPU per report in the closed loop (29-31 to
+ * 13-16 us, bench/README.md); in the open loop at 5,000 reports/s, where
+ * groups are small, the larger window made p99 worse (its passes start
+ * four times as much writeback at once), so it applies to large groups
+ * only.
+ */
+#define TWL_CKPT_ASK_PAGES_BUSY 16000
+/* Saturated: commits add this many WAL frames on average (see below). */
+#define TWL_CKPT_BUSY_FRAMES 512
 /* The writer's limit until twl_ckpt_set_limit(): 256 MiB of 4 KiB pages. */
 #define TWL_CKPT_LIMIT_PAGES 65536
 
 /*
  * twl_ckpt_step - the policy above, pure: pages is the WAL's size in
  * frames after a commit, limit the size at which the writer checkpoints
- * itself, *asked_at the size when the thread was last asked (start at 0;
- * updated here, and reset when the WAL restarted).
+ * itself, busy twl_ckpt_busy()'s answer, *asked_at the size when the
+ * thread was last asked (start at 0; updated here, and reset when the WAL
+ * restarted).
  */
-enum twl_ckpt_action twl_ckpt_step(int pages, int limit, int *asked_at);
+enum twl_ckpt_action twl_ckpt_step(int pages, int limit, bool busy,
+				   int *asked_at);
+
+/*
+ * twl_ckpt_busy - whether the writer is saturated, pure: @frames is what
+ * a commit added to the WAL, *avg a moving average of that (start at 0;
+ * updated here, each commit weighing 1/8). True when the average is at
+ * least TWL_CKPT_BUSY_FRAMES: about 100 batches of 20 usage entries per
+ * commit. bench/server-load's closed loop commits 500-1,100 frames at a
+ * time, its open loop at 5,000 reports/s 25-250.
+ */
+bool twl_ckpt_busy(int frames, int *avg);
 
 /*
  * twl_ckpt_near_limit - the policy above, pure: whether a WAL of pages

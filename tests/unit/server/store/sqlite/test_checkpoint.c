@@ -91,6 +91,31 @@ static void test_checkpoint_thread(void **state)
 }
 
 /*
+ * Saturated: the moving average of frames per commit reaches 512. The
+ * closed loop's 500-1,100 frames a commit get there within a few commits;
+ * the open loop's 25-250 never, nor does one large commit among them.
+ */
+static void test_checkpoint_busy(void **state)
+{
+	int avg = 0, i;
+
+	(void)state;
+	for (i = 0; i < 50; i++)
+		assert_false(twl_ckpt_busy(250, &avg));
+	assert_false(twl_ckpt_busy(2000, &avg)); /* one large group */
+	for (i = 0; i < 3; i++)
+		twl_ckpt_busy(250, &avg);
+	for (i = 0; i < 30 && !twl_ckpt_busy(900, &avg); i++)
+		;
+	assert_true(i < 30);
+	assert_true(twl_ckpt_busy(900, &avg));
+	for (i = 0; i < 30 && twl_ckpt_busy(100, &avg); i++)
+		;
+	assert_true(i < 30); /* and back when the load falls */
+	assert_false(twl_ckpt_busy(100, &avg));
+}
+
+/*
  * The checkpoint policy (checkpoint.h): the thread is asked once per 4000
  * new WAL frames, not after every commit past 4000, but after every commit
  * in the last 8000 frames before the limit; past the limit the writer
@@ -134,10 +159,37 @@ static void test_checkpoint_policy(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		assert_int_equal(twl_ckpt_step(steps[i].pages, steps[i].limit,
-					       &asked_at),
+					       false, &asked_at),
 				 steps[i].want);
 		assert_int_equal(asked_at, steps[i].asked_at);
 	}
+	/* a saturated writer: once per 16000 new frames, same last stretch */
+	asked_at = 0;
+	assert_int_equal(twl_ckpt_step(4000, TWL_CKPT_LIMIT_PAGES, true,
+				       &asked_at),
+			 TWL_CKPT_NONE);
+	assert_int_equal(twl_ckpt_step(15999, TWL_CKPT_LIMIT_PAGES, true,
+				       &asked_at),
+			 TWL_CKPT_NONE);
+	assert_int_equal(twl_ckpt_step(16000, TWL_CKPT_LIMIT_PAGES, true,
+				       &asked_at),
+			 TWL_CKPT_ASK);
+	/* no longer saturated: back to 4000 */
+	assert_int_equal(twl_ckpt_step(19999, TWL_CKPT_LIMIT_PAGES, false,
+				       &asked_at),
+			 TWL_CKPT_NONE);
+	assert_int_equal(twl_ckpt_step(20000, TWL_CKPT_LIMIT_PAGES, false,
+				       &asked_at),
+			 TWL_CKPT_ASK);
+	assert_int_equal(twl_ckpt_step(57536, TWL_CKPT_LIMIT_PAGES, true,
+				       &asked_at),
+			 TWL_CKPT_ASK);
+	assert_int_equal(twl_ckpt_step(57600, TWL_CKPT_LIMIT_PAGES, true,
+				       &asked_at),
+			 TWL_CKPT_ASK);
+	assert_int_equal(twl_ckpt_step(65536, TWL_CKPT_LIMIT_PAGES, true,
+				       &asked_at),
+			 TWL_CKPT_SELF);
 	/* the thread syncs the database in the last stretch only */
 	assert_false(twl_ckpt_near_limit(4000, TWL_CKPT_LIMIT_PAGES));
 	assert_false(twl_ckpt_near_limit(57535, TWL_CKPT_LIMIT_PAGES));
@@ -281,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checkpoint_thread),
 		cmocka_unit_test(test_checkpoint_policy),
+		cmocka_unit_test(test_checkpoint_busy),
 		cmocka_unit_test(test_ckpt_sync_db),
 		cmocka_unit_test(test_wal_catchup),
 	};
