@@ -121,75 +121,70 @@ static void test_checkpoint_busy(void **state)
  * in the last 8000 frames before the limit; past the limit the writer
  * tries itself after every commit; a restarted WAL counts from 0 again.
  */
-static void test_checkpoint_policy(void **state)
+struct policy_step {
+	int pages, limit;
+	bool busy;
+	enum twl_ckpt_action want;
+	int asked_at;
+};
+
+static void run_policy(const struct policy_step *steps, size_t n)
 {
-	static const struct {
-		int pages, limit;
-		enum twl_ckpt_action want;
-		int asked_at;
-	} steps[] = {
-		{ 120, 16384, TWL_CKPT_NONE, 0 },
-		{ 3999, 16384, TWL_CKPT_NONE, 0 },
-		{ 4000, 16384, TWL_CKPT_ASK, 4000 },
-		{ 4100, 16384, TWL_CKPT_NONE, 4000 },
-		{ 7999, 16384, TWL_CKPT_NONE, 4000 },
-		{ 8000, 16384, TWL_CKPT_ASK, 8000 },
-		{ 8383, 16384, TWL_CKPT_NONE, 8000 },
-		/* the last stretch: after every commit that added frames */
-		{ 8384, 16384, TWL_CKPT_ASK, 8384 },
-		{ 8400, 16384, TWL_CKPT_ASK, 8400 },
-		{ 8400, 16384, TWL_CKPT_NONE, 8400 },
-		{ 16383, 16384, TWL_CKPT_ASK, 16383 },
-		{ 16384, 16384, TWL_CKPT_SELF, 16383 },
-		{ 16900, 16384, TWL_CKPT_SELF, 16383 },
-		{ 90, 16384, TWL_CKPT_NONE, 0 },
-		{ 3999, 16384, TWL_CKPT_NONE, 0 },
-		{ 4000, 16384, TWL_CKPT_ASK, 4000 },
-		/* the default limit: 16384 is just another ask */
-		{ 16384, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 16384 },
-		{ 20000, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_NONE, 16384 },
-		{ 57000, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 57000 },
-		{ 57535, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_NONE, 57000 },
-		{ 57536, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 57536 },
-		{ 65535, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_ASK, 65535 },
-		{ 65536, TWL_CKPT_LIMIT_PAGES, TWL_CKPT_SELF, 65535 },
-	};
 	int asked_at = 0;
 
-	(void)state;
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(twl_ckpt_step(steps[i].pages, steps[i].limit,
-					       false, &asked_at),
+					       steps[i].busy, &asked_at),
 				 steps[i].want);
 		assert_int_equal(asked_at, steps[i].asked_at);
 	}
+}
+
+static void test_checkpoint_policy(void **state)
+{
+	static const struct policy_step steps[] = {
+		{ 120, 16384, false, TWL_CKPT_NONE, 0 },
+		{ 3999, 16384, false, TWL_CKPT_NONE, 0 },
+		{ 4000, 16384, false, TWL_CKPT_ASK, 4000 },
+		{ 4100, 16384, false, TWL_CKPT_NONE, 4000 },
+		{ 7999, 16384, false, TWL_CKPT_NONE, 4000 },
+		{ 8000, 16384, false, TWL_CKPT_ASK, 8000 },
+		{ 8383, 16384, false, TWL_CKPT_NONE, 8000 },
+		/* the last stretch: after every commit that added frames */
+		{ 8384, 16384, false, TWL_CKPT_ASK, 8384 },
+		{ 8400, 16384, false, TWL_CKPT_ASK, 8400 },
+		{ 8400, 16384, false, TWL_CKPT_NONE, 8400 },
+		{ 16383, 16384, false, TWL_CKPT_ASK, 16383 },
+		{ 16384, 16384, false, TWL_CKPT_SELF, 16383 },
+		{ 16900, 16384, false, TWL_CKPT_SELF, 16383 },
+		{ 90, 16384, false, TWL_CKPT_NONE, 0 },
+		{ 3999, 16384, false, TWL_CKPT_NONE, 0 },
+		{ 4000, 16384, false, TWL_CKPT_ASK, 4000 },
+		/* the default limit: 16384 is just another ask */
+		{ 16384, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_ASK, 16384 },
+		{ 20000, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_NONE, 16384 },
+		{ 57000, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_ASK, 57000 },
+		{ 57535, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_NONE, 57000 },
+		{ 57536, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_ASK, 57536 },
+		{ 65535, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_ASK, 65535 },
+		{ 65536, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_SELF, 65535 },
+	};
 	/* a saturated writer: once per 16000 new frames, same last stretch */
-	asked_at = 0;
-	assert_int_equal(twl_ckpt_step(4000, TWL_CKPT_LIMIT_PAGES, true,
-				       &asked_at),
-			 TWL_CKPT_NONE);
-	assert_int_equal(twl_ckpt_step(15999, TWL_CKPT_LIMIT_PAGES, true,
-				       &asked_at),
-			 TWL_CKPT_NONE);
-	assert_int_equal(twl_ckpt_step(16000, TWL_CKPT_LIMIT_PAGES, true,
-				       &asked_at),
-			 TWL_CKPT_ASK);
-	/* no longer saturated: back to 4000 */
-	assert_int_equal(twl_ckpt_step(19999, TWL_CKPT_LIMIT_PAGES, false,
-				       &asked_at),
-			 TWL_CKPT_NONE);
-	assert_int_equal(twl_ckpt_step(20000, TWL_CKPT_LIMIT_PAGES, false,
-				       &asked_at),
-			 TWL_CKPT_ASK);
-	assert_int_equal(twl_ckpt_step(57536, TWL_CKPT_LIMIT_PAGES, true,
-				       &asked_at),
-			 TWL_CKPT_ASK);
-	assert_int_equal(twl_ckpt_step(57600, TWL_CKPT_LIMIT_PAGES, true,
-				       &asked_at),
-			 TWL_CKPT_ASK);
-	assert_int_equal(twl_ckpt_step(65536, TWL_CKPT_LIMIT_PAGES, true,
-				       &asked_at),
-			 TWL_CKPT_SELF);
+	static const struct policy_step busy[] = {
+		{ 4000, TWL_CKPT_LIMIT_PAGES, true, TWL_CKPT_NONE, 0 },
+		{ 15999, TWL_CKPT_LIMIT_PAGES, true, TWL_CKPT_NONE, 0 },
+		{ 16000, TWL_CKPT_LIMIT_PAGES, true, TWL_CKPT_ASK, 16000 },
+		/* no longer saturated: back to 4000 */
+		{ 19999, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_NONE, 16000 },
+		{ 20000, TWL_CKPT_LIMIT_PAGES, false, TWL_CKPT_ASK, 20000 },
+		{ 57536, TWL_CKPT_LIMIT_PAGES, true, TWL_CKPT_ASK, 57536 },
+		{ 57600, TWL_CKPT_LIMIT_PAGES, true, TWL_CKPT_ASK, 57600 },
+		{ 65536, TWL_CKPT_LIMIT_PAGES, true, TWL_CKPT_SELF, 57600 },
+	};
+
+	(void)state;
+	run_policy(steps, sizeof(steps) / sizeof(steps[0]));
+	run_policy(busy, sizeof(busy) / sizeof(busy[0]));
 	/* the thread syncs the database in the last stretch only */
 	assert_false(twl_ckpt_near_limit(4000, TWL_CKPT_LIMIT_PAGES));
 	assert_false(twl_ckpt_near_limit(57535, TWL_CKPT_LIMIT_PAGES));
