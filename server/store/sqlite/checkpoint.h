@@ -51,8 +51,8 @@
  * every acknowledgement, queued behind it on the disk. After each pass
  * before the last stretch (whose passes sync) the thread therefore starts
  * the writeback of the database file without waiting for it
- * (sync_file_range(SYNC_FILE_RANGE_WRITE)): the disk writes
- * it while the thread sleeps, and the syncs find little left. At 5,000
+ * (sync_file_range(SYNC_FILE_RANGE_WRITE)): the disk writes it while the
+ * thread sleeps, and the syncs find little left. At 5,000
  * reports/s offered on the machine of 2026-12-06 (three interleaved pairs
  * of builds; bench/README.md) that took the writer's catch-ups from 26-40
  * to 11-18 ms on average and p99 from 88-230 to 30-43 ms.
@@ -154,8 +154,7 @@ void twl_ckpt_stats(struct twl_ckpt *c, uint64_t *catchups, uint64_t *ns);
 /*
  * twl_ckpt_writebacks - how many times the thread started the writeback of
  * the database file after a pass before the last stretch (0 if it could
- * not open the file). Safe
- * from any thread.
+ * not open the file). Safe from any thread.
  */
 uint64_t twl_ckpt_writebacks(struct twl_ckpt *c);
 

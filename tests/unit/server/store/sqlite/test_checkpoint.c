@@ -115,12 +115,7 @@ static void test_checkpoint_busy(void **state)
 	assert_false(twl_ckpt_busy(100, &avg));
 }
 
-/*
- * The checkpoint policy (checkpoint.h): the thread is asked once per 4000
- * new WAL frames, not after every commit past 4000, but after every commit
- * in the last 8000 frames before the limit; past the limit the writer
- * tries itself after every commit; a restarted WAL counts from 0 again.
- */
+/* One commit's WAL size, saturated or not, and what the policy says. */
 struct policy_step {
 	int pages, limit;
 	bool busy;
@@ -140,6 +135,13 @@ static void run_policy(const struct policy_step *steps, size_t n)
 	}
 }
 
+/*
+ * The checkpoint policy (checkpoint.h): the thread is asked once per 4000
+ * new WAL frames (16000 while the writer is saturated), not after every
+ * commit past that, but after every commit in the last 8000 frames before
+ * the limit; past the limit the writer tries itself after every commit; a
+ * restarted WAL counts from 0 again.
+ */
 static void test_checkpoint_policy(void **state)
 {
 	static const struct policy_step steps[] = {
