@@ -8,11 +8,14 @@
  * agents round-robin, seq increasing:
  *
  *   raw    the ceiling of the issue: the report's usage rows upserted
- *          straight into SQLite, the plain way (INSERT ... ON CONFLICT DO
- *          UPDATE on the unique key, keeping the maximum: the server's
- *          rules, twl_sql_usage_upsert), one BEGIN IMMEDIATE ... COMMIT
- *          per report. The server's writer stores the same values but
- *          finds rows by the hash of their key (server/README.md).
+ *          straight into SQLite, the plain way: one table of whole rows
+ *          (raw_usage below, the server's usage table as it was before
+ *          its migration 021 split it), INSERT ... ON CONFLICT DO UPDATE
+ *          on the unique key, keeping the maximum (the server's rules),
+ *          one BEGIN IMMEDIATE ... COMMIT per report. The server's writer
+ *          stores the same values but finds rows by the hash of their
+ *          key, and keeps their counts apart from their keys
+ *          (server/README.md).
  *   store  the server's storage layer (twl_store_ingest_prepared: batch
  *          id, host, usage, rollups: the writer thread's work), one
  *          transaction per report; decode + validate + flatten (what the
@@ -108,6 +111,43 @@ static int fresh_db(const struct opts *o, const char *name, char *path,
 	return 0;
 }
 
+/*
+ * The raw peer's table, in the same database file as the server's schema:
+ * a usage row whole, its key unique.
+ */
+static const char raw_table[] =
+	"CREATE TABLE raw_usage (id INTEGER PRIMARY KEY,"
+	" host_id TEXT NOT NULL, boot_id TEXT NOT NULL,"
+	" feature_id TEXT NOT NULL, file TEXT NOT NULL, op TEXT NOT NULL,"
+	" cgroup TEXT NOT NULL, comm TEXT NOT NULL, uid INT NOT NULL,"
+	" writer_cgroup TEXT NOT NULL, container TEXT NOT NULL DEFAULT '',"
+	" last_pid INT NOT NULL DEFAULT 0, count INT NOT NULL,"
+	" failed INT NOT NULL DEFAULT 0, condition_met INT NOT NULL DEFAULT 0,"
+	" first_seen INT NOT NULL, last_seen INT NOT NULL,"
+	" UNIQUE (host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
+	" writer_cgroup))";
+
+/*
+ * A usage row upserted the plain SQL way: cumulative counters keep their
+ * maximum per key, so replays and resends change nothing. The server's
+ * writer applies the same rules (server/store/sqlite/
+ * store_sqlite_ingest_usage.c, U_UPD).
+ */
+static const char raw_upsert[] =
+	"INSERT INTO raw_usage(host_id, boot_id, feature_id, file, op, cgroup,"
+	" comm, uid, writer_cgroup, container, last_pid, count, failed,"
+	" condition_met, first_seen, last_seen)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	" ?15, ?16) ON CONFLICT DO UPDATE SET"
+	" container = CASE WHEN excluded.count >= count THEN excluded.container"
+	" ELSE container END,"
+	" last_pid = CASE WHEN excluded.count >= count THEN excluded.last_pid"
+	" ELSE last_pid END,"
+	" count = max(count, excluded.count), failed = max(failed, excluded.failed),"
+	" condition_met = max(condition_met, excluded.condition_met),"
+	" first_seen = min(first_seen, excluded.first_seen),"
+	" last_seen = max(last_seen, excluded.last_seen)";
+
 static bool more(const struct opts *o, unsigned long n, double t_start)
 {
 	return n < o->max_reports && (n % 64 || mono() - t_start < o->duration);
@@ -133,7 +173,9 @@ static int run_raw(const struct opts *o, int64_t t0, struct result *res)
 			"PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
 			NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v3(db, twl_sql_usage_upsert, -1,
+		rc = sqlite3_exec(db, raw_table, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v3(db, raw_upsert, -1,
 					SQLITE_PREPARE_PERSISTENT, &st, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;

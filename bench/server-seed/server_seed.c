@@ -10,8 +10,10 @@
  *       seen spread over 40 days) and usage rows (on v1 and hybrid hosts, 1-4
  *       features each; writes carry a value summary where the feature's
  *       values have a kind, and a feature with event files has
- *       registrations). For speed the usage table's secondary indexes and
- *       its insert trigger are dropped for the load and re-created from
+ *       registrations), inserted through the view usage (the server's
+ *       migration 021 keeps a row's key in usage_key and its counts in
+ *       usage_count). For speed usage_key's secondary indexes and its
+ *       insert trigger are dropped for the load and re-created from
  *       their own SQL afterwards; then every rollup is rebuilt from the
  *       rows by the server's own twl_rollup_rebuild(), the function its
  *       migrations run: the end state is the server's schema, with no
@@ -274,7 +276,7 @@ static int seed_host(struct seed *s, unsigned h, unsigned n_rows)
 	return ret;
 }
 
-/* The usage table's secondary indexes and insert trigger, while dropped. */
+/* usage_key's secondary indexes and insert trigger, while dropped. */
 struct saved_sql {
 	char *sql[MAX_SAVED]; /* CREATE statements, to run again */
 	char drop[MAX_SAVED][160];
@@ -314,7 +316,7 @@ static int create_db(const char *path, sqlite3 **db)
 	return 0;
 }
 
-/* Save, then drop, the usage table's secondary indexes and insert trigger. */
+/* Save, then drop, usage_key's secondary indexes and insert trigger. */
 static int drop_usage_extras(sqlite3 *db, struct saved_sql *sv)
 {
 	sqlite3_stmt *q = NULL;
@@ -322,7 +324,7 @@ static int drop_usage_extras(sqlite3 *db, struct saved_sql *sv)
 
 	if (sqlite3_prepare_v2(
 		    db,
-		    "SELECT name, type, sql FROM sqlite_master WHERE tbl_name = 'usage'"
+		    "SELECT name, type, sql FROM sqlite_master WHERE tbl_name = 'usage_key'"
 		    " AND sql IS NOT NULL AND (type = 'index' OR name = 'usage_comm_ins')",
 		    -1, &q, NULL) != SQLITE_OK)
 		ret = -EIO;

@@ -49,6 +49,24 @@ static bool target_only(const char *table, const char *column)
 	return !strcmp(table, "usage") && !strcmp(column, "count_prev");
 }
 
+/*
+ * The SQLite store keeps its usage rows in two tables, usage_key and
+ * usage_count, joined by the view usage (its migration 021); the target
+ * has the one table usage. The view is copied as the table it stands for,
+ * keyed by id as that table was, and the two tables are not listed.
+ */
+static const char source_tables[] =
+	"SELECT name FROM sqlite_master WHERE ((type = 'table'"
+	" AND name NOT IN ('usage_key', 'usage_count'))"
+	" OR (type = 'view' AND name = 'usage'))"
+	" AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
+
+/* A view has no key in table_info: @column's place in @table's key, or 0. */
+static int view_key(const char *table, const char *column)
+{
+	return !strcmp(table, "usage") && !strcmp(column, "id");
+}
+
 /* The target's columns of @t in their order into @t->cols; 1: skip @t. */
 static int target_columns(struct twl_mig *m, struct twl_mig_table *t)
 {
@@ -128,6 +146,8 @@ static int source_columns(struct twl_mig *m, struct twl_mig_table *t)
 		n++;
 		i = column_index(t, name ? name : "");
 		pk = sqlite3_column_int(st, 1);
+		if (!pk)
+			pk = view_key(t->name, name ? name : "");
 		if (i < 0 || pk > TWL_MIG_MAX_KEYS) {
 			ret = twl_mig_fail(m, -EPROTO,
 					   "column %s.%s of the source has no "
@@ -157,14 +177,11 @@ static int source_columns(struct twl_mig *m, struct twl_mig_table *t)
 /* Contract: see migrate_store_internal.h. */
 int twl_mig_tables(struct twl_mig *m)
 {
-	static const char sql[] =
-		"SELECT name FROM sqlite_master WHERE type = 'table'"
-		" AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
 	sqlite3_stmt *st = NULL;
 	int ret = 0, rc = SQLITE_ERROR;
 
 	m->n_tables = 0;
-	if (sqlite3_prepare_v2(m->src, sql, -1, &st, NULL))
+	if (sqlite3_prepare_v2(m->src, source_tables, -1, &st, NULL))
 		goto out;
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct twl_mig_table *t = &m->t[m->n_tables];

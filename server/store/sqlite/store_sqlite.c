@@ -166,6 +166,8 @@ int twl_store_open(const char *path, struct twl_store **out)
 	if (!ret)
 		ret = twl_sqlite_ingest_host_prepare(s);
 	if (!ret)
+		ret = twl_sqlite_ingest_usage_prepare(s);
+	if (!ret)
 		ret = twl_sqlite_rollup_prepare(s);
 	if (!ret)
 		ret = twl_sqlite_tokens_prepare(s);

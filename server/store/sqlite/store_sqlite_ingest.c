@@ -23,13 +23,6 @@ enum {
 	W_UNK_SEEN,
 	W_UNK_SEEN_PUT,
 	W_UNK_UPSERT,
-	W_USAGE_BUMP,
-	W_USAGE_BUMP_V,
-	W_USAGE_MERGE,
-	W_USAGE_AT,
-	W_USAGE_GET,
-	W_USAGE_INS,
-	W_USAGE_UPD,
 	W_CENSUS_DEL,
 	W_CENSUS_INS,
 	W_SAVEPOINT,
@@ -39,47 +32,6 @@ enum {
 };
 _Static_assert(W_N <= sizeof(((struct twl_store *)0)->ws) / sizeof(void *),
 	       "struct twl_store.ws[] has a slot per writer statement");
-
-/*
- * A usage row upserted the plain SQL way: cumulative counters keep their
- * maximum per key, so replays and resends change nothing. This is the
- * ceiling peer of bench/server-load ("the same rows upserted straight
- * into SQLite"). The writer stores the same values with the same rules,
- * but addresses rows by the hash of their key (ingest_usage() below).
- */
-const char twl_sql_usage_upsert[] =
-	"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
-	" writer_cgroup, container, last_pid, count, failed, condition_met,"
-	" first_seen, last_seen)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-	" ON CONFLICT DO UPDATE SET"
-	" container = CASE WHEN excluded.count >= count THEN excluded.container ELSE container END,"
-	" last_pid = CASE WHEN excluded.count >= count THEN excluded.last_pid ELSE last_pid END,"
-	" count = max(count, excluded.count), failed = max(failed, excluded.failed),"
-	" condition_met = max(condition_met, excluded.condition_met),"
-	" first_seen = min(first_seen, excluded.first_seen),"
-	" last_seen = max(last_seen, excluded.last_seen)";
-
-/*
- * A key's value summary merged with an entry's (?11 last, ?12 min, ?13
- * max, ?14 unlimited, ?15 unit, ?16 source; NULL when the entry has
- * none): min of mins, max of maxes (min() and max() of a NULL are NULL,
- * hence the coalesce), OR of unlimited.
- */
-#define VALUE_RANGE                                                   \
-	" value_min = coalesce(min(value_min, ?12), value_min, ?12)," \
-	" value_max = coalesce(max(value_max, ?13), value_max, ?13)," \
-	" value_unlimited = coalesce(max(value_unlimited, ?14),"      \
-	" value_unlimited, ?14)"
-/*
- * The merge when the entry's count grew: its last is the last (the entry
- * with the greater count), its image (?17) replaces none.
- */
-#define VALUE_GREW                                                 \
-	" value_last = coalesce(?11, value_last)," VALUE_RANGE "," \
-	" value_unit = coalesce(?15, value_unit),"                 \
-	" value_source = coalesce(?16, value_source),"             \
-	" image = coalesce(?17, image)"
 
 static const char *const wsql[W_N] = {
 	/* batch ids per host, with the body's hash (migration 016) */
@@ -127,80 +79,6 @@ static const char *const wsql[W_N] = {
 		" feature_id = coalesce(excluded.feature_id, feature_id),"
 		" kernel = excluded.kernel, origin = excluded.origin,"
 		" source = excluded.source, received = excluded.received",
-	/*
-	 * The common case in one statement instead of W_USAGE_AT then
-	 * W_USAGE_UPD: the row at the key's hash id (004) is the key's and
-	 * its counter grew. twl_old_count() passes the count through and
-	 * keeps it for usage_bump() (RETURNING sees only new values, and
-	 * its ephemeral table cost more than the second statement).
-	 * W_USAGE_UPD's rules, for ?3 > count. The row is the key's when
-	 * its key_check and host_id are the key's (migration 009).
-	 */
-	[W_USAGE_BUMP] =
-		"UPDATE usage SET container = ?1, last_pid = ?2,"
-		" count = max(twl_old_count(count), ?3), failed = max(failed, ?4),"
-		" condition_met = max(condition_met, ?5),"
-		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
-		" WHERE id = ?8 AND key_check = ?9 AND count < ?3 AND host_id = ?10",
-	/*
-	 * W_USAGE_BUMP for an entry with a value summary or an image (wire
-	 * v2): the same, and the value merged (VALUE_GREW). Entries without
-	 * either, all of version 1, keep W_USAGE_BUMP's cost.
-	 */
-	[W_USAGE_BUMP_V] =
-		"UPDATE usage SET container = ?1, last_pid = ?2,"
-		" count = max(twl_old_count(count), ?3), failed = max(failed, ?4),"
-		" condition_met = max(condition_met, ?5),"
-		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)," VALUE_GREW
-		" WHERE id = ?8 AND key_check = ?9 AND count < ?3"
-		" AND host_id = ?10",
-	/*
-	 * An entry whose counter did not grow (an agent restarted within a
-	 * boot, a resend) still merges its value summary: min of mins, max
-	 * of maxes, OR of unlimited; last stays the stored entry's unless
-	 * the counts are equal and this one was seen later.
-	 */
-	[W_USAGE_MERGE] =
-		"UPDATE usage SET"
-		" value_last = CASE WHEN value_last IS NULL OR (?3 = count AND"
-		" ?7 > last_seen) THEN coalesce(?11, value_last) ELSE value_last END," VALUE_RANGE
-		", value_unit = coalesce(value_unit, ?15),"
-		" value_source = coalesce(value_source, ?16),"
-		" image = coalesce(image, ?17) WHERE id = ?8",
-	/* The row at a key's hash (schema/migrations/004_usage_id.sql). */
-	[W_USAGE_AT] =
-		"SELECT host_id, boot_id, feature_id, file, op, cgroup, comm, uid,"
-		" writer_cgroup, count FROM usage WHERE id = ?1",
-	/* The row of a key stored under another id (unique index). */
-	[W_USAGE_GET] =
-		"SELECT id, count FROM usage WHERE host_id = ?1 AND boot_id = ?2 AND"
-		" feature_id = ?3 AND file = ?4 AND op = ?5 AND cgroup = ?6 AND"
-		" comm = ?7 AND uid = ?8 AND writer_cgroup = ?9",
-	/*
-	 * ?17: the key's hash, or NULL for an id SQLite picks; ?18 its check;
-	 * ?19 target_kind, ?20 .. ?25 the value summary, ?26 the image.
-	 */
-	[W_USAGE_INS] =
-		"INSERT INTO usage(host_id, boot_id, feature_id, file, op, cgroup, comm,"
-		" uid, writer_cgroup, container, last_pid, count, failed,"
-		" condition_met, first_seen, last_seen, id, key_check, target_kind,"
-		" value_last, value_min, value_max, value_unlimited, value_unit,"
-		" value_source, image)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
-	/*
-	 * The rules of twl_sql_usage_upsert's DO UPDATE (SET sees old
-	 * values), for a row found by its whole key; ?9 sets its check, which
-	 * a row stored before migration 009 lacks.
-	 */
-	[W_USAGE_UPD] =
-		"UPDATE usage SET"
-		" container = CASE WHEN ?3 >= count THEN ?1 ELSE container END,"
-		" last_pid = CASE WHEN ?3 >= count THEN ?2 ELSE last_pid END,"
-		" count = max(count, ?3), failed = max(failed, ?4),"
-		" condition_met = max(condition_met, ?5),"
-		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7),"
-		" key_check = ?9," VALUE_GREW " WHERE id = ?8",
 	[W_CENSUS_DEL] = "DELETE FROM census_knobs WHERE host_id = ?1",
 	[W_CENSUS_INS] =
 		"INSERT INTO census_knobs(host_id, feature_id, file, cgroup, value, time,"
@@ -214,24 +92,9 @@ static const char *const wsql[W_N] = {
 	[W_SP_RELEASE] = "RELEASE batch",
 };
 
-/* twl_old_count(x): x, kept in the store for usage_bump(). */
-static void old_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	struct twl_store *s = sqlite3_user_data(ctx);
-
-	(void)argc;
-	s->bumped_from = sqlite3_value_int64(argv[0]);
-	sqlite3_result_value(ctx, argv[0]);
-}
-
 /* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_ingest_prepare(struct twl_store *s)
 {
-	/* Direct only: no schema object (trigger, view) can call it. */
-	if (sqlite3_create_function_v2(
-		    s->wdb, "twl_old_count", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-		    s, old_count_fn, NULL, NULL, NULL) != SQLITE_OK)
-		return -ENOMEM;
 	return twl_sqlite_prepare_all(s->path, s->wdb, wsql, W_N, s->ws,
 				      "writer");
 }
@@ -436,255 +299,6 @@ static int ingest_unknown(struct twl_store *s, const char *host_id,
 	return 0;
 }
 
-/* Bind (host_id, u's key) to ?first .. ?first+8. */
-static void bind_usage_key(sqlite3_stmt *st, int first, const char *host_id,
-			   const struct twl_wire_usage *u)
-{
-	twl_bind_static(st, first, host_id);
-	twl_bind_static(st, first + 1, u->boot_id);
-	twl_bind_static(st, first + 2, u->feature);
-	twl_bind_static(st, first + 3, u->file);
-	twl_bind_static(st, first + 4, u->op);
-	twl_bind_static(st, first + 5, u->cgroup);
-	twl_bind_static(st, first + 6, u->comm);
-	sqlite3_bind_int64(st, first + 7, u->uid);
-	twl_bind_static(st, first + 8, u->writer_cgroup);
-}
-
-static bool col_is(sqlite3_stmt *st, int i, const char *want)
-{
-	const char *got = (const char *)sqlite3_column_text(st, i);
-
-	return got && !strcmp(got, want);
-}
-
-/* Whether the W_USAGE_AT row is the row of (host_id, u's key). */
-static bool usage_key_is(sqlite3_stmt *at, const char *host_id,
-			 const struct twl_wire_usage *u)
-{
-	return col_is(at, 0, host_id) && col_is(at, 1, u->boot_id) &&
-	       col_is(at, 2, u->feature) && col_is(at, 3, u->file) &&
-	       col_is(at, 4, u->op) && col_is(at, 5, u->cgroup) &&
-	       col_is(at, 6, u->comm) &&
-	       sqlite3_column_int64(at, 7) == u->uid &&
-	       col_is(at, 8, u->writer_cgroup);
-}
-
-/*
- * Find the row of (host_id, u's key), whose hash is hash: *id and *old
- * set when it exists (returns 1), else 0 with *slot_free telling whether
- * hash is free as an id. Negative errno on failure.
- */
-static int usage_find(struct twl_store *s, const char *host_id,
-		      const struct twl_wire_usage *u, int64_t hash, int64_t *id,
-		      int64_t *old, bool *slot_free)
-{
-	sqlite3_stmt *at = s->ws[W_USAGE_AT], *get = s->ws[W_USAGE_GET];
-	int rc, found = 0;
-
-	sqlite3_bind_int64(at, 1, hash);
-	rc = sqlite3_step(at);
-	*slot_free = rc == SQLITE_DONE;
-	if (rc == SQLITE_ROW && usage_key_is(at, host_id, u)) {
-		*id = hash;
-		*old = sqlite3_column_int64(at, 9);
-		found = 1;
-	}
-	sqlite3_reset(at);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return twl_sqlite_errno(rc);
-	if (found)
-		return 1;
-	/* stored under another id: a collision, or a row older than 004 */
-	bind_usage_key(get, 1, host_id, u);
-	rc = sqlite3_step(get);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(get, 0);
-		*old = sqlite3_column_int64(get, 1);
-		found = 1;
-	}
-	sqlite3_reset(get);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return twl_sqlite_errno(rc);
-	return found;
-}
-
-/*
- * Bind u's value summary to ?first .. ?first+5 (last, min, max,
- * unlimited, unit, source; NULLs without one) and its image to
- * ?first+6 (NULL without one).
- */
-static void bind_usage_value(sqlite3_stmt *st, int first,
-			     const struct twl_wire_usage *u)
-{
-	const struct twl_wire_value *v = &u->value;
-
-	if (v->present) {
-		sqlite3_bind_int64(st, first, v->last);
-		if (v->has_min)
-			sqlite3_bind_int64(st, first + 1, v->min);
-		if (v->has_max)
-			sqlite3_bind_int64(st, first + 2, v->max);
-		sqlite3_bind_int(st, first + 3, v->unlimited);
-		twl_bind_static(st, first + 4, v->unit);
-		twl_bind_static(st, first + 5, v->source);
-	}
-	if (u->image[0])
-		twl_bind_static(st, first + 6, u->image);
-}
-
-/* Whether u carries what only W_USAGE_BUMP_V and W_USAGE_MERGE store. */
-static bool usage_has_value(const struct twl_wire_usage *u)
-{
-	return u->value.present || u->image[0];
-}
-
-/* Insert u's row under id hash, or one SQLite picks if !slot_free. */
-static int usage_insert(struct twl_store *s, const char *host_id,
-			const struct twl_wire_usage *u, int64_t hash,
-			int64_t check, bool slot_free)
-{
-	sqlite3_stmt *st = s->ws[W_USAGE_INS];
-
-	bind_usage_key(st, 1, host_id, u);
-	twl_bind_static(st, 10, u->container);
-	sqlite3_bind_int64(st, 11, u->last_pid);
-	sqlite3_bind_int64(st, 12, u->count);
-	sqlite3_bind_int64(st, 13, u->failed);
-	sqlite3_bind_int64(st, 14, u->condition_met);
-	sqlite3_bind_int64(st, 15, u->first_seen);
-	sqlite3_bind_int64(st, 16, u->last_seen);
-	if (slot_free)
-		sqlite3_bind_int64(st, 17, hash);
-	else
-		sqlite3_bind_null(st, 17);
-	sqlite3_bind_int64(st, 18, check);
-	twl_bind_static(st, 19, u->target_kind);
-	bind_usage_value(st, 20, u);
-	return twl_step_done(st);
-}
-
-/* Bind W_USAGE_UPD's ?1..?7 (also W_USAGE_BUMP's): the new values. */
-static void bind_usage_values(sqlite3_stmt *st, const struct twl_wire_usage *u)
-{
-	twl_bind_static(st, 1, u->container);
-	sqlite3_bind_int64(st, 2, u->last_pid);
-	sqlite3_bind_int64(st, 3, u->count);
-	sqlite3_bind_int64(st, 4, u->failed);
-	sqlite3_bind_int64(st, 5, u->condition_met);
-	sqlite3_bind_int64(st, 6, u->first_seen);
-	sqlite3_bind_int64(st, 7, u->last_seen);
-}
-
-/*
- * W_USAGE_BUMP: 1 with *old set when the row at id hash is u's row (its
- * check and host) and its counter grew (now updated), 0 when no row
- * matched (nothing written), or a negative errno.
- */
-static int usage_bump(struct twl_store *s, const char *host_id,
-		      const struct twl_wire_usage *u, int64_t hash,
-		      int64_t check, int64_t *old)
-{
-	bool v2 = usage_has_value(u);
-	sqlite3_stmt *st = s->ws[v2 ? W_USAGE_BUMP_V : W_USAGE_BUMP];
-	int ret;
-
-	bind_usage_values(st, u);
-	sqlite3_bind_int64(st, 8, hash);
-	sqlite3_bind_int64(st, 9, check);
-	twl_bind_static(st, 10, host_id);
-	if (v2)
-		bind_usage_value(st, 11, u);
-	ret = twl_step_done(st);
-	if (ret)
-		return ret;
-	/* sqlite3_changes() counts the UPDATE's rows, not its triggers' */
-	if (sqlite3_changes(s->wdb) == 0)
-		return 0;
-	*old = s->bumped_from;
-	return 1;
-}
-
-static int usage_update(struct twl_store *s, const struct twl_wire_usage *u,
-			int64_t id, int64_t check)
-{
-	sqlite3_stmt *st = s->ws[W_USAGE_UPD];
-
-	bind_usage_values(st, u);
-	sqlite3_bind_int64(st, 8, id);
-	sqlite3_bind_int64(st, 9, check);
-	bind_usage_value(st, 11, u);
-	return twl_step_done(st);
-}
-
-/* W_USAGE_MERGE: u's value summary and image into row id, count as is. */
-static int usage_merge(struct twl_store *s, const struct twl_wire_usage *u,
-		       int64_t id)
-{
-	sqlite3_stmt *st = s->ws[W_USAGE_MERGE];
-
-	sqlite3_bind_int64(st, 3, u->count);
-	sqlite3_bind_int64(st, 7, u->last_seen);
-	sqlite3_bind_int64(st, 8, id);
-	bind_usage_value(st, 11, u);
-	return twl_step_done(st);
-}
-
-/*
- * The two-step path, for an entry W_USAGE_BUMP did not match: find the
- * row and update it if its counter grew, or insert it. Returns 1 with
- * *old set (the count replaced, 0 for a new row) when a row was
- * written, 0 when the counter did not grow, or a negative errno.
- */
-static int usage_store(struct twl_store *s, const char *host_id,
-		       const struct twl_wire_usage *u, int64_t hash,
-		       int64_t check, int64_t *old)
-{
-	bool slot_free = false;
-	int64_t id = 0;
-	int ret;
-
-	ret = usage_find(s, host_id, u, hash, &id, old, &slot_free);
-	if (ret < 0)
-		return ret;
-	if (ret == 1) {
-		if (u->count <= *old) /* cumulative counter: no new use */
-			return usage_has_value(u) ? usage_merge(s, u, id) : 0;
-		ret = usage_update(s, u, id, check);
-	} else {
-		*old = 0;
-		ret = usage_insert(s, host_id, u, hash, check, slot_free);
-	}
-	return ret ? ret : 1;
-}
-
-static int ingest_usage(struct twl_store *s, const char *host_id,
-			const struct twl_ingest *in, struct twl_rollup *ru)
-{
-	int ret;
-
-	for (size_t i = 0; i < in->n_usage; i++) {
-		const struct twl_wire_usage *u = &in->usage[i];
-		int64_t old = 0;
-
-		ret = usage_bump(s, host_id, u, in->usage_id[i],
-				 in->usage_check[i], &old);
-		if (ret == 0)
-			ret = usage_store(s, host_id, u, in->usage_id[i],
-					  in->usage_check[i], &old);
-		if (ret < 0)
-			return ret;
-		if (ret == 0)
-			continue;
-		ret = twl_sqlite_rollup(s, u->feature, host_id, u->first_seen,
-					u->last_seen, twl_kind_of_op(u->op),
-					u->count - old, ru);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static int ingest_census(struct twl_store *s, const char *host_id,
 			 const struct twl_ingest *in, struct twl_rollup *ru)
 {
@@ -800,7 +414,7 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	if (!ret)
 		ret = ingest_unknown(s, host_id, in, now, &ru);
 	if (!ret)
-		ret = ingest_usage(s, host_id, in, &ru);
+		ret = twl_sqlite_ingest_usage(s, host_id, in, &ru);
 	if (!ret)
 		ret = ingest_census(s, host_id, in, &ru);
 	if (!ret)

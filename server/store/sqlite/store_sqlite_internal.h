@@ -90,9 +90,12 @@ struct twl_store {
 	 * Statements prepared at open and kept, by the file that runs them;
 	 * twl_store_close() finalizes every statement of its connections.
 	 */
-	/* the ingest path's, on wdb (store_sqlite_ingest.c, _ingest_host.c) */
-	sqlite3_stmt *ws[32], *hs[8], *rs[4];
-	/* the count W_USAGE_BUMP replaced, kept by twl_old_count() */
+	/*
+	 * the ingest path's, on wdb (store_sqlite_ingest.c, _ingest_host.c,
+	 * _ingest_usage.c)
+	 */
+	sqlite3_stmt *ws[32], *hs[8], *us[12], *rs[4];
+	/* the count U_BUMP replaced, kept by twl_old_count() */
 	int64_t bumped_from;
 	/*
 	 * feature_day upkeep of the common rollup update, summed: day_batch
@@ -154,6 +157,7 @@ int twl_sqlite_prepare_all(const char *path, sqlite3 *db,
  */
 int twl_sqlite_ingest_prepare(struct twl_store *s); /* store_sqlite_ingest.c */
 int twl_sqlite_ingest_host_prepare(struct twl_store *s); /* _ingest_host.c */
+int twl_sqlite_ingest_usage_prepare(struct twl_store *s); /* _ingest_usage.c */
 int twl_sqlite_rollup_prepare(struct twl_store *s); /* store_sqlite_rollup.c */
 
 /*
@@ -202,6 +206,16 @@ int twl_sqlite_ingest_host(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now);
 
 /*
+ * twl_sqlite_ingest_usage - report @in's usage[] entries for @host_id,
+ * inside the report's savepoint (wlock held): each merged into its row
+ * (usage_key and usage_count, migration 021) by the server's rules, and
+ * every counter that grew added to the rollups in @ru
+ * (store_sqlite_ingest_usage.c). 0 or -errno.
+ */
+int twl_sqlite_ingest_usage(struct twl_store *s, const char *host_id,
+			    const struct twl_ingest *in, struct twl_rollup *ru);
+
+/*
  * twl_sqlite_key_seen - the key whose SHA-256 is @key_hash reported boot
  * @boot_id at @now (migration 011): on the writer's transaction, wlock
  * held. 0 or -errno.
@@ -228,10 +242,6 @@ static inline void twl_bind_static(sqlite3_stmt *st, int i, const char *v)
 {
 	sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
 }
-
-/* A usage row upserted the plain SQL way, with the server's rules: the
- * raw SQLite peer of bench/server-load (store_sqlite_ingest.c). */
-extern const char twl_sql_usage_upsert[];
 
 /* --- result rows to JSON (store_sqlite_rows.c) --- */
 

@@ -26,6 +26,7 @@
 #include "pg_fixture.h"
 #include "sqlite_fixture.h"
 #include "store/migrate_store.h"
+#include "store/sqlite/migrate.h"
 #include "store/store.h"
 
 static char pguri[512];
@@ -290,7 +291,7 @@ static void test_mismatch(void **state)
 /* Other schema versions, other data, another file's copy: refused. */
 static void test_refuse(void **state)
 {
-	char other[600];
+	char other[600], version[64], said[64];
 	struct twl_store *s = NULL;
 
 	(void)state;
@@ -313,10 +314,16 @@ static void test_refuse(void **state)
 	assert_non_null(strstr(last_err, "holds a copy of"));
 	/* a source of another schema version, even into an empty database */
 	pg_fixture_db(pguri, sizeof(pguri));
-	exec_sql("PRAGMA user_version = 19");
+	snprintf(version, sizeof(version), "PRAGMA user_version = %d",
+		 twl_migrate_latest() - 1);
+	snprintf(said, sizeof(said), "schema version %d",
+		 twl_migrate_latest() - 1);
+	exec_sql(version);
 	assert_int_equal(migrate(0, 0, false, false), -EPROTO);
-	assert_non_null(strstr(last_err, "schema version 19"));
-	exec_sql("PRAGMA user_version = 20");
+	assert_non_null(strstr(last_err, said));
+	snprintf(version, sizeof(version), "PRAGMA user_version = %d",
+		 twl_migrate_latest());
+	exec_sql(version);
 	assert_int_equal(migrate(0, 0, false, false), 0);
 }
 

@@ -289,12 +289,15 @@ static void test_nested(void **state)
 	twl_store_close(s);
 }
 
-/* Inserts into feature_host of h2 and into usage of h3 fail (both stores). */
+/*
+ * Inserts into feature_host of h2 and into usage of h3 fail (both stores;
+ * SQLite's usage rows are inserted into usage_key, its migration 021).
+ */
 static void boom_triggers(void)
 {
 	bexec("CREATE TRIGGER boom_fh BEFORE INSERT ON feature_host"
 	      " WHEN NEW.host_id = 'h2' BEGIN SELECT RAISE(ABORT, 'boom'); END;"
-	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage"
+	      " CREATE TRIGGER boom_u BEFORE INSERT ON usage_key"
 	      " WHEN NEW.host_id = 'h3' BEGIN SELECT RAISE(ABORT, 'boom'); END",
 	      "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS"
 	      " $$BEGIN IF (TG_TABLE_NAME, NEW.host_id) IN"

@@ -242,6 +242,97 @@ static void test_use_kinds_migration(void **state)
 	unlink(dbpath);
 }
 
+/* Every column of every usage row, one text (the view or the table). */
+#define USAGE_ALL                                                              \
+	"SELECT group_concat(quote(id) || quote(host_id) || quote(boot_id) ||" \
+	" quote(feature_id) || quote(file) || quote(op) || quote(cgroup) ||"   \
+	" quote(comm) || quote(uid) || quote(writer_cgroup) ||"                \
+	" quote(container) || quote(last_pid) || quote(count) ||"              \
+	" quote(failed) || quote(condition_met) || quote(first_seen) ||"       \
+	" quote(last_seen) || quote(key_check) || quote(target_kind) ||"       \
+	" quote(image) || quote(value_last) || quote(value_min) ||"            \
+	" quote(value_max) || quote(value_unlimited) || quote(value_unit) ||"  \
+	" quote(value_source), '|') FROM (SELECT * FROM usage ORDER BY id)"
+
+/* USAGE_ALL's text into @out (@cap bytes). */
+static void usage_all(char *out, size_t cap)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, USAGE_ALL, -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_non_null(sqlite3_column_text(st, 0));
+	snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/*
+ * Migration 021 splits usage into usage_key and usage_count: every row
+ * reads the same through the view, column by column, the process counts
+ * stay, and the view takes an insert and a delete into both tables.
+ */
+static void test_usage_split_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	char before[4096], after[4096];
+
+	(void)state;
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 20)
+			exec_sql(m->sql);
+	exec_sql(
+		"PRAGMA user_version = 20;"
+		" INSERT INTO usage(id, host_id, boot_id, feature_id, file, op,"
+		" cgroup, comm, uid, writer_cgroup, container, last_pid, count,"
+		" failed, condition_met, first_seen, last_seen, key_check,"
+		" target_kind, image, value_last, value_min, value_max,"
+		" value_unlimited, value_unit, value_source) VALUES"
+		" (7, 'aa', 'b', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'write', '/a', 'java', 0, '/',"
+		" 'docker:1', 41, 5, 1, 2, 1764000000, 1764500000, -12,"
+		" 'container', '/usr/bin/java', 4096, 1024, 8192, 1, 'bytes',"
+		" 'write'),"
+		" (-9, 'aa', 'b', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'read', '/a', 'java', 0, '/', '',"
+		" 0, 9, 0, 0, 1764000000, 1764500000, NULL, NULL, NULL, NULL,"
+		" NULL, NULL, NULL, NULL, NULL)");
+	usage_all(before, sizeof(before));
+	assert_int_equal(q("SELECT reads FROM feature_comm"), 1);
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	twl_store_close(s);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	usage_all(after, sizeof(after));
+	assert_string_equal(after, before);
+	assert_int_equal(q("SELECT count(*) FROM usage_key"), 2);
+	assert_int_equal(q("SELECT count(*) FROM usage_count"), 2);
+	assert_int_equal(q("SELECT configures + reads FROM feature_comm"), 2);
+	/* the view as the table was: an insert without an id, a delete */
+	exec_sql("INSERT INTO usage(host_id, boot_id, feature_id, file, op,"
+		 " cgroup, comm, uid, writer_cgroup, count, first_seen,"
+		 " last_seen) VALUES ('bb', 'b', 'memcg_v1.soft_limit',"
+		 " 'memory.soft_limit_in_bytes', 'write', '/b', 'runc', 0,"
+		 " '/', 3, 1764000000, 1764600000)");
+	assert_int_equal(q("SELECT count(*) FROM usage_count c JOIN usage_key k"
+			   " USING (id) WHERE k.host_id = 'bb' AND c.count = 3"
+			   " AND c.container = '' AND c.failed = 0"),
+			 1);
+	assert_int_equal(q("SELECT configures FROM feature_comm"
+			   " WHERE comm = 'runc'"),
+			 1);
+	exec_sql("DELETE FROM usage WHERE host_id = 'bb'");
+	assert_int_equal(q("SELECT count(*) FROM usage_key"), 2);
+	assert_int_equal(q("SELECT count(*) FROM usage_count"), 2);
+	assert_int_equal(q("SELECT count(*) FROM feature_comm"
+			   " WHERE comm = 'runc'"),
+			 0);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_usage_migration),
 		cmocka_unit_test(test_feature_host_migration),
 		cmocka_unit_test(test_use_kinds_migration),
+		cmocka_unit_test(test_usage_split_migration),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

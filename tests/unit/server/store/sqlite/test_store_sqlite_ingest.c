@@ -233,9 +233,14 @@ static void test_usage_ids(void **state)
 		 (long long)h[2]);
 	assert_int_equal(q(sql), 1);
 
-	/* entry 0 moves to another id, like a row copied by migration 004 */
-	snprintf(sql, sizeof(sql), "UPDATE usage SET id = 42 WHERE id = %lld",
-		 (long long)h[0]);
+	/*
+	 * entry 0 moves to another id, like a row copied by migration 004
+	 * (its key and its counts, migration 021)
+	 */
+	snprintf(sql, sizeof(sql),
+		 "UPDATE usage_key SET id = 42 WHERE id = %lld;"
+		 " UPDATE usage_count SET id = 42 WHERE id = %lld",
+		 (long long)h[0], (long long)h[0]);
 	exec_sql(sql);
 	r = report_x10(host, "bb02");
 	ingest_one(s, host, r);
@@ -251,7 +256,7 @@ static void test_usage_ids(void **state)
 	assert_int_equal(q("SELECT count FROM usage WHERE comm = 'squatter'"),
 			 5);
 	/* kubelet's row, at its hash, took the one-statement path
-	 * (W_USAGE_BUMP), which kept the count it replaced; the others
+	 * (U_BUMP), which kept the count it replaced; the others
 	 * (moved, squatted) took the two steps */
 	assert_int_equal(s->bumped_from, 4);
 	/* the rollup grew by the counters' growth: uses (12 + 4) x 9 of the
@@ -279,23 +284,32 @@ static void test_usage_ids(void **state)
 	unlink(dbpath);
 }
 
-/* The example report with n usage entries of long, distinct cgroups. */
+/*
+ * The example report with n usage entries of long, distinct cgroups and
+ * long containers (a container is among the columns an update changes,
+ * in usage_count, migration 021).
+ */
 static json_t *report_wide(const char *host, const char *batch, size_t n,
 			   int64_t count)
 {
 	json_t *r = report(host, batch);
 	json_t *one = json_array_get(json_object_get(r, "usage"), 0);
 	json_t *arr = json_array();
-	char cg[600];
+	char cg[600], ct[540];
 
 	memset(cg, 'x', sizeof(cg) - 1);
 	cg[sizeof(cg) - 1] = 0;
+	memset(ct, 'y', sizeof(ct) - 1);
+	ct[sizeof(ct) - 1] = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_t *u = json_deep_copy(one);
 
 		snprintf(cg, 32, "/c/%06u/", (unsigned)(i % 1000000));
 		cg[strlen(cg)] = 'x';
 		json_object_set_new(u, "cgroup", json_string(cg));
+		snprintf(ct, 32, "/%06u/", (unsigned)(i % 1000000));
+		ct[strlen(ct)] = 'y';
+		json_object_set_new(u, "container", json_string(ct));
 		json_object_set_new(u, "count", json_integer(count));
 		json_array_append_new(arr, u);
 	}
@@ -319,12 +333,13 @@ static void test_ingest_savepoint_large(void **state)
 	ingest_one(s, host, wide);
 	json_decref(wide);
 	assert_int_equal(q("SELECT count(*) FROM usage"), 3000);
-	/* rows of ~700 bytes: the second batch changes all but the last,
+	/* counts of ~600 bytes: the second batch changes all but the last,
 	 * on more than 400 pages */
-	assert_true(q("SELECT count(*) FROM dbstat WHERE name = 'usage'") >
-		    400);
-	exec_sql("CREATE TRIGGER boom BEFORE UPDATE ON usage"
-		 " WHEN NEW.cgroup LIKE '/c/002999/%'"
+	assert_true(
+		q("SELECT count(*) FROM dbstat WHERE name = 'usage_count'") >
+		400);
+	exec_sql("CREATE TRIGGER boom BEFORE UPDATE ON usage_count"
+		 " WHEN NEW.container LIKE '/002999/%'"
 		 " BEGIN SELECT RAISE(ABORT, 'boom'); END");
 
 	small = report(host, "sp02");
@@ -394,7 +409,8 @@ static void key_check_mismatch(struct twl_store *s, const char *host,
 {
 	json_t *r;
 
-	exec_sql("UPDATE usage SET key_check = 7 WHERE comm = 'systemd'");
+	exec_sql("UPDATE usage_count SET key_check = 7 WHERE id ="
+		 " (SELECT id FROM usage WHERE comm = 'systemd')");
 	r = report_x10(host, "kc02");
 	ingest_one(s, host, r);
 	json_decref(r);
@@ -402,8 +418,8 @@ static void key_check_mismatch(struct twl_store *s, const char *host,
 			 120);
 	assert_int_equal(q("SELECT count(*) FROM usage WHERE comm = 'systemd'"),
 			 1);
-	/* found by the whole key (W_USAGE_UPD), which sets the check again;
-	 * W_USAGE_BUMP would have left 7 */
+	/* found by the whole key (U_UPD), which sets the check again;
+	 * U_BUMP would have left 7 */
 	assert_int_equal(qf("SELECT key_check = %lld FROM usage"
 			    " WHERE comm = 'systemd'",
 			    (long long)check[0]),

@@ -56,6 +56,9 @@ static void test_retention(void **state)
 	assert_int_equal(twl_store_prune(s, now, 35, 1, &deleted), 0);
 	assert_true(deleted >= rows);
 	assert_int_equal(q("SELECT count(*) FROM usage"), 0);
+	/* a key's counts go with it (migration 021) */
+	assert_int_equal(q("SELECT count(*) FROM usage_key"), 0);
+	assert_int_equal(q("SELECT count(*) FROM usage_count"), 0);
 	assert_int_equal(q("SELECT count(*) FROM warnings"), 0);
 	assert_int_equal(q("SELECT count(*) FROM feature_host"), 0);
 	assert_int_equal(q("SELECT count(*) FROM batches"), 1);
