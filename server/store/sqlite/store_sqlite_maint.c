@@ -70,8 +70,8 @@ static const char *const prune_note[] = {
 static const char *const prune_del[] = {
 	"DELETE FROM warnings WHERE received < ?1",
 	/* a key's counts go with it (trigger usage_key_del, migration 021) */
-	"DELETE FROM usage_key WHERE id IN"
-	" (SELECT id FROM usage_count WHERE last_seen < ?1)",
+	("DELETE FROM usage_key WHERE id IN"
+	 " (SELECT id FROM usage_count WHERE last_seen < ?1)"),
 	"DELETE FROM unknown_deprecations WHERE received < ?1",
 	"DELETE FROM census_knobs WHERE time < ?1",
 };
