@@ -288,6 +288,17 @@ const struct twl_cfg_opt twl_server_options[] = {
 		  "it enrolment with that token is refused (403) until keys are "
 		  "revoked. Size it to the fleet the token is for, with room for "
 		  "hosts that enrol again." },
+	{ .name = "key-cache",
+	  .type = TWL_CFG_SECONDS,
+	  .def = "10s",
+	  OPT(key_cache_s),
+	  .min = 0,
+	  .max = 300,
+	  .help = "How long a host key found live is trusted without a look-up "
+		  "in the store (0: look up every request). A key revoked "
+		  "through this server is refused at once; one revoked through "
+		  "another server process on the same database, once this "
+		  "time has passed." },
 	{ .name = "batch-days",
 	  .type = TWL_CFG_UINT,
 	  .def = "35",

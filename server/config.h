@@ -56,6 +56,7 @@ struct twl_config {
 	double enroll_rate; /* enrolments/s per enrolment token */
 	double enroll_burst;
 	unsigned enroll_max_keys; /* live host keys one token may mint */
+	unsigned key_cache_s; /* host keys trusted without a look-up (0: off) */
 
 	unsigned batch_days; /* keep batch ids (>= 35) */
 	unsigned data_days; /* keep raw rows; 0 = forever */

@@ -317,6 +317,7 @@ static int h_host_key_revoke(struct twl_server *srv,
 					req->now, &n);
 	if (ret)
 		return ret;
+	twl_server_forget_host_keys(srv, req->path_rest);
 	if (!n)
 		return twl_response_error(resp, 404, "not_found", "host_id",
 					  "no live key for this host");

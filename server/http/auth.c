@@ -86,9 +86,27 @@ static bool well_formed(const char *secret)
 	return true;
 }
 
+/* The host of the key whose SHA-256 is @hash: from kc, else the store. */
+static int host_key_resolve(struct twl_store *s, struct twl_key_cache *kc,
+			    const char *hash, double now, char host_id[65])
+{
+	unsigned long gen;
+	int ret;
+
+	if (!kc)
+		return twl_store_host_key_lookup(s, hash, host_id);
+	if (twl_key_cache_get(kc, hash, now, host_id))
+		return 0;
+	gen = twl_key_cache_gen(kc);
+	ret = twl_store_host_key_lookup(s, hash, host_id);
+	if (!ret)
+		twl_key_cache_put(kc, hash, host_id, now, gen);
+	return ret;
+}
+
 /* Contract: see auth.h. */
-int twl_auth_resolve(struct twl_store *s, const char *secret,
-		     struct twl_principal *who)
+int twl_auth_resolve(struct twl_store *s, struct twl_key_cache *kc,
+		     const char *secret, double now, struct twl_principal *who)
 {
 	char hash[65], role[16];
 	int ret;
@@ -98,7 +116,7 @@ int twl_auth_resolve(struct twl_store *s, const char *secret,
 		return -EINVAL;
 	twl_sha256_hex(secret, TWL_SECRET_LEN, hash);
 	if (secret[3] == 'k') {
-		ret = twl_store_host_key_lookup(s, hash, who->host_id);
+		ret = host_key_resolve(s, kc, hash, now, who->host_id);
 		if (ret)
 			return ret;
 		memcpy(who->key_hash, hash, sizeof(who->key_hash));

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "http/http.h"
+#include "http/key_cache.h"
 #include "store/store.h"
 
 #define TWL_SECRET_LEN 69 /* prefix(5) + 64 hex */
@@ -40,9 +41,11 @@ int twl_auth_host_key_create(struct twl_store *s, const char *host_id,
 /*
  * Resolve a presented secret into who. 0 on success; -ENOENT unknown,
  * -EKEYREVOKED revoked host key, -EINVAL malformed, other negative errno
- * on storage errors.
+ * on storage errors. A host key is first looked for in @kc (NULL: none)
+ * at @now (monotonic seconds), and one found live in the store is put
+ * there (key_cache.h); API tokens are looked up in the store every time.
  */
-int twl_auth_resolve(struct twl_store *s, const char *secret,
-		     struct twl_principal *who);
+int twl_auth_resolve(struct twl_store *s, struct twl_key_cache *kc,
+		     const char *secret, double now, struct twl_principal *who);
 
 #endif /* TWL_SERVER_AUTH_H */

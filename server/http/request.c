@@ -400,7 +400,8 @@ static bool authorize(struct conn *c, const struct twl_route *route,
 	if (!auth || strncasecmp(auth, "Bearer ", 7))
 		return reject(c, resp, 401, "unauthorized",
 			      "missing 'Authorization: Bearer <token>' header");
-	ret = twl_auth_resolve(c->srv->store, auth + 7, &req->who);
+	ret = twl_auth_resolve(c->srv->store, c->srv->keys, auth + 7, c->t0,
+			       &req->who);
 	if (ret == -EKEYREVOKED)
 		return reject(
 			c, resp, 401, "unauthorized",

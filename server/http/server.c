@@ -16,6 +16,7 @@
 
 #include "api/metrics.h"
 #include "http/conntrack.h"
+#include "http/key_cache.h"
 #include "http/ratelimit.h"
 #include "http/server_internal.h"
 #include "http/server_state.h"
@@ -69,6 +70,13 @@ void *twl_server_app_state(struct twl_server *srv)
 unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id)
 {
 	return twl_ratelimit_take(srv->host_rl, host_id, twl_mono_now());
+}
+
+/* Contract: see server_internal.h. */
+void twl_server_forget_host_keys(struct twl_server *srv, const char *host_id)
+{
+	if (srv->keys)
+		twl_key_cache_forget_host(srv->keys, host_id);
 }
 
 /* Contract: see server_internal.h. */
@@ -284,11 +292,13 @@ static int setup(struct twl_server *srv)
 	srv->host_rl = twl_ratelimit_new(cfg->host_rate, cfg->host_burst);
 	srv->ip_rl = twl_ratelimit_new(cfg->ip_rate, cfg->ip_burst);
 	srv->enroll_rl = twl_ratelimit_new(cfg->enroll_rate, cfg->enroll_burst);
+	if (cfg->key_cache_s)
+		srv->keys = twl_key_cache_new(cfg->key_cache_s);
 	/* a key holds a place only while it has a connection */
 	srv->conns = twl_conntrack_new(cfg->max_connections + 64);
 	srv->watch = twl_watch_new(&wo, on_watch_close, srv, true);
 	if (!srv->metrics || !srv->host_rl || !srv->ip_rl || !srv->enroll_rl ||
-	    !srv->conns || !srv->watch) {
+	    !srv->conns || !srv->watch || (cfg->key_cache_s && !srv->keys)) {
 		twl_log(LOG_ERR, "cannot set up the server: %s",
 			strerror(errno ? errno : ENOMEM));
 		return -(errno ? errno : ENOMEM);
@@ -397,6 +407,7 @@ void twl_server_free(struct twl_server *srv)
 	twl_ratelimit_free(srv->host_rl);
 	twl_ratelimit_free(srv->ip_rl);
 	twl_ratelimit_free(srv->enroll_rl);
+	twl_key_cache_free(srv->keys);
 	twl_metrics_free(srv->metrics);
 	free(srv->cert_pem);
 	free(srv->key_pem);

@@ -21,6 +21,13 @@ unsigned twl_server_host_rate(struct twl_server *srv, const char *host_id);
 unsigned twl_server_enroll_rate(struct twl_server *srv, int64_t token_id);
 
 /*
+ * twl_server_forget_host_keys - drop @host_id's keys from the key cache
+ * (key_cache.h), after they were revoked in the store: the next request
+ * with one of them is looked up there and refused.
+ */
+void twl_server_forget_host_keys(struct twl_server *srv, const char *host_id);
+
+/*
  * The server certificate's expiry at @now: {"file", "not_after" (Unix s,
  * null if unknown), "days_left", "warning": a sentence for the operator
  * from TWL_CERT_WARN_DAYS days before, else null}. NULL on ENOMEM.

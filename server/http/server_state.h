@@ -24,6 +24,7 @@ struct twl_server {
 	struct twl_app app;
 	void *app_state; /* made by app.start */
 	struct twl_ratelimit *host_rl, *ip_rl, *enroll_rl;
+	struct twl_key_cache *keys; /* NULL when key-cache is 0 */
 	struct twl_conntrack *conns; /* open connections per peer key */
 	struct twl_watch *watch; /* slow-client deadlines */
 	struct MHD_Daemon *d;

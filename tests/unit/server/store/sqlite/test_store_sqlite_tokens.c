@@ -35,7 +35,7 @@ static void *resolve_thread(void *p)
 	struct resolve_arg *a = p;
 	struct twl_principal who;
 
-	a->ret = twl_auth_resolve(a->s, a->secret, &who);
+	a->ret = twl_auth_resolve(a->s, NULL, a->secret, 0, &who);
 	return NULL;
 }
 
@@ -78,27 +78,28 @@ static void test_tokens_and_keys(void **state)
 	assert_int_equal(twl_auth_token_create(s, "ops", "superuser", 5, key,
 					       NULL),
 			 -EINVAL);
-	assert_int_equal(twl_auth_resolve(s, secret, &who), 0);
+	assert_int_equal(twl_auth_resolve(s, NULL, secret, 0, &who), 0);
 	assert_int_equal(who.role, TWL_ROLE_VIEWER);
 	assert_int_equal(who.token_id, id);
 	assert_string_equal(who.name, "ops");
 	secret[10] ^= 1; /* one flipped digit: unknown */
-	assert_true(twl_auth_resolve(s, secret, &who) < 0);
+	assert_true(twl_auth_resolve(s, NULL, secret, 0, &who) < 0);
 	secret[10] ^= 1;
 	assert_int_equal(twl_store_token_revoke(s, id, 6), 0);
-	assert_int_equal(twl_auth_resolve(s, secret, &who), -ENOENT);
+	assert_int_equal(twl_auth_resolve(s, NULL, secret, 0, &who), -ENOENT);
 	assert_int_equal(twl_store_token_revoke(s, id, 6), -ENOENT);
 
 	assert_int_equal(twl_auth_host_key_create(s, "abcd", 1, 10, 5, key), 0);
-	assert_int_equal(twl_auth_resolve(s, key, &who), 0);
+	assert_int_equal(twl_auth_resolve(s, NULL, key, 0, &who), 0);
 	assert_int_equal(who.role, TWL_ROLE_AGENT);
 	assert_string_equal(who.host_id, "abcd");
 	assert_int_equal(resolve_beside_reader(s, key), 0);
 	assert_int_equal(twl_store_host_key_revoke(s, "abcd", 7, &n), 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(twl_auth_resolve(s, key, &who), -EKEYREVOKED);
+	assert_int_equal(twl_auth_resolve(s, NULL, key, 0, &who), -EKEYREVOKED);
 	assert_int_equal(twl_store_host_key_lookup(s, "0000", hostid), -ENOENT);
-	assert_int_equal(twl_auth_resolve(s, "twlt_short", &who), -EINVAL);
+	assert_int_equal(twl_auth_resolve(s, NULL, "twlt_short", 0, &who),
+			 -EINVAL);
 	twl_store_close(s);
 	unlink(dbpath);
 }
