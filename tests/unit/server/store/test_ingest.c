@@ -153,6 +153,60 @@ static void test_usage_key_hash(void **state)
 	twl_ingest_free(other);
 }
 
+/*
+ * The checks of a report's entries are computed with the hash state of
+ * the previous entry's boot id, feature, file and op reused when they are
+ * the same (ingest.c, key_prefix()): entries that share some of those and
+ * not others, in an order that returns to earlier ones, get the checks
+ * twl_usage_key_check() computes for each alone.
+ */
+#define BOOT_2 "3f6d7a1e-8a4b-4c1d-9e0f-1a2b3c4d5e6f"
+static void test_usage_key_prefix(void **state)
+{
+	static const char *const edits[][3] = {
+		{ NULL, NULL, NULL }, /* the first entry as it is */
+		{ "cgroup", "/a", NULL }, /* same boot, feature, file, op */
+		{ "boot_id", BOOT_2, NULL }, /* another boot, same feature */
+		{ "cgroup", "/b", NULL }, /* back to the first boot */
+		/* another file, then another op */
+		{ "file", "memory.kmem.limit_in_bytes", NULL },
+		{ "op", "read", NULL },
+		{ "boot_id", BOOT_2, "op" }, /* another boot, and op "read" */
+		/* another feature */
+		{ "feature", "memcg_v1.kmem_limit", NULL },
+	};
+	size_t n = sizeof(edits) / sizeof(edits[0]);
+	json_t *r = make_report("0123", "aa04", 1);
+	json_t *arr = json_object_get(r, "usage"), *first;
+	struct twl_ingest *in = NULL;
+
+	(void)state;
+	first = json_deep_copy(json_array_get(arr, 0));
+	json_array_clear(arr);
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_deep_copy(first);
+
+		if (edits[i][0])
+			json_object_set_new(e, edits[i][0],
+					    json_string(edits[i][1]));
+		if (edits[i][2])
+			json_object_set_new(e, edits[i][2],
+					    json_string("read"));
+		json_array_append_new(arr, e);
+	}
+	json_decref(first);
+	assert_int_equal(twl_ingest_prepare(r, "0123", &in), 0);
+	json_decref(r);
+	assert_int_equal(in->n_usage, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(in->usage_check[i] ==
+			    twl_usage_key_check("0123", &in->usage[i]));
+		for (size_t j = 0; j < i; j++)
+			assert_true(in->usage_check[i] != in->usage_check[j]);
+	}
+	twl_ingest_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_bound_times),
 		cmocka_unit_test(test_unknown_matched),
 		cmocka_unit_test(test_usage_key_hash),
+		cmocka_unit_test(test_usage_key_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
