@@ -44,7 +44,6 @@
 #include "store/ingest.h"
 #include "report_gen.h"
 #include "store/store.h"
-#include "store/sqlite/store_sqlite_internal.h"
 
 struct opts {
 	const char *dir, *modes, *pragma;
