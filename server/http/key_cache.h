@@ -9,7 +9,7 @@
  * setting's seconds; only keys found live are kept, so an unknown or
  * revoked key is looked up every time.
  *
- * Revocation through this process (DELETE /api/v1/hosts/ID/keys) removes
+ * Revocation through this process (DELETE /api/v1/host-keys/HOST_ID) removes
  * the host's entries at once (twl_key_cache_forget_host()). A key revoked
  * by another server process on the same database (PostgreSQL) is refused
  * here once its entry expires, within key-cache seconds.
