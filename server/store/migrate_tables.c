@@ -53,11 +53,13 @@ static bool target_only(const char *table, const char *column)
  * The SQLite store keeps its usage rows in two tables, usage_key and
  * usage_count, joined by the view usage (its migration 021); the target
  * has the one table usage. The view is copied as the table it stands for,
- * keyed by id as that table was, and the two tables are not listed.
+ * keyed by id as that table was, and the two tables are not listed, nor
+ * host_refs, the numbers usage_count names its hosts by (022): the view
+ * gives each row's host id.
  */
 static const char source_tables[] =
 	"SELECT name FROM sqlite_master WHERE ((type = 'table'"
-	" AND name NOT IN ('usage_key', 'usage_count'))"
+	" AND name NOT IN ('usage_key', 'usage_count', 'host_refs'))"
 	" OR (type = 'view' AND name = 'usage'))"
 	" AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
 

@@ -398,6 +398,7 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 		       const struct twl_ingest *in, int64_t now)
 {
 	struct twl_rollup ru;
+	int64_t ref = 0;
 	int ret;
 
 	ru.n = 0;
@@ -405,6 +406,8 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	if (ret)
 		return ret; /* a replay, a conflict, or an error */
 	ret = twl_sqlite_ingest_host(s, host_id, in, now);
+	if (!ret && in->n_usage)
+		ret = twl_sqlite_host_ref(s, host_id, &ref);
 	if (!ret && in->times_clamped)
 		ret = host_clamped(s, host_id, in);
 	if (!ret && in->key_hash[0])
@@ -414,7 +417,7 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	if (!ret)
 		ret = ingest_unknown(s, host_id, in, now, &ru);
 	if (!ret)
-		ret = twl_sqlite_ingest_usage(s, host_id, in, &ru);
+		ret = twl_sqlite_ingest_usage(s, host_id, ref, in, &ru);
 	if (!ret)
 		ret = ingest_census(s, host_id, in, &ru);
 	if (!ret)

@@ -21,6 +21,8 @@ enum {
 	H_COVERAGE,
 	H_RUNTIME_DEL,
 	H_RUNTIME_INS,
+	H_REF_GET,
+	H_REF_INS,
 	H_N,
 };
 _Static_assert(H_N <= sizeof(((struct twl_store *)0)->hs) / sizeof(void *),
@@ -91,6 +93,9 @@ static const char *const hsql[H_N] = {
 		"INSERT INTO host_runtimes(host_id, name, version, cgroup_driver)"
 		" VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET"
 		" cgroup_driver = excluded.cgroup_driver",
+	/* A host's number (schema/migrations/022_host_refs.sql). */
+	[H_REF_GET] = "SELECT ref FROM host_refs WHERE host_id = ?1",
+	[H_REF_INS] = "INSERT INTO host_refs(host_id) VALUES(?1)",
 };
 
 /* Contract: see store_sqlite_internal.h. */
@@ -221,5 +226,28 @@ int twl_sqlite_ingest_host(struct twl_store *s, const char *host_id,
 		ret = ingest_coverage(s, host_id, &in->coverage);
 	if (!ret)
 		ret = ingest_runtimes(s, host_id, in);
+	return ret;
+}
+
+/* Contract: see store_sqlite_internal.h. */
+int twl_sqlite_host_ref(struct twl_store *s, const char *host_id, int64_t *ref)
+{
+	sqlite3_stmt *st = s->hs[H_REF_GET];
+	int rc, ret;
+
+	twl_bind_static(st, 1, host_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ref = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return twl_sqlite_errno(rc);
+	/* the host's first report: rolled back with it if it fails */
+	twl_bind_static(s->hs[H_REF_INS], 1, host_id);
+	ret = twl_step_done(s->hs[H_REF_INS]);
+	if (!ret)
+		*ref = sqlite3_last_insert_rowid(s->wdb);
 	return ret;
 }

@@ -57,16 +57,17 @@ static const char *const usql[U_N] = {
 	 * twl_old_count() passes the count through and keeps it for
 	 * usage_bump() (RETURNING sees only new values, and its ephemeral
 	 * table cost more than the second statement). U_UPD's rules, for
-	 * ?3 > count. The row is the key's when its key_check and host_id
-	 * are the key's (migration 009); both are in usage_count (021), so
-	 * this statement writes one narrow row and reads nothing else.
+	 * ?3 > count. The row is the key's when its key_check and host
+	 * are the key's (migration 009); both are in usage_count (021), the
+	 * host as its number (022), so this statement writes one narrow row
+	 * and reads nothing else.
 	 */
 	[U_BUMP] =
 		"UPDATE usage_count SET container = ?1, last_pid = ?2,"
 		" count = max(twl_old_count(count), ?3), failed = max(failed, ?4),"
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)"
-		" WHERE id = ?8 AND key_check = ?9 AND count < ?3 AND host_id = ?10",
+		" WHERE id = ?8 AND key_check = ?9 AND count < ?3 AND host_ref = ?10",
 	/*
 	 * U_BUMP for an entry with a value summary or an image (wire v2):
 	 * the same, and the value merged (VALUE_GREW; then U_TEXT).
@@ -78,7 +79,7 @@ static const char *const usql[U_N] = {
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7)," VALUE_GREW
 		" WHERE id = ?8 AND key_check = ?9 AND count < ?3"
-		" AND host_id = ?10",
+		" AND host_ref = ?10",
 	/*
 	 * An entry whose counter did not grow (an agent restarted within a
 	 * boot, a resend) still merges its value summary: min of mins, max
@@ -136,10 +137,10 @@ static const char *const usql[U_N] = {
 		" value_source, image)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?17, ?19, ?24, ?25, ?26)",
 	[U_CNT_INS] =
-		"INSERT INTO usage_count(id, host_id, key_check, container, last_pid,"
+		"INSERT INTO usage_count(id, host_ref, key_check, container, last_pid,"
 		" count, failed, condition_met, first_seen, last_seen, value_last,"
 		" value_min, value_max, value_unlimited)"
-		" VALUES(?27, ?1, ?18, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?21,"
+		" VALUES(?27, ?28, ?18, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?20, ?21,"
 		" ?22, ?23)",
 	/*
 	 * The rules of the raw peer's upsert (bench/server-load/
@@ -155,6 +156,15 @@ static const char *const usql[U_N] = {
 		" condition_met = max(condition_met, ?5),"
 		" first_seen = min(first_seen, ?6), last_seen = max(last_seen, ?7),"
 		" key_check = ?9," VALUE_GREW " WHERE id = ?8",
+};
+
+/*
+ * The reporting host: its id, which usage_key keys by, and its number in
+ * host_refs, which usage_count keeps instead (migration 022).
+ */
+struct usage_host {
+	const char *id;
+	int64_t ref;
 };
 
 /* twl_old_count(x): x, kept in the store for usage_bump(). */
@@ -308,20 +318,21 @@ static void bind_usage_row(sqlite3_stmt *st, const char *host_id,
  * Insert u's row under id hash, or one SQLite picks if !slot_free: its
  * key in usage_key, then its counts in usage_count under the same id.
  */
-static int usage_insert(struct twl_store *s, const char *host_id,
+static int usage_insert(struct twl_store *s, const struct usage_host *h,
 			const struct twl_wire_usage *u, int64_t hash,
 			int64_t check, bool slot_free)
 {
 	sqlite3_stmt *key = s->us[U_INS], *cnt = s->us[U_CNT_INS];
 	int ret;
 
-	bind_usage_row(key, host_id, u, hash, check, slot_free);
+	bind_usage_row(key, h->id, u, hash, check, slot_free);
 	ret = twl_step_done(key);
 	if (ret)
 		return ret;
-	bind_usage_row(cnt, host_id, u, hash, check, slot_free);
+	bind_usage_row(cnt, h->id, u, hash, check, slot_free);
 	/* the top statement's rowid: its trigger's inserts do not count */
 	sqlite3_bind_int64(cnt, 27, sqlite3_last_insert_rowid(s->wdb));
+	sqlite3_bind_int64(cnt, 28, h->ref);
 	return twl_step_done(cnt);
 }
 
@@ -360,7 +371,7 @@ static void bind_usage_values(sqlite3_stmt *st, const struct twl_wire_usage *u)
  * check and host) and its counter grew (now updated), 0 when no row
  * matched (nothing written), or a negative errno.
  */
-static int usage_bump(struct twl_store *s, const char *host_id,
+static int usage_bump(struct twl_store *s, const struct usage_host *h,
 		      const struct twl_wire_usage *u, int64_t hash,
 		      int64_t check, int64_t *old)
 {
@@ -371,7 +382,7 @@ static int usage_bump(struct twl_store *s, const char *host_id,
 	bind_usage_values(st, u);
 	sqlite3_bind_int64(st, 8, hash);
 	sqlite3_bind_int64(st, 9, check);
-	twl_bind_static(st, 10, host_id);
+	sqlite3_bind_int64(st, 10, h->ref);
 	if (v2)
 		bind_usage_value(st, 11, u);
 	ret = twl_step_done(st);
@@ -423,7 +434,7 @@ static int usage_merge(struct twl_store *s, const struct twl_wire_usage *u,
  * *old set (the count replaced, 0 for a new row) when a row was
  * written, 0 when the counter did not grow, or a negative errno.
  */
-static int usage_store(struct twl_store *s, const char *host_id,
+static int usage_store(struct twl_store *s, const struct usage_host *h,
 		       const struct twl_wire_usage *u, int64_t hash,
 		       int64_t check, int64_t *old)
 {
@@ -431,7 +442,7 @@ static int usage_store(struct twl_store *s, const char *host_id,
 	int64_t id = 0;
 	int ret;
 
-	ret = usage_find(s, host_id, u, hash, &id, old, &slot_free);
+	ret = usage_find(s, h->id, u, hash, &id, old, &slot_free);
 	if (ret < 0)
 		return ret;
 	if (ret == 1) {
@@ -440,25 +451,27 @@ static int usage_store(struct twl_store *s, const char *host_id,
 		ret = usage_update(s, u, id, check);
 	} else {
 		*old = 0;
-		ret = usage_insert(s, host_id, u, hash, check, slot_free);
+		ret = usage_insert(s, h, u, hash, check, slot_free);
 	}
 	return ret ? ret : 1;
 }
 
 /* Contract: see store_sqlite_internal.h. */
 int twl_sqlite_ingest_usage(struct twl_store *s, const char *host_id,
-			    const struct twl_ingest *in, struct twl_rollup *ru)
+			    int64_t host_ref, const struct twl_ingest *in,
+			    struct twl_rollup *ru)
 {
+	const struct usage_host h = { host_id, host_ref };
 	int ret;
 
 	for (size_t i = 0; i < in->n_usage; i++) {
 		const struct twl_wire_usage *u = &in->usage[i];
 		int64_t old = 0;
 
-		ret = usage_bump(s, host_id, u, in->usage_id[i],
-				 in->usage_check[i], &old);
+		ret = usage_bump(s, &h, u, in->usage_id[i], in->usage_check[i],
+				 &old);
 		if (ret == 0)
-			ret = usage_store(s, host_id, u, in->usage_id[i],
+			ret = usage_store(s, &h, u, in->usage_id[i],
 					  in->usage_check[i], &old);
 		if (ret < 0)
 			return ret;

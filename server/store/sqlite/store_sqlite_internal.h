@@ -94,7 +94,7 @@ struct twl_store {
 	 * the ingest path's, on wdb (store_sqlite_ingest.c, _ingest_host.c,
 	 * _ingest_usage.c)
 	 */
-	sqlite3_stmt *ws[32], *hs[8], *us[12], *rs[4];
+	sqlite3_stmt *ws[32], *hs[12], *us[12], *rs[4];
 	/* the count U_BUMP replaced, kept by twl_old_count() */
 	int64_t bumped_from;
 	/*
@@ -206,14 +206,23 @@ int twl_sqlite_ingest_host(struct twl_store *s, const char *host_id,
 			   const struct twl_ingest *in, int64_t now);
 
 /*
- * twl_sqlite_ingest_usage - report @in's usage[] entries for @host_id,
- * inside the report's savepoint (wlock held): each merged into its row
- * (usage_key and usage_count, migration 021) by the server's rules, and
+ * twl_sqlite_host_ref - @host_id's number in host_refs (migration 022)
+ * into *@ref, added when the host has none yet, inside the report's
+ * savepoint (wlock held): usage_count names its host by it. 0 or -errno.
+ */
+int twl_sqlite_host_ref(struct twl_store *s, const char *host_id, int64_t *ref);
+
+/*
+ * twl_sqlite_ingest_usage - report @in's usage[] entries for @host_id
+ * (numbered @host_ref by twl_sqlite_host_ref()), inside the report's
+ * savepoint (wlock held): each merged into its row (usage_key and
+ * usage_count, migrations 021 and 022) by the server's rules, and
  * every counter that grew added to the rollups in @ru
  * (store_sqlite_ingest_usage.c). 0 or -errno.
  */
 int twl_sqlite_ingest_usage(struct twl_store *s, const char *host_id,
-			    const struct twl_ingest *in, struct twl_rollup *ru);
+			    int64_t host_ref, const struct twl_ingest *in,
+			    struct twl_rollup *ru);
 
 /*
  * twl_sqlite_key_seen - the key whose SHA-256 is @key_hash reported boot

@@ -333,6 +333,75 @@ static void test_usage_split_migration(void **state)
 	unlink(dbpath);
 }
 
+/*
+ * Migration 022 names usage_count's host by its number in host_refs:
+ * every row reads the same through the view, each count row carries its
+ * key's host's number, every host known gets one, and an insert through
+ * the view numbers a new host once and reuses a known host's number.
+ */
+static void test_host_refs_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	char before[4096], after[4096];
+
+	(void)state;
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 21)
+			exec_sql(m->sql);
+	exec_sql(
+		"PRAGMA user_version = 21;"
+		" INSERT INTO hosts(host_id, first_seen, last_seen, last_hour)"
+		" VALUES ('zz', 1764000000, 1764000000, 1764000000 / 3600);"
+		" INSERT INTO usage(id, host_id, boot_id, feature_id, file, op,"
+		" cgroup, comm, uid, writer_cgroup, container, last_pid, count,"
+		" failed, condition_met, first_seen, last_seen, key_check,"
+		" value_last, value_unit) VALUES"
+		" (7, 'aa', 'b', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'write', '/a', 'java', 0, '/',"
+		" 'docker:1', 41, 5, 1, 2, 1764000000, 1764500000, -12, 4096,"
+		" 'bytes'),"
+		" (-9, 'cc', 'b', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'read', '/a', 'java', 0, '/', '',"
+		" 0, 9, 0, 0, 1764000000, 1764500000, NULL, NULL, NULL),"
+		" (8, 'aa', 'b', 'memcg_v1.oom_control', 'memory.oom_control',"
+		" 'register_event', '/a', 'java', 0, '/', '', 0, 3, 0, 0,"
+		" 1764000000, 1764500000, 5, NULL, NULL)");
+	usage_all(before, sizeof(before));
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	twl_store_close(s);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	usage_all(after, sizeof(after));
+	assert_string_equal(after, before);
+	assert_int_equal(q("SELECT count(*) FROM host_refs"), 3);
+	assert_int_equal(q("SELECT count(DISTINCT ref) FROM host_refs"), 3);
+	assert_int_equal(
+		q("SELECT count(*) FROM pragma_table_info('usage_count')"
+		  " WHERE name = 'host_id'"),
+		0);
+	/* each count row names its key's host */
+	assert_int_equal(q("SELECT count(*) FROM usage_count c JOIN usage_key k"
+			   " USING (id) JOIN host_refs r ON r.ref = c.host_ref"
+			   " WHERE r.host_id = k.host_id"),
+			 3);
+	/* through the view: a new host gets a number, a known one keeps its */
+	exec_sql(
+		"INSERT INTO usage(host_id, boot_id, feature_id, file, op,"
+		" cgroup, comm, uid, writer_cgroup, count, first_seen,"
+		" last_seen) VALUES ('bb', 'b', 'memcg_v1.soft_limit',"
+		" 'memory.soft_limit_in_bytes', 'write', '/b', 'runc', 0,"
+		" '/', 3, 1764000000, 1764600000), ('aa', 'b',"
+		" 'memcg_v1.soft_limit', 'memory.soft_limit_in_bytes', 'write',"
+		" '/b', 'runc', 0, '/', 4, 1764000000, 1764600000)");
+	assert_int_equal(q("SELECT count(*) FROM host_refs"), 4);
+	assert_int_equal(q("SELECT sum(c.count) FROM usage_count c"
+			   " JOIN usage_key k USING (id) JOIN host_refs r"
+			   " ON r.ref = c.host_ref WHERE r.host_id = k.host_id"
+			   " AND k.comm = 'runc'"),
+			 7);
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_feature_host_migration),
 		cmocka_unit_test(test_use_kinds_migration),
 		cmocka_unit_test(test_usage_split_migration),
+		cmocka_unit_test(test_host_refs_migration),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -364,9 +364,9 @@ static void test_ingest_savepoint_large(void **state)
 }
 
 /*
- * Another host's row at entry 1's id, with entry 1's check: only host_id
- * tells them apart, and it is compared exactly. Takes @r; returns the
- * open store.
+ * Another host's row at entry 1's id, with entry 1's check: only the
+ * host tells them apart, compared exactly (usage_count's host number,
+ * migration 022). Takes @r; returns the open store.
  */
 static struct twl_store *key_check_other_host(const char *host, json_t *r,
 					      const int64_t *id,
@@ -478,11 +478,11 @@ static void key_check_from_v8(const char *host, const int64_t *check)
 }
 
 /*
- * The writer's common update matches a row by id, key_check and host_id
- * (migration 009): a row at the key's id whose check is another key's is
- * not updated by it, nor is another host's row with the key's id and
- * check; a row stored before 009 (no check) is found by its whole key and
- * gets its check.
+ * The writer's common update matches a row by id, key_check and host
+ * (migration 009; the host by its number since 022): a row at the key's
+ * id whose check is another key's is not updated by it, nor is another
+ * host's row with the key's id and check; a row stored before 009 (no
+ * check) is found by its whole key and gets its check.
  */
 static void test_usage_key_check(void **state)
 {
