@@ -27,17 +27,64 @@ INSERT INTO host_refs(host_id)
 	UNION SELECT host_id FROM usage_count
 	ORDER BY 1;
 
--- The number goes last in the row: a new column of an existing table is
--- added at its end, and rebuilding the table under another name would
--- mean dropping the view usage, which other views read (feature_host_
--- recount), and SQLite checks every view when a table is renamed. The
--- view and usage_key_del do not name usage_count.host_id and stay; the
--- insert through the view does and is made again below.
-ALTER TABLE usage_count ADD COLUMN host_ref INT NOT NULL DEFAULT 0;
-UPDATE usage_count SET host_ref =
-	(SELECT ref FROM host_refs WHERE host_refs.host_id = usage_count.host_id);
+-- The rows are copied out and back rather than changed in place: an
+-- update that adds a column splits pages, and dropping the other leaves
+-- them half empty, so the table would keep its size (seen on a database
+-- of 1,000,000 rows). Nor can the copy be renamed into place: SQLite
+-- checks every view and trigger that names a table it renames, and
+-- rewrites them to its new name. Dropping usage_count and creating it
+-- again leaves the view usage and the trigger usage_key_del as they are
+-- (they name the table, resolved when used, and not its host column).
+-- The insert through the view names usage_count.host_id and is made again
+-- below.
+CREATE TABLE usage_count_v22 (
+	id INTEGER PRIMARY KEY,
+	host_ref INT NOT NULL,
+	key_check INT,
+	container TEXT NOT NULL DEFAULT '',
+	last_pid INT NOT NULL DEFAULT 0,
+	count INT NOT NULL,
+	failed INT NOT NULL DEFAULT 0,
+	condition_met INT NOT NULL DEFAULT 0,
+	first_seen INT NOT NULL,
+	last_seen INT NOT NULL,
+	value_last INT,
+	value_min INT,
+	value_max INT,
+	value_unlimited INT
+);
+
+INSERT INTO usage_count_v22(id, host_ref, key_check, container, last_pid,
+			    count, failed, condition_met, first_seen,
+			    last_seen, value_last, value_min, value_max,
+			    value_unlimited)
+	SELECT c.id, r.ref, c.key_check, c.container, c.last_pid, c.count,
+	       c.failed, c.condition_met, c.first_seen, c.last_seen,
+	       c.value_last, c.value_min, c.value_max, c.value_unlimited
+	FROM usage_count c JOIN host_refs r ON r.host_id = c.host_id;
+
 DROP TRIGGER usage_view_ins;
-ALTER TABLE usage_count DROP COLUMN host_id;
+DROP TABLE usage_count;
+
+CREATE TABLE usage_count (
+	id INTEGER PRIMARY KEY,
+	host_ref INT NOT NULL,
+	key_check INT,
+	container TEXT NOT NULL DEFAULT '',
+	last_pid INT NOT NULL DEFAULT 0,
+	count INT NOT NULL,
+	failed INT NOT NULL DEFAULT 0,
+	condition_met INT NOT NULL DEFAULT 0,
+	first_seen INT NOT NULL,
+	last_seen INT NOT NULL,
+	value_last INT,
+	value_min INT,
+	value_max INT,
+	value_unlimited INT
+);
+
+INSERT INTO usage_count SELECT * FROM usage_count_v22 ORDER BY id;
+DROP TABLE usage_count_v22;
 
 -- 021's INSERT through the view, the host's number taken from host_refs
 -- (added when the host has none yet). host_refs' insert comes first: an
