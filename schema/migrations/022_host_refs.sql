@@ -11,12 +11,12 @@
 -- writes, shrink with them (bench/README.md, twenty-eighth session).
 --
 -- host_refs holds a row for every host known when this migration ran
--- and for every host that has reported usage since: the writer adds one
--- at a host's first report with usage entries (server/store/sqlite/
--- store_sqlite_ingest_host.c), in that report's savepoint. No store path
--- deletes hosts, so it grows as hosts does, and a number is never reused.
--- Readers never see the number: the view usage still takes host_id from
--- usage_key, with the same columns as before.
+-- and for every host that has reported since: the writer adds one at a
+-- host's first report (server/store/sqlite/store_sqlite_ingest_host.c),
+-- in that report's savepoint; batch_ids names hosts by it too (023). No
+-- store path deletes hosts, so it grows as hosts does, and a number is
+-- never reused. Readers never see the number: the view usage still takes
+-- host_id from usage_key, with the same columns as before.
 CREATE TABLE host_refs (
 	ref INTEGER PRIMARY KEY,
 	host_id TEXT NOT NULL UNIQUE

@@ -50,23 +50,29 @@ static bool target_only(const char *table, const char *column)
 }
 
 /*
- * The SQLite store keeps its usage rows in two tables, usage_key and
- * usage_count, joined by the view usage (its migration 021); the target
- * has the one table usage. The view is copied as the table it stands for,
- * keyed by id as that table was, and the two tables are not listed, nor
- * host_refs, the numbers usage_count names its hosts by (022): the view
- * gives each row's host id.
+ * The SQLite store keeps two tables of the target behind views: its
+ * usage rows in usage_key and usage_count, joined by the view usage (its
+ * migration 021), and its batch ids in batch_ids, whose view batches
+ * gives each row's host id (023). Each view is copied as the table it
+ * stands for, keyed as that table was; the tables behind them are not
+ * listed, nor host_refs, the numbers they name hosts by (022).
  */
 static const char source_tables[] =
 	"SELECT name FROM sqlite_master WHERE ((type = 'table'"
-	" AND name NOT IN ('usage_key', 'usage_count', 'host_refs'))"
-	" OR (type = 'view' AND name = 'usage'))"
+	" AND name NOT IN ('usage_key', 'usage_count', 'batch_ids',"
+	" 'host_refs')) OR (type = 'view' AND name IN ('usage', 'batches')))"
 	" AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name";
 
 /* A view has no key in table_info: @column's place in @table's key, or 0. */
 static int view_key(const char *table, const char *column)
 {
-	return !strcmp(table, "usage") && !strcmp(column, "id");
+	if (!strcmp(table, "usage"))
+		return !strcmp(column, "id");
+	if (!strcmp(table, "batches"))
+		return !strcmp(column, "host_id")  ? 1 :
+		       !strcmp(column, "batch_id") ? 2 :
+						     0;
+	return 0;
 }
 
 /* The target's columns of @t in their order into @t->cols; 1: skip @t. */

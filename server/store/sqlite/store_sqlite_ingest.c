@@ -34,16 +34,19 @@ _Static_assert(W_N <= sizeof(((struct twl_store *)0)->ws) / sizeof(void *),
 	       "struct twl_store.ws[] has a slot per writer statement");
 
 static const char *const wsql[W_N] = {
-	/* batch ids per host, with the body's hash (migration 016) */
+	/*
+	 * batch ids per host, with the body's hash (migration 016), the
+	 * host by its number (023)
+	 */
 	[W_BATCH_INS] =
-		"INSERT INTO batches(batch_id, host_id, seq, received, body_sha256)"
-		" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+		"INSERT INTO batch_ids(batch_id, host_ref, seq, received,"
+		" body_sha256) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
 	/* times clamped at ingest (ingest.h), rare: a statement of its own */
 	[W_HOST_CLAMPED] =
 		"UPDATE hosts SET times_clamped = times_clamped + ?2,"
 		" time_sent_max = max(time_sent_max, ?3) WHERE host_id = ?1",
-	[W_BATCH_HASH] = "SELECT body_sha256 FROM batches"
-			 " WHERE host_id = ?1 AND batch_id = ?2",
+	[W_BATCH_HASH] = "SELECT body_sha256 FROM batch_ids"
+			 " WHERE host_ref = ?1 AND batch_id = ?2",
 	/* ?2, ?12: the record's boot and kernel (the host's when not sent) */
 	[W_WARN_INS] =
 		"INSERT INTO warnings(host_id, boot_id, feature_id, kmsg_seq, mono_us,"
@@ -333,17 +336,17 @@ static int ingest_census(struct twl_store *s, const char *host_id,
 }
 
 /*
- * host_id sent in's batch id before: TWL_STORE_CONFLICT when both bodies
- * were hashed and the hashes differ, else TWL_STORE_DUPLICATE.
+ * Host number ref sent in's batch id before: TWL_STORE_CONFLICT when both
+ * bodies were hashed and the hashes differ, else TWL_STORE_DUPLICATE.
  */
-static int batch_seen(struct twl_store *s, const char *host_id,
+static int batch_seen(struct twl_store *s, int64_t ref,
 		      const struct twl_ingest *in)
 {
 	sqlite3_stmt *st = s->ws[W_BATCH_HASH];
 	int rc, ret = TWL_STORE_DUPLICATE;
 	const void *h;
 
-	twl_bind_static(st, 1, host_id);
+	sqlite3_bind_int64(st, 1, ref);
 	twl_bind_static(st, 2, in->batch_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && in->has_body_sha256) {
@@ -360,15 +363,18 @@ static int batch_seen(struct twl_store *s, const char *host_id,
 	return ret;
 }
 
-/* Note the batch id: 0 when new, else batch_seen()'s answer. */
-static int batch_note(struct twl_store *s, const char *host_id,
+/*
+ * Note the batch id of the host numbered ref: 0 when new, else
+ * batch_seen()'s answer.
+ */
+static int batch_note(struct twl_store *s, int64_t ref,
 		      const struct twl_ingest *in, int64_t now)
 {
 	sqlite3_stmt *st = s->ws[W_BATCH_INS];
 	int ret;
 
 	twl_bind_static(st, 1, in->batch_id);
-	twl_bind_static(st, 2, host_id);
+	sqlite3_bind_int64(st, 2, ref);
 	sqlite3_bind_int64(st, 3, in->seq);
 	sqlite3_bind_int64(st, 4, now);
 	if (in->has_body_sha256)
@@ -379,7 +385,7 @@ static int batch_note(struct twl_store *s, const char *host_id,
 	ret = twl_step_done(st);
 	if (ret)
 		return ret;
-	return sqlite3_changes(s->wdb) ? 0 : batch_seen(s, host_id, in);
+	return sqlite3_changes(s->wdb) ? 0 : batch_seen(s, ref, in);
 }
 
 /* The host sent times from the future (twl_ingest_bound_times()). */
@@ -402,12 +408,12 @@ static int ingest_body(struct twl_store *s, const char *host_id,
 	int ret;
 
 	ru.n = 0;
-	ret = batch_note(s, host_id, in, now);
+	ret = twl_sqlite_host_ref(s, host_id, &ref);
+	if (!ret)
+		ret = batch_note(s, ref, in, now);
 	if (ret)
 		return ret; /* a replay, a conflict, or an error */
 	ret = twl_sqlite_ingest_host(s, host_id, in, now);
-	if (!ret && in->n_usage)
-		ret = twl_sqlite_host_ref(s, host_id, &ref);
 	if (!ret && in->times_clamped)
 		ret = host_clamped(s, host_id, in);
 	if (!ret && in->key_hash[0])

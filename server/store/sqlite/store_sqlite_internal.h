@@ -208,7 +208,8 @@ int twl_sqlite_ingest_host(struct twl_store *s, const char *host_id,
 /*
  * twl_sqlite_host_ref - @host_id's number in host_refs (migration 022)
  * into *@ref, added when the host has none yet, inside the report's
- * savepoint (wlock held): usage_count names its host by it. 0 or -errno.
+ * savepoint (wlock held): usage_count and batch_ids name the host by it.
+ * 0 or -errno.
  */
 int twl_sqlite_host_ref(struct twl_store *s, const char *host_id, int64_t *ref);
 

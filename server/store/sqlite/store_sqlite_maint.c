@@ -133,7 +133,7 @@ int twl_store_prune(struct twl_store *s, int64_t now, int batch_days,
 	ret = twl_store_write_begin(s);
 	if (ret)
 		return ret;
-	ret = exec_del(s->wdb, "DELETE FROM batches WHERE received < ?1",
+	ret = exec_del(s->wdb, "DELETE FROM batch_ids WHERE received < ?1",
 		       now - (int64_t)batch_days * 86400, &total);
 	/* what replays of those batches would add again (migration 016) */
 	if (!ret)

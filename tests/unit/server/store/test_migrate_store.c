@@ -179,7 +179,7 @@ static void test_copy(void **state)
 	(void)state;
 	seed_store(12, NULL);
 	/* a batch's body hash, a blob: bytes PostgreSQL's COPY must escape */
-	exec_sql("UPDATE batches SET body_sha256 = x'00ff5c090a0d'"
+	exec_sql("UPDATE batch_ids SET body_sha256 = x'00ff5c090a0d'"
 		 " WHERE batch_id = 'a0003'");
 	/* an answer the SQLite server kept: not copied */
 	exec_sql("INSERT INTO kept_answers(key, computed, cost, body)"

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -254,18 +255,29 @@ static void test_use_kinds_migration(void **state)
 	" quote(value_max) || quote(value_unlimited) || quote(value_unit) ||"  \
 	" quote(value_source), '|') FROM (SELECT * FROM usage ORDER BY id)"
 
-/* USAGE_ALL's text into @out (@cap bytes). */
-static void usage_all(char *out, size_t cap)
+/*
+ * @sql's first column as text into @out (@cap bytes); of EXPLAIN QUERY
+ * PLAN, its steps' details joined by ';'.
+ */
+static void text_of(const char *sql, char *out, size_t cap)
 {
+	bool plan = !strncmp(sql, "EXPLAIN QUERY PLAN", 18);
+	size_t o = 0;
 	sqlite3 *db;
 	sqlite3_stmt *st;
 
+	out[0] = 0;
 	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, USAGE_ALL, -1, &st, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_non_null(sqlite3_column_text(st, 0));
-	snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && o < cap) {
+		const unsigned char *v = sqlite3_column_text(st, plan ? 3 : 0);
+
+		o += (size_t)snprintf(out + o, cap - o, "%s;",
+				      v ? (const char *)v : "(null)");
+		if (!plan)
+			break;
+	}
+	assert_true(o > 0 && o < cap);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 }
@@ -301,12 +313,12 @@ static void test_usage_split_migration(void **state)
 		" 'memory.soft_limit_in_bytes', 'read', '/a', 'java', 0, '/', '',"
 		" 0, 9, 0, 0, 1764000000, 1764500000, NULL, NULL, NULL, NULL,"
 		" NULL, NULL, NULL, NULL, NULL)");
-	usage_all(before, sizeof(before));
+	text_of(USAGE_ALL, before, sizeof(before));
 	assert_int_equal(q("SELECT reads FROM feature_comm"), 1);
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	twl_store_close(s);
 	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
-	usage_all(after, sizeof(after));
+	text_of(USAGE_ALL, after, sizeof(after));
 	assert_string_equal(after, before);
 	assert_int_equal(q("SELECT count(*) FROM usage_key"), 2);
 	assert_int_equal(q("SELECT count(*) FROM usage_count"), 2);
@@ -367,11 +379,11 @@ static void test_host_refs_migration(void **state)
 		" (8, 'aa', 'b', 'memcg_v1.oom_control', 'memory.oom_control',"
 		" 'register_event', '/a', 'java', 0, '/', '', 0, 3, 0, 0,"
 		" 1764000000, 1764500000, 5, NULL, NULL)");
-	usage_all(before, sizeof(before));
+	text_of(USAGE_ALL, before, sizeof(before));
 	assert_int_equal(twl_store_open(dbpath, &s), 0);
 	twl_store_close(s);
 	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
-	usage_all(after, sizeof(after));
+	text_of(USAGE_ALL, after, sizeof(after));
 	assert_string_equal(after, before);
 	assert_int_equal(q("SELECT count(*) FROM host_refs"), 3);
 	assert_int_equal(q("SELECT count(DISTINCT ref) FROM host_refs"), 3);
@@ -402,6 +414,54 @@ static void test_host_refs_migration(void **state)
 	unlink(dbpath);
 }
 
+/* Every column of every batches row, one text (the view or the table). */
+#define BATCHES_ALL                                                  \
+	"SELECT group_concat(quote(host_id) || quote(batch_id) ||"   \
+	" quote(seq) || quote(received) || quote(body_sha256), '|')" \
+	" FROM (SELECT * FROM batches ORDER BY host_id, batch_id)"
+
+/*
+ * Migration 023 keeps batch ids under their host's number: the view
+ * batches reads as the table did, a host with batches and no host row
+ * gets a number, and migrate-store's ordered pages of the view (keyed
+ * host_id, batch_id) need no sort.
+ */
+static void test_batch_ids_migration(void **state)
+{
+	struct twl_store *s = NULL;
+	char before[1024], after[1024];
+
+	(void)state;
+	unlink(dbpath);
+	for (const struct twl_migration *m = twl_migrations; m->name; m++)
+		if (atoi(m->name) <= 22)
+			exec_sql(m->sql);
+	exec_sql("PRAGMA user_version = 22;"
+		 " INSERT INTO host_refs(host_id) VALUES ('bb');"
+		 " INSERT INTO batches(host_id, batch_id, seq, received,"
+		 " body_sha256) VALUES ('bb', 'b1', 1, 1764000000, x'00ff'),"
+		 " ('bb', 'b2', 2, 1764000100, NULL),"
+		 " ('aa', 'b1', 7, 1764000200, x'5c0a')");
+	text_of(BATCHES_ALL, before, sizeof(before));
+	assert_int_equal(twl_store_open(dbpath, &s), 0);
+	twl_store_close(s);
+	assert_int_equal(q("PRAGMA user_version"), twl_migrate_latest());
+	text_of(BATCHES_ALL, after, sizeof(after));
+	assert_string_equal(after, before);
+	assert_int_equal(q("SELECT count(*) FROM batch_ids"), 3);
+	assert_int_equal(q("SELECT count(*) FROM host_refs"), 2);
+	assert_int_equal(q("SELECT count(*) FROM batch_ids b JOIN host_refs r"
+			   " ON r.ref = b.host_ref WHERE r.host_id = 'aa'"
+			   " AND b.seq = 7"),
+			 1);
+	text_of("EXPLAIN QUERY PLAN SELECT host_id, batch_id, seq, received,"
+		" body_sha256 FROM batches WHERE (host_id, batch_id) > (?1, ?2)"
+		" ORDER BY host_id, batch_id LIMIT ?3",
+		after, sizeof(after));
+	assert_null(strstr(after, "TEMP B-TREE"));
+	unlink(dbpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_use_kinds_migration),
 		cmocka_unit_test(test_usage_split_migration),
 		cmocka_unit_test(test_host_refs_migration),
+		cmocka_unit_test(test_batch_ids_migration),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
