@@ -952,7 +952,7 @@ static void test_healthz_store_failing(void **state)
 	(void)state;
 	fixture_start(&f, NULL);
 	enrol_host(&f, host, key);
-	exec_sql(&f, "CREATE TRIGGER fail BEFORE INSERT ON batches BEGIN"
+	exec_sql(&f, "CREATE TRIGGER fail BEFORE INSERT ON batch_ids BEGIN"
 		     " SELECT RAISE(ABORT, 'injected failure'); END");
 	for (int i = 1; i <= 6; i++) {
 		snprintf(batch, sizeof(batch), "fa11%028d", i);
