@@ -37,30 +37,14 @@ INSERT INTO host_refs(host_id)
 -- (they name the table, resolved when used, and not its host column).
 -- The insert through the view names usage_count.host_id and is made again
 -- below.
-CREATE TABLE usage_count_v22 (
-	id INTEGER PRIMARY KEY,
-	host_ref INT NOT NULL,
-	key_check INT,
-	container TEXT NOT NULL DEFAULT '',
-	last_pid INT NOT NULL DEFAULT 0,
-	count INT NOT NULL,
-	failed INT NOT NULL DEFAULT 0,
-	condition_met INT NOT NULL DEFAULT 0,
-	first_seen INT NOT NULL,
-	last_seen INT NOT NULL,
-	value_last INT,
-	value_min INT,
-	value_max INT,
-	value_unlimited INT
-);
-
-INSERT INTO usage_count_v22(id, host_ref, key_check, container, last_pid,
-			    count, failed, condition_met, first_seen,
-			    last_seen, value_last, value_min, value_max,
-			    value_unlimited)
-	SELECT c.id, r.ref, c.key_check, c.container, c.last_pid, c.count,
-	       c.failed, c.condition_met, c.first_seen, c.last_seen,
-	       c.value_last, c.value_min, c.value_max, c.value_unlimited
+CREATE TABLE usage_count_v22 AS
+	SELECT c.id AS id, r.ref AS host_ref, c.key_check AS key_check,
+	       c.container AS container, c.last_pid AS last_pid,
+	       c.count AS count, c.failed AS failed,
+	       c.condition_met AS condition_met, c.first_seen AS first_seen,
+	       c.last_seen AS last_seen, c.value_last AS value_last,
+	       c.value_min AS value_min, c.value_max AS value_max,
+	       c.value_unlimited AS value_unlimited
 	FROM usage_count c JOIN host_refs r ON r.host_id = c.host_id;
 
 DROP TRIGGER usage_view_ins;
