@@ -63,6 +63,14 @@ int tlc_ctx_init(struct tlc_ctx *ctx, const char *url, const char *cafile,
 	SSL_CTX_set_verify(ctx->ssl, SSL_VERIFY_PEER, NULL);
 	SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
 					   SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	/*
+	 * One read() takes what the socket holds, not a record's 5-byte
+	 * header and then its body: the server's answer is two records
+	 * (head, body), which cost four reads without this. The reads wait
+	 * on epoll only after SSL_read() said WANT_READ, so nothing is left
+	 * in OpenSSL's buffer while the connection waits.
+	 */
+	SSL_CTX_set_read_ahead(ctx->ssl, 1);
 	if (SSL_CTX_load_verify_locations(ctx->ssl, cafile, NULL) != 1) {
 		tlc_ctx_fini(ctx);
 		return -EIO;
@@ -276,9 +284,12 @@ static int step_send(struct tlc_ctx *ctx, struct tlc_conn *c)
 		      (int)(c->out_len - c->out_off));
 	if (r > 0) {
 		c->out_off += (size_t)r;
-		if (c->out_off == c->out_len)
-			c->state = TLC_RECV;
-		return STEP_NEXT;
+		if (c->out_off < c->out_len)
+			return STEP_NEXT;
+		/* no answer yet: epoll says when it comes (a read now would
+		 * only say EAGAIN) */
+		c->state = TLC_RECV;
+		return STEP_WAIT;
 	}
 	ret = ssl_wait(c, r);
 	if (ret == 0)
