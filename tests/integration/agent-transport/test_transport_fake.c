@@ -11,8 +11,10 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1011,6 +1013,76 @@ static void test_proxy_from_environment(void **state)
 	free(batch);
 }
 
+/* Whether @pid has ended: gone, or a zombie nobody has reaped yet. */
+static bool ended(pid_t pid)
+{
+	char path[64], *stat, *p;
+	bool gone;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	stat = tu_slurp(path, NULL);
+	if (!stat)
+		return true;
+	p = strrchr(stat, ')'); /* "pid (comm) STATE ..." */
+	gone = p && (p[2] == 'Z' || p[2] == 'X');
+	free(stat);
+	return gone;
+}
+
+/*
+ * The fake server ends with the process that started it. ctest kills a
+ * test that overruns its timeout with SIGKILL; the server it started must
+ * not go on listening (it did, until tu_fake_https_spawn() asked for
+ * PR_SET_PDEATHSIG). A child of this test starts the server and is killed.
+ */
+static void test_server_ends_with_its_test(void **state)
+{
+	struct fx *f = *state;
+	char *crt = NULL, *key = NULL, *ca = NULL;
+	pid_t child, fake = -1;
+	int fds[2], i;
+
+	write_text(f->script, "");
+	f->srv.script = f->script;
+	f->srv.portfile = f->portfile;
+	f->srv.logdir = f->logdir;
+	assert_true(asprintf(&crt, "%s/server.pem", tu_pki) > 0);
+	assert_true(asprintf(&key, "%s/server.key", tu_pki) > 0);
+	assert_true(asprintf(&ca, "%s/ca.pem", tu_pki) > 0);
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) { /* no test assertion in here: _exit() only */
+		pid_t pid = tu_fake_https_spawn(&f->srv, crt, key, ca,
+						TU_SRV_PLAIN);
+
+		if (pid < 0 || write(fds[1], &pid, sizeof(pid)) != sizeof(pid))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &fake, sizeof(fake)), sizeof(fake));
+	close(fds[0]);
+	/* listening: it was started, not only forked */
+	for (i = 0; i < 1000 && access(f->portfile, F_OK); i++)
+		usleep(10000);
+	assert_int_equal(access(f->portfile, F_OK), 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	for (i = 0; i < 1000 && !ended(fake); i++)
+		usleep(10000);
+	free(crt);
+	free(key);
+	free(ca);
+	if (!ended(fake)) {
+		kill(fake, SIGKILL);
+		fail_msg(
+			"fake_https (pid %d) still ran 10 s after the process that started it was killed",
+			(int)fake);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1059,6 +1131,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zero_jitter_never_spins,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_spool_file_skipped,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_ends_with_its_test,
 						setup, teardown),
 	};
 	static const char *const proxies[] = { "http_proxy",  "https_proxy",

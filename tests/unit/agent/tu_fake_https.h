@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,6 +88,45 @@ struct tu_fake_https {
 };
 
 /*
+ * Fork and exec the server with certificate @cert of @pki in @mode, its
+ * script already written: the child's pid, or -1 (fork failed). No test
+ * assertion here, so a test may call it from a process of its own.
+ *
+ * The server gets SIGTERM when the process that started it ends, however
+ * it ends: a test that ctest kills on its timeout leaves no server behind
+ * (before, one kept listening until someone killed it by hand).
+ */
+static inline pid_t tu_fake_https_spawn(const struct tu_fake_https *srv,
+					const char *crt, const char *key,
+					const char *ca, int mode)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		const char *argv[16] = {
+			FAKE_HTTPS,  "--cert",	    crt,	   "--key",
+			key,	     "--port-file", srv->portfile, "--script",
+			srv->script, "--log-dir",   srv->logdir
+		};
+		int n = 11;
+
+		/* the parent may have ended before the signal was asked for */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(126);
+		if (mode & TU_SRV_CLIENT_CERT) {
+			argv[n++] = "--client-ca";
+			argv[n++] = ca;
+		}
+		if (mode & TU_SRV_PROXY)
+			argv[n++] = "--proxy";
+		argv[n] = NULL;
+		execv(FAKE_HTTPS, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
  * Start the server with certificate @cert ("server", "other-server") of
  * @pki in @mode, answering the n-th request with @lines[n] (NULL-ended,
  * the format of fake_https.c). Returns once it listens (fails the test
@@ -108,26 +148,8 @@ static inline void tu_fake_https_start(struct tu_fake_https *srv,
 	assert_true(asprintf(&key, "%s/%s.key", pki, cert) > 0);
 	assert_true(asprintf(&ca, "%s/ca.pem", pki) > 0);
 	unlink(srv->portfile);
-	srv->pid = fork();
+	srv->pid = tu_fake_https_spawn(srv, crt, key, ca, mode);
 	assert_true(srv->pid >= 0);
-	if (srv->pid == 0) {
-		const char *argv[16] = {
-			FAKE_HTTPS,  "--cert",	    crt,	   "--key",
-			key,	     "--port-file", srv->portfile, "--script",
-			srv->script, "--log-dir",   srv->logdir
-		};
-		int n = 11;
-
-		if (mode & TU_SRV_CLIENT_CERT) {
-			argv[n++] = "--client-ca";
-			argv[n++] = ca;
-		}
-		if (mode & TU_SRV_PROXY)
-			argv[n++] = "--proxy";
-		argv[n] = NULL;
-		execv(FAKE_HTTPS, (char *const *)argv);
-		_exit(127);
-	}
 	for (int i = 0; i < 1000 && !port; i++) {
 		char *txt = tu_slurp(srv->portfile, NULL);
 
