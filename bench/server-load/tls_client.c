@@ -66,9 +66,9 @@ int tlc_ctx_init(struct tlc_ctx *ctx, const char *url, const char *cafile,
 	/*
 	 * One read() takes what the socket holds, not a record's 5-byte
 	 * header and then its body: the server's answer is two records
-	 * (head, body), which cost four reads without this. The reads wait
-	 * on epoll only after SSL_read() said WANT_READ, so nothing is left
-	 * in OpenSSL's buffer while the connection waits.
+	 * (head, body), which cost four reads without this. A connection
+	 * waits on epoll only after SSL_read() said WANT_READ, so nothing is
+	 * left in OpenSSL's buffer while it waits.
 	 */
 	SSL_CTX_set_read_ahead(ctx->ssl, 1);
 	if (SSL_CTX_load_verify_locations(ctx->ssl, cafile, NULL) != 1) {

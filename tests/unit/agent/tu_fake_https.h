@@ -88,13 +88,15 @@ struct tu_fake_https {
 };
 
 /*
- * Fork and exec the server with certificate @cert of @pki in @mode, its
- * script already written: the child's pid, or -1 (fork failed). No test
+ * Fork and exec the server with the certificate and key files @crt and
+ * @key, in @mode (@ca: the client CA of TU_SRV_CLIENT_CERT), its script
+ * already written: the child's pid, or -1 (fork failed). No test
  * assertion here, so a test may call it from a process of its own.
  *
- * The server gets SIGTERM when the process that started it ends, however
+ * The server gets SIGTERM when the thread that started it ends, however
  * it ends: a test that ctest kills on its timeout leaves no server behind
- * (before, one kept listening until someone killed it by hand).
+ * (before, one kept listening until someone killed it by hand). Start it
+ * from a thread that outlives it (the tests' main thread).
  */
 static inline pid_t tu_fake_https_spawn(const struct tu_fake_https *srv,
 					const char *crt, const char *key,
