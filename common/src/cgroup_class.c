@@ -286,33 +286,56 @@ static bool container_kind(const struct comps *c, enum twl_cgroup_kind *kind,
 	return false;
 }
 
+/*
+ * The kind of the components in @c, and with @name non-NULL the name that
+ * goes with it; @name NULL skips what only the name needs (a pod's
+ * container or uid), so that twl_cgroup_kind_of() and
+ * twl_cgroup_classify() share one reading of the kind.
+ */
 static enum twl_cgroup_kind kind_of(const struct comps *c, struct found *name)
 {
 	enum twl_cgroup_kind kind;
+	struct found unused;
 	size_t i;
 
-	*name = (struct found){ "", 0 };
+	if (name)
+		*name = (struct found){ "", 0 };
 	if (!c->n)
 		return TWL_CGROUP_ROOT;
 	for (i = 0; i < c->n; i++)
 		if (is_kubepods(c->s[i], c->len[i])) {
-			kube_name(c, i, name);
+			if (name)
+				kube_name(c, i, name);
 			return TWL_CGROUP_KUBERNETES;
 		}
-	if (container_kind(c, &kind, name))
+	if (container_kind(c, &kind, name ? name : &unused))
 		return kind;
 	/* The innermost systemd name decides: a unit's own subtree is the
 	 * unit's, a slice inside a unit (user@.service/app.slice) a slice. */
 	for (i = c->n; i-- > 0;) {
-		*name = (struct found){ c->s[i], c->len[i] };
 		if (ends_with(c->s[i], c->len[i], ".service") ||
 		    ends_with(c->s[i], c->len[i], ".scope"))
-			return TWL_CGROUP_SYSTEMD_UNIT;
-		if (ends_with(c->s[i], c->len[i], ".slice"))
-			return TWL_CGROUP_SYSTEMD_SLICE;
+			kind = TWL_CGROUP_SYSTEMD_UNIT;
+		else if (ends_with(c->s[i], c->len[i], ".slice"))
+			kind = TWL_CGROUP_SYSTEMD_SLICE;
+		else
+			continue;
+		if (name)
+			*name = (struct found){ c->s[i], c->len[i] };
+		return kind;
 	}
-	*name = (struct found){ "", 0 };
+	if (name)
+		*name = (struct found){ "", 0 };
 	return TWL_CGROUP_OTHER;
+}
+
+/* Contract: see cgroup_class.h. */
+enum twl_cgroup_kind twl_cgroup_kind_of(const char *path)
+{
+	struct comps c;
+
+	split(path, &c);
+	return kind_of(&c, NULL);
 }
 
 /* Contract: see cgroup_class.h. */

@@ -63,14 +63,9 @@ const char *twl_wire_use_of_op(const char *op)
 /* Contract: see wire.h. */
 int twl_wire_usage_target_kind(const struct twl_wire_usage *u)
 {
-	struct twl_cgroup_class cls;
 	int k = u->target_kind ? twl_cgroup_kind_parse(u->target_kind) : -1;
 
-	if (k >= 0)
-		return k;
-	twl_cgroup_classify(u->cgroup,
-			    &cls); /* the kind is set even on error */
-	return (int)cls.kind;
+	return k >= 0 ? k : (int)twl_cgroup_kind_of(u->cgroup);
 }
 
 /* The path of the failing member: @a, or @a.@b; returns the depth to pop. */

@@ -205,12 +205,9 @@ int64_t twl_usage_key_hash(const char *host_id, const struct twl_wire_usage *u)
 /* A target's kind as sent, or (absent) classified from its cgroup. */
 static const char *kind_of(const char *sent, const char *cgroup)
 {
-	struct twl_cgroup_class cls;
-
 	if (sent && sent[0])
 		return sent;
-	twl_cgroup_classify(cgroup, &cls); /* kind set also on error */
-	return twl_cgroup_kind_name(cls.kind);
+	return twl_cgroup_kind_name(twl_cgroup_kind_of(cgroup));
 }
 
 static void prepare_usage(struct twl_ingest *in, const char *host_id)

@@ -66,6 +66,13 @@ struct twl_cgroup_class {
  */
 int twl_cgroup_classify(const char *path, struct twl_cgroup_class *out);
 
+/*
+ * twl_cgroup_kind_of - the kind twl_cgroup_classify() gives @path, without
+ * its name and place (the server classifies every usage entry sent
+ * without a target_kind, and keeps only the kind).
+ */
+enum twl_cgroup_kind twl_cgroup_kind_of(const char *path);
+
 /* twl_cgroup_kind_name - the wire spelling of @kind ("other" if unknown). */
 const char *twl_cgroup_kind_name(enum twl_cgroup_kind kind);
 

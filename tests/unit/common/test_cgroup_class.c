@@ -168,9 +168,17 @@ static void test_table(void **state)
 				c->path, twl_cgroup_kind_name(cls.kind),
 				cls.name, cls.place, c->kind, c->name,
 				c->place);
+		/* the kind alone, as the server reads it, is the same */
+		if (strcmp(twl_cgroup_kind_name(twl_cgroup_kind_of(c->path)),
+			   c->kind))
+			fail_msg("%s: kind alone %s, expected %s", c->path,
+				 twl_cgroup_kind_name(
+					 twl_cgroup_kind_of(c->path)),
+				 c->kind);
 	}
 	assert_int_equal(twl_cgroup_classify(NULL, &cls), 0);
 	assert_int_equal(cls.kind, TWL_CGROUP_ROOT);
+	assert_int_equal(twl_cgroup_kind_of(NULL), TWL_CGROUP_ROOT);
 }
 
 /* Names over a kernfs name's 255 bytes: the kind stays, name and place "". */
@@ -191,6 +199,7 @@ static void test_long_names(void **state)
 	snprintf(path + 14 + 256 - 8, 9, ".service");
 	assert_int_equal(twl_cgroup_classify(path, &cls), -ENAMETOOLONG);
 	assert_int_equal(cls.kind, TWL_CGROUP_SYSTEMD_UNIT);
+	assert_int_equal(twl_cgroup_kind_of(path), TWL_CGROUP_SYSTEMD_UNIT);
 	assert_string_equal(cls.name, "");
 	assert_string_equal(cls.place, "");
 }
@@ -208,9 +217,11 @@ static void test_depth(void **state)
 	sprintf(path + o, "/x.scope");
 	assert_int_equal(twl_cgroup_classify(path, &cls), 0);
 	assert_string_equal(cls.name, "x.scope");
+	assert_int_equal(twl_cgroup_kind_of(path), TWL_CGROUP_SYSTEMD_UNIT);
 	sprintf(path + o, "/a/x.scope");
 	assert_int_equal(twl_cgroup_classify(path, &cls), 0);
 	assert_int_equal(cls.kind, TWL_CGROUP_OTHER);
+	assert_int_equal(twl_cgroup_kind_of(path), TWL_CGROUP_OTHER);
 }
 
 /* The names array is the enum's spelling, and parse is its inverse. */
