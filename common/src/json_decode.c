@@ -140,11 +140,13 @@ static long unicode_escape(struct twl_json_parser *ps, const char **pp)
 #define HIGHS 0x8080808080808080ULL
 
 /*
- * Whether any byte of w may be '"', '\\', a control character (< 0x20)
- * or not ASCII (>= 0x80): never false when one is; sometimes true when
- * none is (a borrow across bytes), which only costs the byte loop.
+ * The bytes of w (little-endian: the first byte lowest) that are '"',
+ * '\\', a control character (< 0x20) or not ASCII (>= 0x80), each as its
+ * high bit; 0 when there is none. Above the first such byte a borrow may
+ * mark a byte that is none of these, but never below it, so the lowest
+ * bit set is exactly the first one.
  */
-static bool word_special(uint64_t w)
+static uint64_t word_special(uint64_t w)
 {
 	uint64_t quote = w ^ (ONES * '"'), bslash = w ^ (ONES * '\\');
 
@@ -155,17 +157,23 @@ static bool word_special(uint64_t w)
 
 /*
  * Skip plain string bytes from p: ASCII a word at a time (a report is
- * mostly strings), then byte by byte up to the first '"', '\\', control
- * character or the end. *ascii turns false at a byte >= 0x80.
+ * mostly strings) straight to the first byte that is not plain ASCII,
+ * then byte by byte up to the first '"', '\\', control character or the
+ * end. *ascii turns false at a byte >= 0x80.
  */
 static const char *scan_plain(const char *p, const char *end, bool *ascii)
 {
 	while (end - p >= 8) {
-		uint64_t w;
+		uint64_t w, m;
 
 		memcpy(&w, p, sizeof(w));
-		if (word_special(w))
+		m = word_special(w);
+		if (m) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			p += (unsigned)__builtin_ctzll(m) / 8;
+#endif
 			break;
+		}
 		p += 8;
 	}
 	while (p < end && *p != '"' && *p != '\\' &&
