@@ -48,11 +48,10 @@ fail_at(struct twl_json_parser *ps, const char *at, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Skip whitespace: what twl_json_parser_peek() (json_decode.h) does first. */
 static void skip_ws(struct twl_json_parser *ps)
 {
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' ||
-				   *ps->p == '\r' || *ps->p == '\t'))
-		ps->p++;
+	(void)twl_json_parser_peek(ps);
 }
 
 static bool is_digit(const char *p, const char *end)
@@ -650,22 +649,6 @@ void twl_json_parser_fini(struct twl_json_parser *ps)
 {
 	free(ps->scratch);
 	ps->scratch = NULL;
-}
-
-/* Contract: see json_decode.h. */
-int twl_json_parser_peek(struct twl_json_parser *ps)
-{
-	skip_ws(ps);
-	return ps->failed || ps->p >= ps->end ? -1 : (unsigned char)*ps->p;
-}
-
-/* Contract: see json_decode.h. */
-bool twl_json_parser_take(struct twl_json_parser *ps, char ch)
-{
-	if (twl_json_parser_peek(ps) != (unsigned char)ch)
-		return false;
-	ps->p++;
-	return true;
 }
 
 /* Contract: see json_decode.h. */
