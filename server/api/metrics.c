@@ -19,6 +19,13 @@ static const double buckets[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
 				  0.1,	 0.25,	0.5,   1,    2.5,  5 };
 #define NB (sizeof(buckets) / sizeof(buckets[0]))
 
+/* A histogram of seconds over buckets[] (the last slot: above them all). */
+struct hist {
+	uint64_t n[NB + 1];
+	double sum;
+	uint64_t count;
+};
+
 /* Rejection reasons are a fixed set: labels stay bounded. */
 static const char *const reasons[] = {
 	"invalid_json",	 "wrong_type",	    "missing_field",
@@ -38,9 +45,8 @@ struct twl_metrics {
 	uint64_t stored, replayed, rows, commits, committed_batches;
 	uint64_t rejects[NR];
 	uint64_t status[6]; /* 1xx..5xx by hundreds */
-	uint64_t hist[NB + 1];
-	double sum;
-	uint64_t count;
+	struct hist ingest; /* timed requests */
+	struct hist sync; /* twl_store_sync() calls */
 	uint64_t store_failures; /* reports not stored, all told */
 	unsigned failing; /* ... in a row, until one is stored */
 	int last_err;
@@ -91,6 +97,37 @@ void twl_metrics_reject(struct twl_metrics *m, const char *reason)
 	pthread_mutex_unlock(&m->lock);
 }
 
+static void hist_add(struct hist *h, double seconds)
+{
+	size_t b = 0;
+
+	while (b < NB && seconds > buckets[b])
+		b++;
+	h->n[b]++;
+	h->sum += seconds;
+	h->count++;
+}
+
+/* Append histogram @h as the series @name, with its HELP and TYPE lines. */
+static int hist_render(struct twl_buf *b, const char *name, const char *help,
+		       const struct hist *h)
+{
+	uint64_t cum = 0;
+	int ret = 0;
+
+	P("# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (size_t i = 0; i < NB; i++) {
+		cum += h->n[i];
+		P("%s_bucket{le=\"%g\"} %llu\n", name, buckets[i],
+		  (unsigned long long)cum);
+	}
+	cum += h->n[NB];
+	P("%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
+	  (unsigned long long)cum, name, h->sum, name,
+	  (unsigned long long)h->count);
+	return ret;
+}
+
 /* Contract: see metrics.h. */
 void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
 			 bool timed)
@@ -100,15 +137,16 @@ void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
 	pthread_mutex_lock(&m->lock);
 	if (cls >= 1 && cls <= 5)
 		m->status[cls]++;
-	if (timed) {
-		size_t b = 0;
+	if (timed)
+		hist_add(&m->ingest, seconds);
+	pthread_mutex_unlock(&m->lock);
+}
 
-		while (b < NB && seconds > buckets[b])
-			b++;
-		m->hist[b]++;
-		m->sum += seconds;
-		m->count++;
-	}
+/* Contract: see metrics.h. */
+void twl_metrics_sync(struct twl_metrics *m, double seconds)
+{
+	pthread_mutex_lock(&m->lock);
+	hist_add(&m->sync, seconds);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -152,7 +190,6 @@ int twl_metrics_render(struct twl_metrics *m,
 		       const struct twl_metrics_store *st, struct twl_buf *b)
 {
 	struct twl_metrics c;
-	uint64_t cum = 0;
 	int ret = 0;
 
 	pthread_mutex_lock(&m->lock);
@@ -182,17 +219,16 @@ int twl_metrics_render(struct twl_metrics *m,
 	for (int i = 1; i <= 5; i++)
 		P("twilight_http_responses_total{code=\"%dxx\"} %llu\n", i,
 		  (unsigned long long)c.status[i]);
-	P("# HELP twilight_ingest_seconds Report request latency, first byte to acknowledgement.\n"
-	  "# TYPE twilight_ingest_seconds histogram\n");
-	for (size_t i = 0; i < NB; i++) {
-		cum += c.hist[i];
-		P("twilight_ingest_seconds_bucket{le=\"%g\"} %llu\n",
-		  buckets[i], (unsigned long long)cum);
-	}
-	cum += c.hist[NB];
-	P("twilight_ingest_seconds_bucket{le=\"+Inf\"} %llu\n"
-	  "twilight_ingest_seconds_sum %.6f\ntwilight_ingest_seconds_count %llu\n",
-	  (unsigned long long)cum, c.sum, (unsigned long long)c.count);
+	if (!ret)
+		ret = hist_render(
+			b, "twilight_ingest_seconds",
+			"Report request latency, first byte to acknowledgement.",
+			&c.ingest);
+	if (!ret)
+		ret = hist_render(
+			b, "twilight_store_sync_seconds",
+			"Syncs that made group commits durable before their answers (SQLite: the WAL's fsync), and how long each took.",
+			&c.sync);
 	P("# HELP twilight_store_failures_total Reports the database failed to store.\n"
 	  "# TYPE twilight_store_failures_total counter\ntwilight_store_failures_total %llu\n"
 	  "# HELP twilight_store_failing 1 while the last %d reports or more all failed to be stored (/healthz 503).\n"

@@ -26,6 +26,12 @@ void twl_metrics_request(struct twl_metrics *m, int status, double seconds,
 			 bool timed);
 /* A group commit of n batches. */
 void twl_metrics_commit(struct twl_metrics *m, unsigned n);
+/*
+ * twl_metrics_sync - a sync that made group commits durable
+ * (twl_store_sync()) took @seconds: every answer of those commits waited
+ * for it, so a slow disk shows here before anywhere else.
+ */
+void twl_metrics_sync(struct twl_metrics *m, double seconds);
 
 /*
  * Reports in a row the store failed to store before the server calls

@@ -107,6 +107,7 @@ static void *syncer_main(void *arg)
 {
 	struct twl_writer *w = arg;
 	struct job *jobs;
+	uint64_t t0;
 	int ret;
 
 	pthread_setname_np(pthread_self(), "twl-sync");
@@ -120,7 +121,9 @@ static void *syncer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		if (!jobs)
 			break;
+		t0 = twl_mono_ns();
 		ret = twl_store_sync(w->s);
+		twl_metrics_sync(w->m, (double)(twl_mono_ns() - t0) / 1e9);
 		if (ret) {
 			twl_log(LOG_CRIT,
 				"syncing the database's WAL failed (%s): stopping without answering batches that may not be on the disk; check the disk, then restart the server (agents resend them)",

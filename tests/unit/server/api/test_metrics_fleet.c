@@ -102,6 +102,13 @@ static void test_fleet_gauges(void **state)
 	assert_int_equal(
 		prom_value_of(r.body, "twilight_hosts{cgroup_mode=\"v1\"}"), 0);
 	assert_int_equal(prom_value_of(r.body, "twilight_hosts_known"), 1);
+	/* the report was answered only after a sync made it durable */
+	assert_true(prom_value_of(r.body,
+				  "twilight_store_sync_seconds_count") >= 1);
+	assert_int_equal(
+		prom_value_of(r.body,
+			      "twilight_store_sync_seconds_bucket{le=\"+Inf\"}"),
+		prom_value_of(r.body, "twilight_store_sync_seconds_count"));
 	assert_int_equal(
 		prom_value_of(
 			r.body,
