@@ -323,6 +323,15 @@ const struct twl_cfg_opt twl_server_options[] = {
 	  .min = 1,
 	  .max = 1000000,
 	  .help = "Batches sharing one database COMMIT at most." },
+	{ .name = "commit-delay",
+	  .type = TWL_CFG_MILLIS,
+	  .def = "1ms",
+	  OPT(commit_delay_ms),
+	  .min = 0,
+	  .max = 1000,
+	  .help = "When fewer than 16 batches wait, the database writer waits "
+		  "this long for more to share their COMMIT (a COMMIT costs "
+		  "the writer about what two batches do); 0 commits at once." },
 	{ .name = "queue-max",
 	  .type = TWL_CFG_UINT,
 	  .def = "4096",

@@ -61,6 +61,7 @@ struct twl_config {
 	unsigned batch_days; /* keep batch ids (>= 35) */
 	unsigned data_days; /* keep raw rows; 0 = forever */
 	unsigned commit_max; /* batches per group commit */
+	unsigned commit_delay_ms; /* wait for more when few batches wait */
 	unsigned queue_max; /* queued batches before 503 */
 	size_t wal_max; /* bytes of WAL before the writer checkpoints itself */
 	unsigned silent_after_s; /* fleet health: agent silent after */

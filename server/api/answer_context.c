@@ -62,6 +62,7 @@ static const char *const no_answer[] = {
 	"enroll-burst",
 	"enroll-max-keys",
 	"commit-max",
+	"commit-delay",
 	"queue-max",
 	"wal-max",
 	"alert-interval",

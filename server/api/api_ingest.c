@@ -20,6 +20,7 @@ int twl_api_ingest_start(struct twl_server *srv, void **state)
 {
 	const struct twl_config *cfg = twl_server_config(srv);
 	struct twl_writer_opts o = { .commit_max = cfg->commit_max,
+				     .commit_delay_ms = cfg->commit_delay_ms,
 				     .queue_max = cfg->queue_max,
 				     .batch_days = cfg->batch_days,
 				     .data_days = cfg->data_days };

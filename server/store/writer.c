@@ -155,6 +155,28 @@ static void maybe_prune(struct twl_writer *w)
 			(long long)deleted);
 }
 
+/*
+ * With few batches waiting, let more arrive for commit_delay_ms before
+ * storing them, so that they share one COMMIT (writer.h). A sleep, not a
+ * wait on w->cond, which every submit signals: woken by each arrival the
+ * writer would spend what it means to save. A stop waits out the sleep.
+ * Called and returns with w->lock held.
+ */
+static void gather(struct twl_writer *w)
+{
+	struct timespec d = { 0, 0 };
+
+	if (!w->o.commit_delay_ms || w->stop ||
+	    w->queued >= TWL_WRITER_GATHER_BELOW ||
+	    w->queued >= w->o.commit_max)
+		return;
+	d.tv_sec = w->o.commit_delay_ms / 1000;
+	d.tv_nsec = (long)(w->o.commit_delay_ms % 1000) * 1000000L;
+	pthread_mutex_unlock(&w->lock);
+	nanosleep(&d, NULL);
+	pthread_mutex_lock(&w->lock);
+}
+
 static void *writer_main(void *arg)
 {
 	struct twl_writer *w = arg;
@@ -180,6 +202,7 @@ static void *writer_main(void *arg)
 			pthread_mutex_unlock(&w->lock);
 			break;
 		}
+		gather(w);
 		jobs = w->head;
 		cut = &w->head;
 		for (j = w->head; j && n < w->o.commit_max; j = j->next) {

@@ -34,8 +34,23 @@ struct twl_ingest;
 typedef void (*twl_writer_done_fn)(void *arg, int result,
 				   struct twl_ingest *in);
 
+/*
+ * A group this small costs more per batch than one that waits a moment:
+ * the COMMIT, its WAL frames and the sync cost the writer about what two
+ * batches do (bench/README.md, thirtieth session). Under load groups are
+ * far larger (125-220 batches per COMMIT in bench/server-load's closed
+ * loop) and the writer never waits. (The help of commit-delay in
+ * server/config.c names the number.)
+ */
+#define TWL_WRITER_GATHER_BELOW 16
+
 struct twl_writer_opts {
 	unsigned commit_max; /* most batches in one commit */
+	/*
+	 * When fewer than TWL_WRITER_GATHER_BELOW batches wait, wait this
+	 * long for more before storing them (0: never).
+	 */
+	unsigned commit_delay_ms;
 	unsigned queue_max; /* most batches waiting; more: -EAGAIN */
 	unsigned batch_days, data_days; /* retention: twl_store_prune() */
 };
