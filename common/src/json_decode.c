@@ -330,20 +330,14 @@ static int int_value(struct twl_json_parser *ps, const char *s, const char *p,
 	unsigned long long u = 0;
 	unsigned long long lim = neg ? (unsigned long long)LLONG_MAX + 1 :
 				       (unsigned long long)LLONG_MAX;
-	const char *q = s + neg;
-
 	/* Up to 18 digits always fit (10^18 - 1 < 2^63): no check per digit
 	 * for the counts and times a report is made of. */
-	if (p - q <= 18) {
-		for (; q < p; q++)
-			u = u * 10 + (unsigned)(*q - '0');
-		*iv = neg ? (long long)(0 - u) : (long long)u;
-		return 0;
-	}
-	for (; q < p; q++) {
+	bool check = p - (s + neg) > 18;
+
+	for (const char *q = s + neg; q < p; q++) {
 		unsigned dg = (unsigned)(*q - '0');
 
-		if (u > (lim - dg) / 10) {
+		if (check && u > (lim - dg) / 10) {
 			fail_at(ps, s,
 				neg ? "too big negative integer" :
 				      "too big integer");
